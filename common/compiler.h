@@ -1,0 +1,22 @@
+/*
+ * compiler.h - small compiler helpers shared by libtracer, tracerd and tests.
+ *
+ * Internal header: not installed.
+ */
+#ifndef TRACER_COMPILER_H
+#define TRACER_COMPILER_H
+
+#define tracer_likely(x)	__builtin_expect(!!(x), 1)
+#define tracer_unlikely(x)	__builtin_expect(!!(x), 0)
+
+#define TRACER_CACHELINE	64
+#define tracer_cacheline_aligned __attribute__((aligned(TRACER_CACHELINE)))
+
+/* Symbols shared between the objects of one binary, never exported. */
+#define TRACER_HIDDEN		__attribute__((visibility("hidden")))
+
+#define TRACER_ALIGN_UP(x, a)	(((x) + ((a) - 1)) & ~((__typeof__(x))(a) - 1))
+
+#define TRACER_ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+
+#endif /* TRACER_COMPILER_H */

@@ -1,0 +1,217 @@
+/*
+ * rb.h - ring-buffer channel: memory backend, writer handle, reader.
+ *
+ * The shared-memory layout and the counter model are described in
+ * rb_layout.h; the write fast path is in rb_write.h; the reader side in
+ * rb_read.c; creating and attaching a region in rb_backend.c.
+ *
+ * Handles (struct tracer_rb_writer, struct tracer_rb_reader) live in the
+ * private memory of their process. They cache the geometry validated once at
+ * attach time, so neither side ever re-reads geometry from shared memory.
+ *
+ * All functions return 0 or a negative errno value.
+ */
+#ifndef TRACER_RB_H
+#define TRACER_RB_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "compiler.h"
+#include "rb_layout.h"
+
+/* Geometry of a channel, derived from its sub-buffer size and count. */
+struct tracer_rb_geometry {
+	uint64_t subbuf_size;		/* S = 2^m */
+	uint64_t subbuf_count;		/* N = 2^k */
+	uint32_t subbuf_order;		/* m */
+	uint32_t count_order;		/* k */
+	uint64_t commit_offset;
+	uint64_t data_offset;
+	uint64_t region_size;
+	uint32_t max_payload;		/* largest payload a record can carry */
+};
+
+/* How to create a channel. */
+struct tracer_rb_config {
+	uint64_t subbuf_size;
+	uint64_t subbuf_count;
+	enum tracer_rb_mode mode;
+	uint32_t stream_id;
+	uint64_t stream_instance_id;
+	uint64_t start_count;		/* initial counters, multiple of S (tests) */
+};
+
+/* Writer handle: one per thread and channel, private memory. */
+struct tracer_rb_writer {
+	struct tracer_rb_header *hdr;
+	char *data;
+	struct tracer_rb_commit *commit;
+	uint64_t smask;			/* S - 1 */
+	uint64_t cmask;			/* 2^(64-k) - 1 */
+	uint64_t bufsize;		/* B = N * S */
+	uint32_t subbuf_order;
+	uint32_t count_order;
+	uint32_t max_payload;
+	uint32_t mode;
+	uint32_t stream_id;
+	uint32_t tid;
+	uint64_t stream_instance_id;
+};
+
+/* Reservation context, on the writer's stack between reserve and commit. */
+struct tracer_rb_ctx {
+	void *payload;			/* where the caller writes its payload */
+	uint64_t timestamp;		/* taken inside the reservation */
+	uint64_t commit_pos;		/* first byte this record commits */
+	uint32_t commit_len;		/* bytes to commit (packet header too) */
+	uint32_t flags;			/* TRACER_RB_CTX_* */
+};
+
+#define TRACER_RB_CTX_CLOSE	1u	/* record ends exactly at a boundary */
+
+/* A sub-buffer taken by the reader (tracer__rb_get_subbuf()). */
+struct tracer_rb_subbuf {
+	const void *data;		/* inside the shared region: copy it */
+	uint64_t size;			/* S */
+	uint64_t pos;			/* its position (a write_count value) */
+};
+
+/* What the reader learned from one packet (tracer__rb_packet_parse()). */
+struct tracer_rb_packet_info {
+	uint64_t seq;
+	uint64_t timestamp_begin;
+	uint64_t timestamp_end;
+	uint64_t content_bytes;
+	uint64_t records;		/* records in this packet */
+	uint64_t records_overwritten;	/* flight: records lost before it */
+	uint64_t events_discarded;	/* cumulative, as written by the writer */
+	uint32_t tid;
+};
+
+/* One record of a packet, as returned by tracer__rb_packet_next(). */
+struct tracer_rb_record {
+	uint32_t id;
+	uint32_t size;			/* whole record, header included */
+	uint64_t timestamp;
+	const void *payload;
+	uint32_t payload_size;		/* size - header (includes padding) */
+};
+
+struct tracer_rb_reader {
+	const struct tracer_rb_header *hdr;
+	uint64_t *read_count_shared;	/* where the position is published */
+	const char *data;
+	const struct tracer_rb_commit *commit;
+	struct tracer_rb_geometry geo;
+	uint64_t smask;
+	uint64_t cmask;
+	uint32_t mode;
+	uint32_t stream_id;
+	uint64_t stream_instance_id;
+	uint64_t read_count;		/* private copy: the truth */
+	uint64_t packets_overwritten;	/* flight: packets skipped */
+	uint64_t records_overwritten;	/* flight: records in them */
+	uint64_t *slot_records;		/* per slot: records accounted for */
+	char error[160];		/* last corruption report */
+};
+
+/*
+ * Compute the geometry for S = subbuf_size, N = subbuf_count.
+ * On error *why (if not NULL) points to a static one-line explanation.
+ * Returns 0, or -EINVAL (not a power of two, or too small to hold the
+ * headers and one record, or too large).
+ */
+int tracer__rb_geometry(struct tracer_rb_geometry *geo, uint64_t subbuf_size,
+			uint64_t subbuf_count, const char **why);
+
+/*
+ * Initialise a channel in region[0..size). The region must be 64-byte
+ * aligned and at least geo.region_size bytes.
+ * Returns 0, -EINVAL (bad geometry/mode/start_count/alignment; *why set),
+ * -ENOSPC (region too small).
+ */
+int tracer__rb_init(void *region, uint64_t size,
+		    const struct tracer_rb_config *cfg, const char **why);
+
+/*
+ * Attach a writer to an initialised region; tid is stamped in packets.
+ * Returns 0, -EINVAL (bad magic or inconsistent header), -EPROTO (version),
+ * -ENOSPC (region smaller than the header says).
+ */
+int tracer__rb_writer_attach(struct tracer_rb_writer *w, void *region,
+			     uint64_t size, uint32_t tid, const char **why);
+
+/* Out-of-line parts of the write path (rb_write.c); see rb_write.h. */
+int tracer__rb_reserve_slow(struct tracer_rb_writer *w,
+			    struct tracer_rb_ctx *ctx, uint32_t id,
+			    uint32_t len);
+void tracer__rb_close_exact(struct tracer_rb_writer *w,
+			    const struct tracer_rb_ctx *ctx);
+
+/*
+ * Close the current sub-buffer so its records become readable (a switch).
+ * Called by the writer thread or one of its signal handlers.
+ * Returns 0 (closed, or nothing was open).
+ */
+int tracer__rb_flush(struct tracer_rb_writer *w);
+
+/*
+ * Attach a reader. Allocates per-slot bookkeeping.
+ * Returns 0, -EINVAL/-EPROTO/-ENOSPC as for the writer, -ENOMEM.
+ */
+int tracer__rb_reader_attach(struct tracer_rb_reader *r, void *region,
+			     uint64_t size, const char **why);
+void tracer__rb_reader_detach(struct tracer_rb_reader *r);
+
+/*
+ * Take the oldest complete sub-buffer; the caller copies sb->data
+ * (sb->size bytes) then calls tracer__rb_put_subbuf().
+ * Returns 0, -EAGAIN (none complete yet), -EIO (counters inconsistent: the
+ * region is corrupt; r->error says how).
+ */
+int tracer__rb_get_subbuf(struct tracer_rb_reader *r,
+			  struct tracer_rb_subbuf *sb);
+
+/*
+ * Release the sub-buffer taken by tracer__rb_get_subbuf().
+ * Returns 0 (the copy made in between is good), or -ESTALE (flight mode:
+ * the writer overwrote it meanwhile; discard the copy, it was counted as
+ * overwritten).
+ */
+int tracer__rb_put_subbuf(struct tracer_rb_reader *r,
+			  struct tracer_rb_subbuf *sb);
+
+/*
+ * Check a private copy of the packet at position pos and account for its
+ * records (flight-mode overwrite counts). Never trusts the copy, which must
+ * be 8-byte aligned.
+ * Returns 0, -EBADMSG (corrupt packet; r->error names field and offset),
+ * or -EINVAL (copy not 8-byte aligned).
+ */
+int tracer__rb_packet_parse(struct tracer_rb_reader *r, const void *copy,
+			    uint64_t pos, struct tracer_rb_packet_info *info);
+
+/*
+ * Iterate over the records of a packet checked by tracer__rb_packet_parse():
+ * *off starts at 0. Returns 1 with *rec filled, 0 at the end.
+ */
+int tracer__rb_packet_next(const void *copy, uint64_t content_bytes,
+			   uint64_t *off, struct tracer_rb_record *rec);
+
+/*
+ * Convenience: get, copy into dst (at least S bytes, 8-byte aligned), put,
+ * parse.
+ * Returns 0, -EAGAIN, -ESTALE (overwritten while copying: call again),
+ * -EBADMSG (packet skipped as corrupt), -EIO, -ENOBUFS (dst too small),
+ * -EINVAL (dst misaligned).
+ */
+int tracer__rb_read(struct tracer_rb_reader *r, void *dst, uint64_t dst_size,
+		    struct tracer_rb_packet_info *info);
+
+/* Records discarded by the writer so far (as it reports them). */
+uint64_t tracer__rb_lost(const struct tracer_rb_reader *r);
+
+#include "rb_write.h"
+
+#endif /* TRACER_RB_H */

@@ -1,0 +1,164 @@
+/*
+ * rb_layout.h - shared-memory layout of one ring-buffer channel.
+ *
+ * A channel lives in a memory region that a traced process (the writer) and
+ * tracerd (the reader) both map. Everything in it is addressed by offsets
+ * from the start of the region, never by pointers, and every structure
+ * starts with what a reader needs to check it: magic, version, sizes.
+ * Fields are only ever added at the end of a structure; `header_size`,
+ * `packet_header_size` and `event_header_size` say how large the writer's
+ * structures are.
+ *
+ * Region
+ * ------
+ *
+ *   0                  192          192+64*N        data_offset (page aligned)
+ *   +------------------+------------+---------------+--------------------------+
+ *   | channel header   | commit[0]  | ... commit[N-1]| sub-buffer 0 | ... | N-1 |
+ *   | (3 cache lines)  | (1 line)   |               |  S bytes each            |
+ *   +------------------+------------+---------------+--------------------------+
+ *
+ * Sub-buffer = one CTF 1.8 packet, written to disk unchanged:
+ *
+ *   +----------------------------+--------+--------+-----+---------+
+ *   | packet header + context    | event  | event  | ... | padding |
+ *   | (struct tracer_rb_packet)  |        |        |     |         |
+ *   +----------------------------+--------+--------+-----+---------+
+ *   |<------------ content_size / 8 bytes ---------->|            |
+ *   |<------------------- packet_size / 8 = S bytes --------------->|
+ *
+ *   event = struct tracer_rb_event (id, size, timestamp) + payload, padded to
+ *           8 bytes; `size` covers header, payload and padding.
+ *
+ * Counters (all uint64_t, free-running modulo 2^64, never reset)
+ * --------
+ *   write_count   bytes reserved since the channel was created (plus the
+ *                 start offset). Written only by the writer thread and its
+ *                 signal handlers (single-instruction local CAS).
+ *   read_count    position of the next sub-buffer the reader will take;
+ *                 always a multiple of S. Written only by the reader.
+ *   commit[i].count    bytes committed in sub-buffer slot i, over all laps.
+ *   commit[i].records  records committed in slot i, over all laps.
+ *                 Both written only by the writer (single-instruction local
+ *                 add/inc), read by the reader.
+ *   lost          records discarded by the writer (buffer full, or a nested
+ *                 writer lapped the whole buffer). Written only by the writer.
+ *
+ * With S = 2^m bytes per sub-buffer, N = 2^k sub-buffers, B = N * S, a
+ * position p (a value of write_count) falls in slot (p >> m) & (N - 1), and
+ * the sub-buffer that starts at p (p multiple of S) is lap
+ * L = p / B of that slot. Define base(p) = (p >> k) & ~(S - 1) = L * S
+ * (modulo 2^(64-k)). Every lap adds exactly S bytes to the slot's commit
+ * count (header + records + closing padding), so, comparing modulo
+ * 2^(64-k) (CMASK):
+ *
+ *   (commit[i].count - base(p)) & CMASK == 0   slot free for lap L: every
+ *                                              byte of lap L-1 is committed
+ *   (commit[i].count - base(p)) & CMASK == S   lap L complete: readable
+ *   in between                                 lap L being written
+ *
+ * Invariants: read_count <= write_count; in discard mode
+ * write_count - read_count <= B (the writer never enters a sub-buffer the
+ * reader has not released). The reader trusts none of this: a writer may
+ * have crashed or scribbled anything, so every value is checked before use.
+ */
+#ifndef TRACER_RB_LAYOUT_H
+#define TRACER_RB_LAYOUT_H
+
+#include <stdint.h>
+
+#define TRACER_RB_MAGIC		0x54524231u	/* "TRB1" */
+#define TRACER_RB_VERSION	1u
+#define TRACER_CTF_MAGIC	0xC1FC1FC1u	/* CTF 1.8 packet magic */
+
+enum tracer_rb_mode {
+	TRACER_RB_DISCARD = 0,	/* never overwrite unread data; count losses */
+	TRACER_RB_FLIGHT = 1,	/* overwrite the oldest sub-buffer */
+};
+
+/* Smallest and largest geometries accepted. */
+#define TRACER_RB_MIN_SUBBUF_ORDER	7	/* 128 bytes: headers + a record */
+#define TRACER_RB_MAX_SUBBUF_ORDER	30	/* 1 GiB */
+#define TRACER_RB_MIN_COUNT_ORDER	1	/* at least 2 sub-buffers */
+#define TRACER_RB_MAX_COUNT_ORDER	16
+#define TRACER_RB_MAX_TOTAL_ORDER	40	/* 1 TiB per channel */
+
+/*
+ * Channel header, at offset 0 of the region. Line 0 is written once by the
+ * creator before the magic is published; line 1 by the writer; line 2 by the
+ * reader, so writer and reader never write the same cache line.
+ */
+struct tracer_rb_header {
+	/* line 0: identity and geometry, immutable once published */
+	uint32_t magic;			/* TRACER_RB_MAGIC, stored last */
+	uint32_t version;		/* TRACER_RB_VERSION */
+	uint32_t header_size;		/* sizeof(struct tracer_rb_header) */
+	uint32_t packet_header_size;	/* sizeof(struct tracer_rb_packet) */
+	uint32_t event_header_size;	/* sizeof(struct tracer_rb_event) */
+	uint8_t subbuf_order;		/* m: S = 2^m */
+	uint8_t count_order;		/* k: N = 2^k */
+	uint8_t mode;			/* enum tracer_rb_mode */
+	uint8_t reserved0;
+	uint32_t stream_id;		/* CTF stream class (channel kind) */
+	uint32_t reserved1;
+	uint64_t stream_instance_id;	/* CTF stream instance (buffer id) */
+	uint64_t region_size;		/* bytes of the whole region */
+	uint64_t commit_offset;		/* offset of commit[0] */
+	uint64_t data_offset;		/* offset of sub-buffer 0 */
+
+	/* line 1: written by the writer only */
+	uint64_t write_count __attribute__((aligned(64)));
+	uint64_t lost;
+
+	/* line 2: written by the reader only */
+	uint64_t read_count __attribute__((aligned(64)));
+} __attribute__((aligned(64)));
+
+/* Per-slot commit counters, one cache line each. */
+struct tracer_rb_commit {
+	uint64_t count;
+	uint64_t records;
+} __attribute__((aligned(64)));
+
+/*
+ * Sub-buffer header: CTF packet header (magic .. stream_instance_id) followed
+ * by the CTF packet context. Native byte order, described by the metadata.
+ *
+ *   begin fields  written by the record that opens the sub-buffer
+ *   end fields    written by whoever closes it (the record that crosses out
+ *                 of it or fills it exactly, or a flush), before the final
+ *                 commit that makes the sub-buffer readable.
+ */
+struct tracer_rb_packet {
+	uint32_t magic;			/* begin: TRACER_CTF_MAGIC */
+	uint32_t stream_id;		/* begin */
+	uint64_t stream_instance_id;	/* begin */
+	uint64_t timestamp_begin;	/* begin: time of the first record */
+	uint64_t timestamp_end;		/* end: time of closing, >= all records */
+	uint64_t content_size;		/* end: bits of header + records */
+	uint64_t packet_size;		/* begin: bits, always 8 * S */
+	uint64_t packet_seq_num;	/* begin: position / S (wraps with it) */
+	uint64_t events_discarded;	/* end: channel's `lost` when closed */
+	uint64_t slot_records;		/* begin: commit[i].records at opening */
+	uint32_t tid;			/* begin: writer thread id */
+	uint32_t reserved;
+};
+
+/* Record (CTF event) header; the payload follows, 8-byte aligned. */
+struct tracer_rb_event {
+	uint32_t id;			/* event class id */
+	uint32_t size;			/* header + payload + padding, bytes */
+	uint64_t timestamp;		/* CLOCK_MONOTONIC ns */
+};
+
+#define TRACER_RB_HEADER_SIZE	((uint32_t)sizeof(struct tracer_rb_header))
+#define TRACER_RB_PACKET_SIZE	((uint32_t)sizeof(struct tracer_rb_packet))
+#define TRACER_RB_EVENT_SIZE	((uint32_t)sizeof(struct tracer_rb_event))
+#define TRACER_RB_ALIGN		8u
+
+_Static_assert(sizeof(struct tracer_rb_header) == 192, "header is 3 lines");
+_Static_assert(sizeof(struct tracer_rb_commit) == 64, "commit is 1 line");
+_Static_assert(sizeof(struct tracer_rb_packet) == 80, "packet header size");
+_Static_assert(sizeof(struct tracer_rb_event) == 16, "event header size");
+
+#endif /* TRACER_RB_LAYOUT_H */

@@ -1,0 +1,317 @@
+/*
+ * rb_read.c - the reader side of a channel: take a complete sub-buffer,
+ * let the caller copy it, release it, and check the copy.
+ *
+ * Model
+ * -----
+ * The reader runs in another thread or another process (tracerd). It
+ * writes only read_count (published with a release store after the caller
+ * has copied the sub-buffer, so in discard mode the writer, which reads it
+ * with an acquire load before reusing a slot, never overwrites bytes still
+ * being copied). It keeps its own private read position and never reads
+ * its published copy back.
+ *
+ * Discard mode: the writer never enters a slot the reader has not released,
+ * so a sub-buffer taken with get stays intact until put.
+ *
+ * Flight-recorder mode: the writer ignores the reader and overwrites the
+ * oldest sub-buffer. The reader is "pushed": when write_count is more than
+ * a buffer ahead, the sub-buffers in between were overwritten; it skips to
+ * the oldest intact one and counts what it skipped. A sub-buffer copied
+ * while the writer came round again is detected afterwards, seqlock style:
+ *
+ *   writer:  CAS write_count (p + B -> beyond) ; wmb ; store slot bytes
+ *   reader:  load slot bytes (copy) ; rmb ; load write_count
+ *
+ * If the copy saw any byte of the new lap, the reload of write_count sees a
+ * value beyond p + B, and put returns -ESTALE.
+ *
+ * Accounting: every packet header carries slot_records, the number of
+ * records committed in its slot before it was opened. The reader remembers,
+ * per slot, how many records it has accounted for (read or lost); the
+ * difference is exactly the number of records overwritten before it could
+ * read them, so recorded + overwritten + discarded == produced.
+ *
+ * Nothing read from the region is trusted: counters are range-checked,
+ * packets are parsed from the caller's private copy.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rb.h"
+#include "rb_internal.h"
+
+static int report(struct tracer_rb_reader *r, int err, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static int report(struct tracer_rb_reader *r, int err, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(r->error, sizeof(r->error), fmt, ap);
+	va_end(ap);
+	return err;
+}
+
+int tracer__rb_reader_attach(struct tracer_rb_reader *r, void *region,
+			     uint64_t size, const char **why)
+{
+	struct tracer_rb_header copy;
+	struct tracer_rb_header *hdr = region;
+	int ret;
+
+	memset(r, 0, sizeof(*r));
+	ret = tracer__rb_check_header(region, size, &copy, &r->geo, why);
+	if (ret)
+		return ret;
+	r->read_count = TRACER_READ_ONCE(hdr->read_count);
+	if (r->read_count & (r->geo.subbuf_size - 1)) {
+		if (why)
+			*why = "read count is not at a sub-buffer boundary";
+		return -EINVAL;
+	}
+	r->slot_records = calloc(r->geo.subbuf_count, sizeof(uint64_t));
+	if (!r->slot_records)
+		return -ENOMEM;
+	r->hdr = hdr;
+	r->read_count_shared = &hdr->read_count;
+	r->data = (const char *)region + r->geo.data_offset;
+	r->commit = (const struct tracer_rb_commit *)((const char *)region +
+						      r->geo.commit_offset);
+	r->smask = r->geo.subbuf_size - 1;
+	r->cmask = ~0ULL >> r->geo.count_order;
+	r->mode = copy.mode;
+	r->stream_id = copy.stream_id;
+	r->stream_instance_id = copy.stream_instance_id;
+	return 0;
+}
+
+void tracer__rb_reader_detach(struct tracer_rb_reader *r)
+{
+	free(r->slot_records);
+	r->slot_records = NULL;
+}
+
+static uint64_t bufsize(const struct tracer_rb_reader *r)
+{
+	return r->geo.subbuf_size * r->geo.subbuf_count;
+}
+
+static uint64_t slot_of(const struct tracer_rb_reader *r, uint64_t pos)
+{
+	return (pos >> r->geo.subbuf_order) & (r->geo.subbuf_count - 1);
+}
+
+static void publish(struct tracer_rb_reader *r, uint64_t pos)
+{
+	r->read_count = pos;
+	/* The caller's copy (loads) happens before the writer may reuse. */
+	tracer__store_release(r->read_count_shared, pos);
+}
+
+/* Flight mode, writer more than a buffer ahead: skip what it overwrote. */
+static void skip_overwritten(struct tracer_rb_reader *r, uint64_t wc)
+{
+	uint64_t oldest = TRACER_ALIGN_UP(wc - bufsize(r), r->geo.subbuf_size);
+
+	r->packets_overwritten += (oldest - r->read_count) >>
+				  r->geo.subbuf_order;
+	publish(r, oldest);
+}
+
+int tracer__rb_get_subbuf(struct tracer_rb_reader *r,
+			  struct tracer_rb_subbuf *sb)
+{
+	uint64_t S = r->geo.subbuf_size;
+	int tries;
+
+	for (tries = 0; tries < 4; tries++) {
+		uint64_t rc = r->read_count;
+		uint64_t wc = tracer__load_acquire(&r->hdr->write_count);
+		uint64_t c, rel;
+
+		if (wc - rc > bufsize(r)) {
+			if (r->mode == TRACER_RB_DISCARD)
+				return report(r, -EIO, "write count %" PRIu64
+					      " is more than a buffer ahead of"
+					      " read count %" PRIu64, wc, rc);
+			skip_overwritten(r, wc);
+			continue;
+		}
+		if (wc - rc < S)
+			return -EAGAIN;
+		c = tracer__load_acquire(&r->commit[slot_of(r, rc)].count);
+		rel = (c - ((rc >> r->geo.count_order) & ~r->smask)) &
+		      r->cmask;
+		if (rel == S) {
+			sb->data = r->data + (rc & (bufsize(r) - 1));
+			sb->size = S;
+			sb->pos = rc;
+			return 0;
+		}
+		if (rel < S)
+			return -EAGAIN;	/* a record is still uncommitted */
+		if (r->mode == TRACER_RB_DISCARD)
+			return report(r, -EIO, "commit count of slot %" PRIu64
+				      " runs past its sub-buffer",
+				      slot_of(r, rc));
+		/* flight: the writer is already on the next lap; re-read */
+	}
+	return -EAGAIN;
+}
+
+int tracer__rb_put_subbuf(struct tracer_rb_reader *r,
+			  struct tracer_rb_subbuf *sb)
+{
+	bool stale = false;
+
+	if (r->mode == TRACER_RB_FLIGHT) {
+		uint64_t wc;
+
+		tracer__rmb();	/* the caller's copy before this load */
+		wc = tracer__load_acquire(&r->hdr->write_count);
+		stale = wc - sb->pos > bufsize(r);
+	}
+	publish(r, sb->pos + sb->size);
+	if (stale) {
+		r->packets_overwritten++;
+		return -ESTALE;
+	}
+	return 0;
+}
+
+static int check_packet_header(struct tracer_rb_reader *r,
+			       const struct tracer_rb_packet *p, uint64_t pos)
+{
+	uint64_t S = r->geo.subbuf_size;
+	uint64_t seq = pos >> r->geo.subbuf_order;
+
+	if (p->magic != TRACER_CTF_MAGIC)
+		return report(r, -EBADMSG, "packet %" PRIu64 ": bad magic "
+			      "0x%08x at offset 0", seq, p->magic);
+	if (p->stream_id != r->stream_id ||
+	    p->stream_instance_id != r->stream_instance_id)
+		return report(r, -EBADMSG, "packet %" PRIu64 ": stream ids "
+			      "at offset 4 do not match the channel", seq);
+	if (p->packet_seq_num != seq)
+		return report(r, -EBADMSG, "packet %" PRIu64 ": sequence "
+			      "number %" PRIu64 " at offset 48", seq,
+			      p->packet_seq_num);
+	if (p->packet_size != S * 8)
+		return report(r, -EBADMSG, "packet %" PRIu64 ": packet size "
+			      "%" PRIu64 " bits at offset 40", seq,
+			      p->packet_size);
+	if (p->content_size % 64 || p->content_size < TRACER_RB_PACKET_SIZE * 8
+	    || p->content_size > S * 8)
+		return report(r, -EBADMSG, "packet %" PRIu64 ": content size "
+			      "%" PRIu64 " bits at offset 32", seq,
+			      p->content_size);
+	if (p->timestamp_end < p->timestamp_begin)
+		return report(r, -EBADMSG, "packet %" PRIu64 ": ends before "
+			      "it begins (offset 24)", seq);
+	return 0;
+}
+
+/* Walk the records of a checked header; count them. */
+static int check_records(struct tracer_rb_reader *r,
+			 const struct tracer_rb_packet *p, uint64_t *records)
+{
+	const char *base = (const char *)p;
+	uint64_t content = p->content_size / 8, off = TRACER_RB_PACKET_SIZE;
+	uint64_t prev = p->timestamp_begin, n = 0;
+
+	while (off < content) {
+		const struct tracer_rb_event *ev = (const void *)(base + off);
+
+		if (content - off < TRACER_RB_EVENT_SIZE ||
+		    ev->size < TRACER_RB_EVENT_SIZE || ev->size % 8 ||
+		    ev->size > content - off)
+			return report(r, -EBADMSG, "packet %" PRIu64 ": record "
+				      "at offset %" PRIu64 " has a bad size",
+				      p->packet_seq_num, off);
+		if (ev->timestamp < prev || ev->timestamp > p->timestamp_end)
+			return report(r, -EBADMSG, "packet %" PRIu64 ": record "
+				      "at offset %" PRIu64 " is out of time "
+				      "order", p->packet_seq_num, off);
+		prev = ev->timestamp;
+		off += ev->size;
+		n++;
+	}
+	*records = n;
+	return 0;
+}
+
+int tracer__rb_packet_parse(struct tracer_rb_reader *r, const void *copy,
+			    uint64_t pos, struct tracer_rb_packet_info *info)
+{
+	const struct tracer_rb_packet *p = copy;
+	uint64_t slot = slot_of(r, pos), n = 0;
+	int ret;
+
+	if ((uintptr_t)copy % TRACER_RB_ALIGN)
+		return report(r, -EINVAL, "packet copy at %p is not 8-byte "
+			      "aligned", copy);
+	ret = check_packet_header(r, p, pos);
+	if (!ret)
+		ret = check_records(r, p, &n);
+	if (ret)
+		return ret;
+	info->seq = p->packet_seq_num;
+	info->timestamp_begin = p->timestamp_begin;
+	info->timestamp_end = p->timestamp_end;
+	info->content_bytes = p->content_size / 8;
+	info->records = n;
+	info->events_discarded = p->events_discarded;
+	info->tid = p->tid;
+	info->records_overwritten = p->slot_records - r->slot_records[slot];
+	r->records_overwritten += info->records_overwritten;
+	r->slot_records[slot] = p->slot_records + n;
+	return 0;
+}
+
+int tracer__rb_packet_next(const void *copy, uint64_t content_bytes,
+			   uint64_t *off, struct tracer_rb_record *rec)
+{
+	const struct tracer_rb_event *ev;
+
+	if (*off == 0)
+		*off = TRACER_RB_PACKET_SIZE;
+	if (*off + TRACER_RB_EVENT_SIZE > content_bytes)
+		return 0;
+	ev = (const void *)((const char *)copy + *off);
+	rec->id = ev->id;
+	rec->size = ev->size;
+	rec->timestamp = ev->timestamp;
+	rec->payload = ev + 1;
+	rec->payload_size = ev->size - TRACER_RB_EVENT_SIZE;
+	*off += ev->size;
+	return 1;
+}
+
+int tracer__rb_read(struct tracer_rb_reader *r, void *dst, uint64_t dst_size,
+		    struct tracer_rb_packet_info *info)
+{
+	struct tracer_rb_subbuf sb;
+	int ret;
+
+	if (dst_size < r->geo.subbuf_size)
+		return -ENOBUFS;
+	ret = tracer__rb_get_subbuf(r, &sb);
+	if (ret)
+		return ret;
+	memcpy(dst, sb.data, sb.size);
+	ret = tracer__rb_put_subbuf(r, &sb);
+	if (ret)
+		return ret;
+	return tracer__rb_packet_parse(r, dst, sb.pos, info);
+}
+
+uint64_t tracer__rb_lost(const struct tracer_rb_reader *r)
+{
+	return TRACER_READ_ONCE(r->hdr->lost);
+}

@@ -1,0 +1,182 @@
+/*
+ * rb_write.c - the slow half of the write path: opening and closing
+ * sub-buffers, and the flush (switch).
+ *
+ * Same model as rb_write.h: only the writer thread and its signal handlers
+ * run this code for a given channel, so single-instruction local operations
+ * are enough.
+ *
+ * Who writes the sub-buffer header
+ * --------------------------------
+ *   begin fields (magic, ids, timestamp_begin, packet_size, packet_seq_num,
+ *   slot_records, tid): the record whose reservation opens the sub-buffer.
+ *
+ *   end fields (timestamp_end, content_size, events_discarded): the one
+ *   context whose CAS moves write_count out of the sub-buffer (a record
+ *   that does not fit, or a flush), or the record that fills it exactly,
+ *   always before the commit that completes the sub-buffer.
+ *
+ * The two sets never overlap, and neither writer touches the other's
+ * fields: a handler may close a sub-buffer whose opener was interrupted
+ * before it wrote the begin fields.
+ */
+#include <errno.h>
+
+#include "rb.h"
+
+static uint64_t base_of(const struct tracer_rb_writer *w, uint64_t pos)
+{
+	return (pos >> w->count_order) & ~w->smask;
+}
+
+static struct tracer_rb_packet *packet_at(const struct tracer_rb_writer *w,
+					  uint64_t pos)
+{
+	return (struct tracer_rb_packet *)(w->data +
+					   (pos & (w->bufsize - 1) & ~w->smask));
+}
+
+/*
+ * May the sub-buffer starting at pos be opened? It may when the previous lap
+ * of its slot is fully committed (no interrupted record below us still owns
+ * bytes there) and, in discard mode, when the reader has released it.
+ * *records gets the slot's record count, exact when the answer is yes.
+ */
+static bool slot_free(const struct tracer_rb_writer *w, uint64_t pos,
+		      uint64_t *records)
+{
+	struct tracer_rb_commit *c = tracer__rb_slot(w, pos);
+	uint64_t count = TRACER_READ_ONCE(c->count);
+
+	tracer__barrier();	/* count before records: see tracer__rb_commit */
+	*records = TRACER_READ_ONCE(c->records);
+	if (((count - base_of(w, pos)) & w->cmask) != 0)
+		return false;
+	if (w->mode == TRACER_RB_DISCARD) {
+		/* Pairs with the reader's release store after its copy. */
+		uint64_t rc = tracer__load_acquire(&w->hdr->read_count);
+
+		if (pos - rc >= w->bufsize)
+			return false;
+	}
+	return true;
+}
+
+/* Write the end fields of the sub-buffer at start: content bytes used. */
+static void close_fields(const struct tracer_rb_writer *w, uint64_t start,
+			 uint64_t content, uint64_t ts)
+{
+	struct tracer_rb_packet *pkt = packet_at(w, start);
+
+	pkt->timestamp_end = ts;
+	pkt->content_size = content * 8;
+	pkt->events_discarded = TRACER_READ_ONCE(w->hdr->lost);
+}
+
+/* Close the sub-buffer that `old` points into and commit its padding. */
+static void close_subbuf(struct tracer_rb_writer *w, uint64_t old, uint64_t ts)
+{
+	uint64_t off = old & w->smask;
+
+	close_fields(w, old & ~w->smask, off, ts);
+	tracer__wmb_local();	/* end fields before the completing commit */
+	tracer__local_add64(&tracer__rb_slot(w, old)->count,
+			    w->smask + 1 - off);
+}
+
+static void open_subbuf(const struct tracer_rb_writer *w, uint64_t pos,
+			uint64_t ts, uint64_t records)
+{
+	struct tracer_rb_packet *pkt = packet_at(w, pos);
+
+	pkt->magic = TRACER_CTF_MAGIC;
+	pkt->stream_id = w->stream_id;
+	pkt->stream_instance_id = w->stream_instance_id;
+	pkt->timestamp_begin = ts;
+	pkt->packet_size = (w->smask + 1) * 8;
+	pkt->packet_seq_num = pos >> w->subbuf_order;
+	pkt->slot_records = records;
+	pkt->tid = w->tid;
+	pkt->reserved = 0;
+}
+
+static void fill_ctx(struct tracer_rb_writer *w, struct tracer_rb_ctx *ctx,
+		     uint64_t begin, uint64_t end, uint32_t id, uint32_t len,
+		     uint64_t ts)
+{
+	struct tracer_rb_event *ev;
+
+	ev = (struct tracer_rb_event *)(w->data + (begin & (w->bufsize - 1)));
+	ev->id = id;
+	ev->size = len;
+	ev->timestamp = ts;
+	ctx->payload = ev + 1;
+	ctx->timestamp = ts;
+	ctx->flags = (end & w->smask) == 0 ? TRACER_RB_CTX_CLOSE : 0;
+}
+
+/*
+ * Reserve len bytes (header included, 8-aligned, <= S - packet header),
+ * opening a new sub-buffer when the record is first after a boundary or
+ * does not fit in the open one. Same contract as tracer__rb_reserve().
+ */
+int tracer__rb_reserve_slow(struct tracer_rb_writer *w,
+			    struct tracer_rb_ctx *ctx, uint32_t id,
+			    uint32_t len)
+{
+	struct tracer_rb_header *hdr = w->hdr;
+	uint64_t old, new, ts, open = 0, records = 0, begin;
+	bool opening;
+
+	old = TRACER_READ_ONCE(hdr->write_count);
+	do {
+		uint64_t off = old & w->smask;
+
+		ts = tracer__clock_now();
+		opening = off == 0 || off + len > w->smask + 1;
+		if (!opening) {	/* a handler opened one meanwhile */
+			begin = old;
+		} else {
+			open = off ? (old | w->smask) + 1 : old;
+			if (!slot_free(w, open, &records)) {
+				tracer__local_inc64(&hdr->lost);
+				return -ENOBUFS;
+			}
+			begin = open + TRACER_RB_PACKET_SIZE;
+		}
+		new = begin + len;
+	} while (!tracer__local_cas64(&hdr->write_count, &old, new));
+	tracer__wmb_local();	/* flight mode: CAS before the slot stores */
+	if (opening && (old & w->smask))
+		close_subbuf(w, old, ts);
+	if (opening)
+		open_subbuf(w, open, ts, records);
+	fill_ctx(w, ctx, begin, new, id, len, ts);
+	ctx->commit_pos = opening ? open : begin;
+	ctx->commit_len = opening ? len + TRACER_RB_PACKET_SIZE : len;
+	return 0;
+}
+
+/* The record in ctx ends exactly at a boundary: it closes its sub-buffer. */
+void tracer__rb_close_exact(struct tracer_rb_writer *w,
+			    const struct tracer_rb_ctx *ctx)
+{
+	close_fields(w, ctx->commit_pos & ~w->smask, w->smask + 1,
+		     ctx->timestamp);
+}
+
+int tracer__rb_flush(struct tracer_rb_writer *w)
+{
+	struct tracer_rb_header *hdr = w->hdr;
+	uint64_t old, ts;
+
+	old = TRACER_READ_ONCE(hdr->write_count);
+	do {
+		if ((old & w->smask) == 0)
+			return 0;	/* nothing open */
+		ts = tracer__clock_now();
+	} while (!tracer__local_cas64(&hdr->write_count, &old,
+				      (old | w->smask) + 1));
+	close_subbuf(w, old, ts);
+	return 0;
+}

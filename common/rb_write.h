@@ -1,0 +1,116 @@
+/*
+ * rb_write.h - the event write fast path: reserve, write, commit.
+ *
+ * Concurrency model
+ * -----------------
+ * One writer thread per channel, plus the signal handlers that interrupt it
+ * on the same CPU and run to completion (LIFO). No lock, no system call
+ * (the clock is read through the vDSO), no allocation, no LOCK-prefixed
+ * instruction: the reservation is a local CAS on write_count, the commit a
+ * local add on the slot's commit counter (see arch.h).
+ *
+ *   reserve:  loop { old = write_count; ts = clock; new = old + len;
+ *                    CAS(write_count, old, new) }
+ *   write:    the caller stores its payload into ctx->payload
+ *   commit:   commit[slot].records += 1; commit[slot].count += len
+ *
+ * A handler that interrupts between reserve and commit reserves *after* the
+ * interrupted record (write_count already moved) and commits first; the
+ * sub-buffer becomes readable only when its commit count covers every byte,
+ * so the out-of-order commit never exposes a half-written record.
+ *
+ * The timestamp is read inside the CAS loop: if a handler reserved in
+ * between, the CAS fails and the timestamp is read again, so physically
+ * consecutive records never go back in time.
+ *
+ * The fast path handles records that fit in the open sub-buffer. Opening a
+ * sub-buffer (the first record after a boundary, or one that does not fit)
+ * goes to tracer__rb_reserve_slow() in rb_write.c.
+ */
+#ifndef TRACER_RB_WRITE_H
+#define TRACER_RB_WRITE_H
+
+#include <errno.h>
+#include <stdint.h>
+
+#include "arch.h"
+#include "clock.h"
+#include "compiler.h"
+#include "rb_layout.h"
+
+/* Slot of position pos. */
+static inline struct tracer_rb_commit *
+tracer__rb_slot(const struct tracer_rb_writer *w, uint64_t pos)
+{
+	uint64_t n_mask = (1ULL << w->count_order) - 1;
+
+	return &w->commit[(pos >> w->subbuf_order) & n_mask];
+}
+
+/*
+ * Reserve a record of event `id` with payload_size bytes of payload.
+ * On success ctx->payload points to the payload area and the record must
+ * be committed with tracer__rb_commit(), by the same context, soon.
+ * Returns 0, -EMSGSIZE (record larger than a sub-buffer can hold), or
+ * -ENOBUFS (discarded and counted in `lost`: buffer full in discard mode,
+ * or the whole buffer lapped by nested writers).
+ */
+static inline int tracer__rb_reserve(struct tracer_rb_writer *w,
+				     struct tracer_rb_ctx *ctx, uint32_t id,
+				     uint32_t payload_size)
+{
+	struct tracer_rb_header *hdr = w->hdr;
+	struct tracer_rb_event *ev;
+	uint64_t old, new, ts;
+	uint32_t len;
+
+	if (tracer_unlikely(payload_size > w->max_payload))
+		return -EMSGSIZE;
+	len = (TRACER_RB_EVENT_SIZE + payload_size + TRACER_RB_ALIGN - 1) &
+	      ~(TRACER_RB_ALIGN - 1);
+	old = TRACER_READ_ONCE(hdr->write_count);
+	do {
+		uint64_t off = old & w->smask;
+
+		ts = tracer__clock_now();
+		if (tracer_unlikely(off == 0 || off + len > w->smask + 1))
+			return tracer__rb_reserve_slow(w, ctx, id, len);
+		new = old + len;
+	} while (tracer_unlikely(!tracer__local_cas64(&hdr->write_count,
+						      &old, new)));
+	/* Flight mode: the CAS store is visible before the record's stores. */
+	tracer__wmb_local();
+	ev = (struct tracer_rb_event *)(w->data + (old & (w->bufsize - 1)));
+	ev->id = id;
+	ev->size = len;
+	ev->timestamp = ts;
+	ctx->payload = ev + 1;
+	ctx->timestamp = ts;
+	ctx->commit_pos = old;
+	ctx->commit_len = len;
+	ctx->flags = (new & w->smask) == 0 ? TRACER_RB_CTX_CLOSE : 0;
+	return 0;
+}
+
+/*
+ * Commit a reserved record: it becomes part of its sub-buffer's commit
+ * count, and the sub-buffer is readable once every byte of it is committed.
+ */
+static inline void tracer__rb_commit(struct tracer_rb_writer *w,
+				     const struct tracer_rb_ctx *ctx)
+{
+	struct tracer_rb_commit *c = tracer__rb_slot(w, ctx->commit_pos);
+
+	if (tracer_unlikely(ctx->flags & TRACER_RB_CTX_CLOSE))
+		tracer__rb_close_exact(w, ctx);
+	/*
+	 * `records` first: when `count` shows the lap complete, every record
+	 * of the lap is in `records` (same CPU: program order suffices).
+	 */
+	tracer__local_inc64(&c->records);
+	/* Record bytes (and end fields) before the count, for the reader. */
+	tracer__wmb_local();
+	tracer__local_add64(&c->count, ctx->commit_len);
+}
+
+#endif /* TRACER_RB_WRITE_H */

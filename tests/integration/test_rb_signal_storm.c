@@ -1,0 +1,176 @@
+/*
+ * test_rb_signal_storm.c - signal handlers recording into the buffer of the
+ * thread they interrupt.
+ *
+ * The main thread records as fast as it can. Two POSIX timers aimed at it
+ * (SIGEV_THREAD_ID) fire at 20 kHz and 7 kHz; their handlers record into
+ * the same channel (and every 16th also flushes it), and the second signal
+ * may interrupt the first handler, so records nest up to three deep. A
+ * reader thread drains the channel meanwhile. Every record carries its
+ * stream, a sequence number and a checksum; at the end every record read
+ * must be intact and in order within its stream, and
+ * recorded + lost == produced must hold exactly.
+ *
+ * The loop runs until enough interruptions have landed *between* a
+ * reservation and its commit (counted by the handlers), so the test cannot
+ * pass without exercising the case it is about.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "rb.h"
+#include "rb_check.h"
+#include "tap.h"
+
+#ifndef sigev_notify_thread_id
+#define sigev_notify_thread_id _sigev_un._tid
+#endif
+
+#define MIN_MAIN	1000000ULL
+#define MIN_NESTED	300ULL
+#define MAX_MAIN	400000000ULL
+
+static struct tracer_rb_writer w;
+static struct tracer_rb_reader r;
+static struct chk_state st;
+static char copy[1 << 16] __attribute__((aligned(64)));
+static volatile sig_atomic_t in_window;	/* main: between reserve/commit */
+static volatile sig_atomic_t in_handler1;
+static uint64_t produced[3], nested, nested2;
+static int writer_done;
+
+static void on_signal(int sig)
+{
+	int saved = errno, stream = sig == SIGRTMIN ? 1 : 2;
+
+	if (in_window)
+		nested++;
+	if (stream == 2 && in_handler1)
+		nested2++;
+	if (stream == 1)
+		in_handler1 = 1;
+	chk_record(&w, (uint32_t)stream, produced[stream]++);
+	if (produced[stream] % 16 == 0)
+		tracer__rb_flush(&w);
+	if (stream == 1)
+		in_handler1 = 0;
+	errno = saved;
+}
+
+static timer_t start_timer(int sig, long period_ns)
+{
+	struct sigevent sev;
+	struct itimerspec its = { { 0, period_ns }, { 0, period_ns } };
+	timer_t t;
+
+	memset(&sev, 0, sizeof(sev));
+	sev.sigev_notify = SIGEV_THREAD_ID;
+	sev.sigev_signo = sig;
+	sev.sigev_notify_thread_id = (pid_t)syscall(SYS_gettid);
+	if (timer_create(CLOCK_MONOTONIC, &sev, &t) ||
+	    timer_settime(t, 0, &its, NULL))
+		bail_out("timer: %s", strerror(errno));
+	return t;
+}
+
+static void install(int sig)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sa.sa_flags = SA_RESTART;
+	sigemptyset(&sa.sa_mask);	/* the other signal may nest */
+	sigaction(sig, &sa, NULL);
+}
+
+static void *reader_main(void *arg)
+{
+	int n, last = 0;
+
+	(void)arg;
+	while (!last) {
+		last = __atomic_load_n(&writer_done, __ATOMIC_ACQUIRE);
+		n = chk_drain(&r, &st, copy, sizeof(copy));
+		if (n < 0)
+			bail_out("reader: %s", r.error);
+		if (n == 0 && !last)
+			sched_yield();
+	}
+	return NULL;
+}
+
+/* One main-thread record, flagging the reserve..commit window. */
+static void main_record(void)
+{
+	struct tracer_rb_ctx ctx;
+	uint64_t seq = produced[0]++;
+
+	if (tracer__rb_reserve(&w, &ctx, 100, chk_payload_size(0, seq)))
+		return;
+	in_window = 1;
+	chk_fill(ctx.payload, 0, seq);
+	in_window = 0;
+	tracer__rb_commit(&w, &ctx);
+}
+
+static void storm(enum tracer_rb_mode mode, const char *name)
+{
+	struct tracer_rb_config cfg = { .subbuf_size = 4096,
+		.subbuf_count = 16, .mode = mode,
+		.start_count = UINT64_MAX - 64 * 4096 + 1 };
+	uint64_t size, total;
+	char *region = chk_channel(&cfg, &size);
+	pthread_t rt;
+	timer_t t1, t2;
+
+	memset(&st, 0, sizeof(st));
+	memset(produced, 0, sizeof(produced));
+	nested = nested2 = 0;
+	writer_done = 0;
+	if (!region || tracer__rb_writer_attach(&w, region, size, 1, NULL) ||
+	    tracer__rb_reader_attach(&r, region, size, NULL))
+		bail_out("cannot create a channel");
+	pthread_create(&rt, NULL, reader_main, NULL);
+	t1 = start_timer(SIGRTMIN, 50000);
+	t2 = start_timer(SIGRTMIN + 1, 143000);
+	while ((produced[0] < MIN_MAIN || nested < MIN_NESTED) &&
+	       produced[0] < MAX_MAIN)
+		main_record();
+	timer_delete(t1);
+	timer_delete(t2);
+	tracer__rb_flush(&w);
+	__atomic_store_n(&writer_done, 1, __ATOMIC_RELEASE);
+	pthread_join(rt, NULL);
+	total = produced[0] + produced[1] + produced[2];
+	diag("%s: main %" PRIu64 ", handlers %" PRIu64 " + %" PRIu64
+	     ", nested in window %" PRIu64 ", handler in handler %" PRIu64,
+	     name, produced[0], produced[1], produced[2], nested, nested2);
+	ok(nested >= MIN_NESTED, "%s: %" PRIu64 " handler records landed "
+	   "between a reservation and its commit", name, nested);
+	ok(st.bad == 0, "%s: every record intact, in order per stream %s",
+	   name, st.first_error);
+	is_u64(chk_total_seen(&st) + tracer__rb_lost(&r) + st.overwritten,
+	       total, "%s: recorded + lost == produced (%" PRIu64 " records)",
+	       name, total);
+	ok(st.seen[1] > 0 && st.seen[0] > 0, "%s: records of the main loop "
+	   "and of the handlers were read back", name);
+	tracer__rb_reader_detach(&r);
+	free(region);
+}
+
+int main(void)
+{
+	plan(8);
+	install(SIGRTMIN);
+	install(SIGRTMIN + 1);
+	storm(TRACER_RB_DISCARD, "discard");
+	storm(TRACER_RB_FLIGHT, "flight");
+	return done();
+}

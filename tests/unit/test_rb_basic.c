@@ -1,0 +1,191 @@
+/*
+ * test_rb_basic.c - single-threaded behaviour of a channel: records come
+ * back as written, sub-buffer boundaries (exact fill, a record that needs a
+ * switch, flush), the CTF packet header fields, and counters that wrap
+ * modulo 2^64 during the test.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "rb.h"
+#include "rb_check.h"
+#include "tap.h"
+
+#define S 256u
+static char copy[1 << 16] __attribute__((aligned(64)));
+
+struct chan {
+	char *region;
+	uint64_t size;
+	struct tracer_rb_writer w;
+	struct tracer_rb_reader r;
+};
+
+static void chan_open(struct chan *c, uint64_t subbuf, uint64_t count,
+		      enum tracer_rb_mode mode, uint64_t start)
+{
+	struct tracer_rb_config cfg = { .subbuf_size = subbuf,
+		.subbuf_count = count, .mode = mode, .stream_id = 3,
+		.stream_instance_id = 42, .start_count = start };
+
+	c->region = chk_channel(&cfg, &c->size);
+	if (!c->region ||
+	    tracer__rb_writer_attach(&c->w, c->region, c->size, 1234, NULL) ||
+	    tracer__rb_reader_attach(&c->r, c->region, c->size, NULL))
+		bail_out("cannot create a channel");
+}
+
+static void chan_close(struct chan *c)
+{
+	tracer__rb_reader_detach(&c->r);
+	free(c->region);
+}
+
+/* Record one event with `words` u64 payload words, all equal to v. */
+static int put(struct chan *c, uint32_t id, uint32_t words, uint64_t v)
+{
+	struct tracer_rb_ctx ctx;
+	uint32_t i;
+	int ret = tracer__rb_reserve(&c->w, &ctx, id, words * 8);
+
+	if (ret)
+		return ret;
+	for (i = 0; i < words; i++)
+		((uint64_t *)ctx.payload)[i] = v;
+	tracer__rb_commit(&c->w, &ctx);
+	return 0;
+}
+
+static void test_round_trip(void)
+{
+	struct tracer_rb_packet_info info;
+	struct tracer_rb_record rec;
+	const struct tracer_rb_packet *p = (const void *)copy;
+	struct chan c;
+	uint64_t off = 0, n = 0, prev = 0, i;
+	int good = 1;
+
+	chan_open(&c, 4096, 4, TRACER_RB_DISCARD, 0);
+	for (i = 0; i < 20; i++)
+		put(&c, (uint32_t)i, (uint32_t)(i % 5), i * 7);
+	is_int(tracer__rb_read(&c.r, copy, sizeof(copy), &info), -EAGAIN,
+	       "an open sub-buffer is not readable before a switch");
+	tracer__rb_flush(&c.w);
+	is_int(tracer__rb_read(&c.r, copy, sizeof(copy), &info), 0,
+	       "after a flush the sub-buffer is readable");
+	while (tracer__rb_packet_next(copy, info.content_bytes, &off, &rec)) {
+		good &= rec.id == n && rec.payload_size == (n % 5) * 8 &&
+			rec.timestamp >= prev &&
+			(n % 5 == 0 || *(const uint64_t *)rec.payload == n * 7);
+		prev = rec.timestamp;
+		n++;
+	}
+	ok(good && n == 20, "20 records back with their ids, sizes, values "
+	   "and non-decreasing times (%" PRIu64 ")", n);
+	ok(p->magic == TRACER_CTF_MAGIC && p->stream_id == 3 &&
+	   p->stream_instance_id == 42 && p->tid == 1234,
+	   "packet header: CTF magic, stream ids, writer tid");
+	ok(p->packet_size == 4096 * 8 && p->content_size == info.content_bytes
+	   * 8 && info.content_bytes < 4096, "packet and content sizes in bits");
+	ok(p->timestamp_begin <= prev && p->timestamp_end >= prev &&
+	   info.seq == 0, "begin/end timestamps bracket the records; seq 0");
+	tracer__rb_flush(&c.w);
+	tracer__rb_flush(&c.w);
+	is_int(tracer__rb_read(&c.r, copy, sizeof(copy), &info), -EAGAIN,
+	       "flushing with nothing open makes no empty packet");
+	chan_close(&c);
+}
+
+static void test_exact_fill(void)
+{
+	struct tracer_rb_packet_info info;
+	struct chan c;
+	uint32_t per = (S - TRACER_RB_PACKET_SIZE) / 32, i;
+
+	chan_open(&c, S, 2, TRACER_RB_DISCARD, 0);
+	is_int(put(&c, 1, c.w.max_payload / 8, 9), 0,
+	       "a record of the largest payload is accepted");
+	is_int(tracer__rb_read(&c.r, copy, sizeof(copy), &info), 0,
+	       "it fills its sub-buffer exactly: readable without a flush");
+	ok(info.records == 1 && info.content_bytes == S,
+	   "content size is the whole sub-buffer");
+	/* 5 records of 32 bytes after the 80-byte header leave 16 bytes. */
+	for (i = 0; i < per; i++)
+		put(&c, 2, 2, i);
+	is_int(put(&c, 3, 0, 0), 0, "a bare 16-byte record fills the rest");
+	is_int(tracer__rb_read(&c.r, copy, sizeof(copy), &info), 0,
+	       "several records ending exactly at the boundary: readable");
+	ok(info.records == per + 1 && info.content_bytes == S,
+	   "%u records, content size %u", per + 1, S);
+	is_u64(c.w.hdr->write_count, 2 * S, "write count at the boundary");
+	chan_close(&c);
+}
+
+static void test_switch(void)
+{
+	struct tracer_rb_packet_info info;
+	struct chan c;
+
+	chan_open(&c, S, 4, TRACER_RB_DISCARD, 0);
+	put(&c, 1, 10, 1);	/* 80 + 96 = 176 bytes used, 80 left */
+	is_int(put(&c, 2, 10, 2), 0, "a record that does not fit is accepted");
+	is_int(tracer__rb_read(&c.r, copy, sizeof(copy), &info), 0,
+	       "it switched: the previous sub-buffer is readable");
+	ok(info.records == 1 && info.content_bytes == 176,
+	   "the closed packet holds the first record, padding after 176");
+	tracer__rb_flush(&c.w);
+	is_int(tracer__rb_read(&c.r, copy, sizeof(copy), &info), 0,
+	       "the record that switched is in the next packet");
+	ok(info.records == 1 && info.seq == 1, "next packet: seq 1, 1 record");
+	chan_close(&c);
+}
+
+/* Counters start 3 buffers before 2^64 and wrap during the loop. */
+static void test_wrap(enum tracer_rb_mode mode, const char *name)
+{
+	struct tracer_rb_packet_info info;
+	struct chk_state st;
+	struct chan c;
+	uint64_t start = UINT64_MAX - 3ULL * 4 * S + 1, produced = 0, seq_ok = 1;
+	uint64_t expect_seq = start / S, seq_mask = UINT64_MAX / S;
+	int i, ret;
+
+	memset(&st, 0, sizeof(st));
+	chan_open(&c, S, 4, mode, start);
+	for (i = 0; i < 3000; i++) {
+		chk_record(&c.w, 0, produced++);
+		while ((ret = tracer__rb_read(&c.r, copy, sizeof(copy),
+					      &info)) == 0) {
+			/* seq = position / S: it wraps with the position */
+			seq_ok &= info.seq == expect_seq;
+			expect_seq = (expect_seq + 1) & seq_mask;
+			chk_packet(&st, copy, &info);
+		}
+		if (ret != -EAGAIN)
+			bail_out("read: %s", c.r.error);
+	}
+	tracer__rb_flush(&c.w);
+	chk_drain(&c.r, &st, copy, sizeof(copy));
+	ok(c.w.hdr->write_count < start, "%s: write count wrapped past 2^64 "
+	   "(now %" PRIu64 ")", name, c.w.hdr->write_count);
+	ok(seq_ok, "%s: packet sequence numbers consecutive across the wrap",
+	   name);
+	ok(st.bad == 0, "%s: every record intact and in order %s", name,
+	   st.first_error);
+	is_u64(chk_total_seen(&st) + tracer__rb_lost(&c.r) + st.overwritten,
+	       produced, "%s: recorded + lost == produced", name);
+	is_u64(chk_total_seen(&st), produced, "%s: nothing lost while the "
+	       "reader keeps up", name);
+	chan_close(&c);
+}
+
+int main(void)
+{
+	plan(29);
+	test_round_trip();
+	test_exact_fill();
+	test_switch();
+	test_wrap(TRACER_RB_DISCARD, "discard");
+	test_wrap(TRACER_RB_FLIGHT, "flight");
+	return done();
+}

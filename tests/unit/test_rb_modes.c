@@ -1,0 +1,187 @@
+/*
+ * test_rb_modes.c - discard and flight-recorder modes, checked exactly:
+ * which records survive when the reader falls behind, that
+ * recorded + lost == produced, what happens to a sub-buffer the reader is
+ * copying, and the guard against a nested writer lapping the buffer.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "rb.h"
+#include "rb_check.h"
+#include "tap.h"
+
+static char copy[4096] __attribute__((aligned(64)));
+
+struct chan {
+	char *region;
+	uint64_t size;
+	struct tracer_rb_writer w;
+	struct tracer_rb_reader r;
+	struct chk_state st;
+	uint64_t produced;
+};
+
+static void chan_open(struct chan *c, enum tracer_rb_mode mode)
+{
+	struct tracer_rb_config cfg = { .subbuf_size = 512,
+		.subbuf_count = 4, .mode = mode };
+
+	memset(c, 0, sizeof(*c));
+	c->region = chk_channel(&cfg, &c->size);
+	if (!c->region ||
+	    tracer__rb_writer_attach(&c->w, c->region, c->size, 1, NULL) ||
+	    tracer__rb_reader_attach(&c->r, c->region, c->size, NULL))
+		bail_out("cannot create a channel");
+}
+
+static void chan_close(struct chan *c)
+{
+	tracer__rb_reader_detach(&c->r);
+	free(c->region);
+}
+
+static void produce(struct chan *c, int n)
+{
+	while (n-- > 0)
+		chk_record(&c->w, 0, c->produced++);
+}
+
+static void drain(struct chan *c)
+{
+	tracer__rb_flush(&c->w);
+	if (chk_drain(&c->r, &c->st, copy, sizeof(copy)) < 0)
+		bail_out("drain: %s", c->r.error);
+}
+
+static uint64_t lost(const struct chan *c)
+{
+	return tracer__rb_lost(&c->r) + c->st.overwritten;
+}
+
+static void test_discard_full(void)
+{
+	struct chan c;
+
+	chan_open(&c, TRACER_RB_DISCARD);
+	produce(&c, 1000);
+	drain(&c);
+	ok(c.st.bad == 0, "discard: surviving records intact %s",
+	   c.st.first_error);
+	ok(c.st.seen[0] > 0 && tracer__rb_lost(&c.r) > 0,
+	   "discard: %" PRIu64 " kept, %" PRIu64 " discarded",
+	   c.st.seen[0], tracer__rb_lost(&c.r));
+	is_u64(c.st.seen[0] + lost(&c), c.produced,
+	       "discard: recorded + lost == produced");
+	ok(c.st.next_seq[0] < c.produced, "discard: the newest records were "
+	   "the ones dropped (last kept %" PRIu64 ")", c.st.next_seq[0] - 1);
+	is_u64(c.st.overwritten, 0, "discard: nothing was overwritten");
+	produce(&c, 10);
+	drain(&c);
+	is_u64(c.st.seen[0] + lost(&c), c.produced,
+	       "discard: after the reader caught up, writing resumes");
+	ok(c.st.next_seq[0] == c.produced, "discard: the new records are in");
+	chan_close(&c);
+}
+
+static void test_flight_full(void)
+{
+	struct chan c;
+
+	chan_open(&c, TRACER_RB_FLIGHT);
+	produce(&c, 1000);
+	drain(&c);
+	ok(c.st.bad == 0, "flight: surviving records intact %s",
+	   c.st.first_error);
+	is_u64(tracer__rb_lost(&c.r), 0, "flight: the writer discarded none");
+	is_u64(c.st.seen[0] + lost(&c), c.produced,
+	       "flight: recorded + overwritten == produced");
+	is_u64(c.st.next_seq[0], c.produced,
+	       "flight: the newest record survived");
+	ok(c.r.packets_overwritten > 0 && c.st.seen[0] ==
+	   c.produced - c.st.overwritten, "flight: the oldest %" PRIu64
+	   " records (%" PRIu64 " packets) were the ones overwritten",
+	   c.st.overwritten, c.r.packets_overwritten);
+	chan_close(&c);
+}
+
+/* The reader holds a sub-buffer while the writer goes round the ring. */
+static void test_held(enum tracer_rb_mode mode, const char *name)
+{
+	struct tracer_rb_packet_info info;
+	struct tracer_rb_subbuf sb;
+	struct chan c;
+	int want = mode == TRACER_RB_FLIGHT ? -ESTALE : 0;
+	char before[512] __attribute__((aligned(8)));
+
+	chan_open(&c, mode);
+	produce(&c, 40);
+	if (tracer__rb_get_subbuf(&c.r, &sb))
+		bail_out("%s: no sub-buffer to take", name);
+	memcpy(before, sb.data, sizeof(before));
+	produce(&c, 500);
+	is_int(tracer__rb_put_subbuf(&c.r, &sb), want,
+	       "%s: releasing a sub-buffer the writer lapped returns %d",
+	       name, want);
+	if (mode == TRACER_RB_DISCARD) {
+		ok(memcmp(before, sb.data, sizeof(before)) == 0,
+		   "discard: the held sub-buffer was not overwritten");
+		if (tracer__rb_packet_parse(&c.r, before, sb.pos, &info))
+			bail_out("parse: %s", c.r.error);
+		chk_packet(&c.st, before, &info);
+	}
+	drain(&c);
+	ok(c.st.bad == 0, "%s: records intact %s", name, c.st.first_error);
+	is_u64(c.st.seen[0] + lost(&c), c.produced,
+	       "%s: recorded + lost == produced", name);
+	chan_close(&c);
+}
+
+/*
+ * A record reserved and not yet committed (as if its thread were
+ * interrupted) while "nested" records go all the way round the ring: the
+ * writer must not reopen the slot that still holds the uncommitted record.
+ */
+static void test_nested_lap(enum tracer_rb_mode mode, const char *name)
+{
+	struct tracer_rb_ctx ctx;
+	struct chan c;
+	uint64_t lost_before, a;
+
+	chan_open(&c, mode);
+	a = c.produced++;
+	if (tracer__rb_reserve(&c.w, &ctx, 100, chk_payload_size(0, a)))
+		bail_out("reserve");
+	produce(&c, 500);
+	ok(tracer__rb_lost(&c.r) > 0, "%s: records that would lap an "
+	   "uncommitted one are discarded (%" PRIu64 ")", name,
+	   tracer__rb_lost(&c.r));
+	chk_fill(ctx.payload, 0, a);
+	tracer__rb_commit(&c.w, &ctx);
+	drain(&c);
+	lost_before = tracer__rb_lost(&c.r);
+	produce(&c, 3);
+	drain(&c);
+	is_u64(tracer__rb_lost(&c.r), lost_before,
+	       "%s: once committed, writing goes on", name);
+	ok(c.st.bad == 0, "%s: every record read is intact %s", name,
+	   c.st.first_error);
+	if (mode == TRACER_RB_DISCARD)
+		ok(c.st.seen[0] > 0 && c.st.next_seq[0] == c.produced,
+		   "discard: the interrupted record and the last ones kept");
+	is_u64(c.st.seen[0] + lost(&c), c.produced,
+	       "%s: recorded + lost == produced", name);
+	chan_close(&c);
+}
+
+int main(void)
+{
+	plan(28);
+	test_discard_full();
+	test_flight_full();
+	test_held(TRACER_RB_DISCARD, "discard");
+	test_held(TRACER_RB_FLIGHT, "flight");
+	test_nested_lap(TRACER_RB_DISCARD, "discard");
+	test_nested_lap(TRACER_RB_FLIGHT, "flight");
+	return done();
+}

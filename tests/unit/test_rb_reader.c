@@ -1,0 +1,200 @@
+/*
+ * test_rb_reader.c - the reader side: a reader thread draining while the
+ * writer runs (both modes, exact accounting), and a reader facing a region
+ * that lies: every corruption is reported as an error naming what and
+ * where, the bad packet is skipped, and reading goes on.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <string.h>
+
+#include "rb.h"
+#include "rb_check.h"
+#include "tap.h"
+
+#define EVENTS 2000000
+
+struct shared {
+	char *region;
+	uint64_t size;
+	struct tracer_rb_writer w;
+	struct tracer_rb_reader r;
+	struct chk_state st;
+	uint64_t produced;
+	uint64_t read_while_writing;
+	int done;			/* writer finished and flushed */
+	char copy[1 << 16] __attribute__((aligned(64)));
+};
+
+static void *writer_main(void *arg)
+{
+	struct shared *s = arg;
+	uint64_t i;
+
+	for (i = 0; i < EVENTS; i++)
+		chk_record(&s->w, 0, s->produced++);
+	tracer__rb_flush(&s->w);
+	__atomic_store_n(&s->done, 1, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+static void *reader_main(void *arg)
+{
+	struct shared *s = arg;
+	int n, last = 0;
+
+	while (!last) {
+		last = __atomic_load_n(&s->done, __ATOMIC_ACQUIRE);
+		n = chk_drain(&s->r, &s->st, s->copy, sizeof(s->copy));
+		if (n < 0)
+			bail_out("reader: %s", s->r.error);
+		if (!last)
+			s->read_while_writing += (uint64_t)n;
+		if (n == 0 && !last)
+			sched_yield();
+	}
+	return NULL;
+}
+
+static void test_threads(enum tracer_rb_mode mode, const char *name)
+{
+	struct tracer_rb_config cfg = { .subbuf_size = 4096,
+		.subbuf_count = 8, .mode = mode };
+	struct shared *s = calloc(1, sizeof(*s));
+	pthread_t wt, rt;
+
+	s->region = chk_channel(&cfg, &s->size);
+	if (!s->region ||
+	    tracer__rb_writer_attach(&s->w, s->region, s->size, 1, NULL) ||
+	    tracer__rb_reader_attach(&s->r, s->region, s->size, NULL))
+		bail_out("cannot create a channel");
+	pthread_create(&rt, NULL, reader_main, s);
+	pthread_create(&wt, NULL, writer_main, s);
+	pthread_join(wt, NULL);
+	pthread_join(rt, NULL);
+	ok(s->read_while_writing > 0, "%s: the reader thread took %" PRIu64
+	   " packets while the writer ran", name, s->read_while_writing);
+	ok(s->st.bad == 0, "%s: every record read intact and in order %s",
+	   name, s->st.first_error);
+	is_u64(chk_total_seen(&s->st) + tracer__rb_lost(&s->r) +
+	       s->st.overwritten, s->produced,
+	       "%s: recorded + lost == produced (%" PRIu64 " lost, %" PRIu64
+	       " overwritten)", name, tracer__rb_lost(&s->r),
+	       s->st.overwritten);
+	tracer__rb_reader_detach(&s->r);
+	free(s->region);
+	free(s);
+}
+
+struct victim {
+	char *region;
+	uint64_t size;
+	struct tracer_rb_writer w;
+	struct tracer_rb_reader r;
+	char copy[4096] __attribute__((aligned(64)));
+};
+
+/* A discard channel with three complete packets of good records. */
+static void victim_open(struct victim *v)
+{
+	struct tracer_rb_config cfg = { .subbuf_size = 1024,
+		.subbuf_count = 4 };
+	uint64_t i;
+
+	v->region = chk_channel(&cfg, &v->size);
+	if (!v->region ||
+	    tracer__rb_writer_attach(&v->w, v->region, v->size, 1, NULL) ||
+	    tracer__rb_reader_attach(&v->r, v->region, v->size, NULL))
+		bail_out("cannot create a channel");
+	for (i = 0; v->w.hdr->write_count < 2 * 1024 + 100; i++)
+		chk_record(&v->w, 0, i);
+	tracer__rb_flush(&v->w);
+}
+
+static void victim_close(struct victim *v)
+{
+	tracer__rb_reader_detach(&v->r);
+	free(v->region);
+}
+
+static struct tracer_rb_packet *victim_packet(struct victim *v, int n)
+{
+	return (void *)(v->region + v->r.geo.data_offset + n * 1024);
+}
+
+static void corrupt_packet(const char *what, uint64_t field_off,
+			   uint64_t value, const char *expect)
+{
+	struct tracer_rb_packet_info info;
+	struct victim v;
+	int ret;
+
+	victim_open(&v);
+	memcpy((char *)victim_packet(&v, 1) + field_off, &value, 8);
+	is_int(tracer__rb_read(&v.r, v.copy, sizeof(v.copy), &info), 0,
+	       "%s: the packet before it reads fine", what);
+	ret = tracer__rb_read(&v.r, v.copy, sizeof(v.copy), &info);
+	ok(ret == -EBADMSG && strstr(v.r.error, expect),
+	   "%s: reported (%d): %s", what, ret, v.r.error);
+	is_int(tracer__rb_read(&v.r, v.copy, sizeof(v.copy), &info), 0,
+	       "%s: the packet after it still reads", what);
+	victim_close(&v);
+}
+
+static void test_bad_counters(void)
+{
+	struct tracer_rb_packet_info info;
+	struct victim v;
+	int ret;
+
+	victim_open(&v);
+	v.w.hdr->write_count += 1ULL << 40;
+	ret = tracer__rb_read(&v.r, v.copy, sizeof(v.copy), &info);
+	ok(ret == -EIO && strstr(v.r.error, "ahead"),
+	   "write count far ahead of the reader: %s", v.r.error);
+	v.w.hdr->write_count -= 1ULL << 40;
+	v.w.commit[0].count += 4096;
+	ret = tracer__rb_read(&v.r, v.copy, sizeof(v.copy), &info);
+	ok(ret == -EIO && strstr(v.r.error, "commit count"),
+	   "commit count past its sub-buffer: %s", v.r.error);
+	victim_close(&v);
+}
+
+static void test_random_bytes(void)
+{
+	struct tracer_rb_packet_info info;
+	struct victim v;
+	uint64_t i, *words;
+	int ret, errors = 0, reads = 0;
+
+	victim_open(&v);
+	words = (uint64_t *)(v.region + v.r.geo.data_offset);
+	for (i = 0; i < 4 * 1024 / 8; i++)
+		words[i] = chk_mix(i + 1);
+	for (i = 0; i < 4; i++)		/* every slot claims to be complete */
+		v.w.commit[i].count = 1024;
+	v.w.hdr->write_count = 4 * 1024;
+	while ((ret = tracer__rb_read(&v.r, v.copy, sizeof(v.copy), &info))
+	       != -EAGAIN && reads++ < 10)
+		errors += ret == -EBADMSG;
+	ok(errors == 4 && reads == 4, "random bytes in every sub-buffer: "
+	   "4 packets reported corrupt, reading went on (%d/%d)", errors,
+	   reads);
+	victim_close(&v);
+}
+
+int main(void)
+{
+	plan(18);
+	test_threads(TRACER_RB_DISCARD, "discard");
+	test_threads(TRACER_RB_FLIGHT, "flight");
+	corrupt_packet("bad packet magic", 0, 0x1234, "magic");
+	corrupt_packet("content size past the packet", 32, 1 << 20,
+		       "content size");
+	corrupt_packet("record size zero", TRACER_RB_PACKET_SIZE, 0,
+		       "bad size");
+	test_bad_counters();
+	test_random_bytes();
+	return done();
+}
