@@ -21,6 +21,11 @@
  *                    own channel (own region) and its own reader thread.
  *                    A writer's cost is its own elapsed time / its events;
  *                    the row shows the mean of the two, then each one.
+ *   record, flight, no reader (1 and 2 threads)
+ *                    the write path alone: flight-recorder channels that
+ *                    nobody reads, so no reader competes for the CPUs.
+ *                    The 2-thread row shows whether writers slow each other
+ *                    down (they share no cache line, so they should not).
  *
  * Placement: single-thread floors run on the first allowed CPU. With one
  * writer, the writer runs on the first CPU and the reader on the second.
@@ -60,7 +65,7 @@
 #define PROG		"bench_record"
 #define DEFAULT_EVENTS	10000000ULL
 #define DEFAULT_REPS	5u
-#define DEFAULT_POLL_US	20u
+#define DEFAULT_POLL_US	50u
 #define DEFAULT_SUBBUF_KIB 64u
 #define DEFAULT_SUBBUFS	8u
 #define MAX_EVENTS	1000000000000ULL
@@ -71,7 +76,7 @@
 #define MAX_WRITERS	2
 #define MAX_CPUS	(2 * MAX_WRITERS)	/* CPUs we place threads on */
 #define NO_CPU		(-1)
-#define LOW_SHARE	0.95	/* warn when a thread had less of its CPU */
+#define LOW_SHARE	0.95	/* warn below this share of a CPU */
 
 struct options {
 	uint64_t events;
@@ -87,13 +92,15 @@ struct options {
 struct channel {
 	void *region;
 	uint64_t size;
-	struct tracer_rb_writer w tracer_cacheline_aligned;	/* writer */
-	double ns, share;					/* writer */
-	int done;			/* writer flushed: release/acquire */
-	struct tracer_rb_reader r tracer_cacheline_aligned;	/* reader */
-	uint64_t records_read;					/* reader */
-	void *copy;			/* reader's private sub-buffer copy */
-	int error;						/* reader */
+	/* written by the writer thread */
+	struct tracer_rb_writer w tracer_cacheline_aligned;
+	double ns, share;
+	int done;			/* flushed: release/acquire */
+	/* written by the reader thread */
+	struct tracer_rb_reader r tracer_cacheline_aligned;
+	uint64_t records_read;
+	void *copy;			/* private copy of a sub-buffer */
+	int error;
 };
 
 /* One run of one case. */
@@ -105,7 +112,7 @@ struct sample {
 
 /* One case over all runs. */
 struct result {
-	double median, min;		/* of the per-run mean over threads */
+	double median, min;		/* of per-run means over threads */
 	double thread_median[MAX_WRITERS];
 	double share;			/* median per-run mean CPU share */
 	uint64_t lost, produced;
@@ -118,6 +125,7 @@ struct bench {
 	int ncpu;
 	int rt;				/* the reader runs SCHED_FIFO */
 	int nwriters;			/* of the record case being run */
+	int no_reader;			/* write path alone: flight, no reader */
 	pthread_barrier_t start;
 	void *floor_buf;
 	uint64_t floor_mask;		/* records in floor_buf - 1 */
@@ -172,7 +180,7 @@ static double sw_stop(const struct stopwatch *sw, uint64_t n, double *share)
 
 	*share = wall ? (double)cpu / (double)wall : 1.0;
 	if (*share > 1.0)
-		*share = 1.0;	/* the CPU interval encloses the wall one */
+		*share = 1.0;	/* the CPU interval encloses wall's */
 	return (double)wall / (double)n;
 }
 
@@ -424,8 +432,8 @@ static int can_rt(void)
 	return 1;
 }
 
-static void start_thread(const struct bench *b, pthread_t *t, int cpu,
-			 int rt, void *(*fn)(void *), void *arg)
+static int try_start(const struct bench *b, pthread_t *t, int cpu, int rt,
+		     void *(*fn)(void *), void *arg)
 {
 	struct sched_param sp = { .sched_priority = 1 };
 	pthread_attr_t attr;
@@ -443,6 +451,17 @@ static void start_thread(const struct bench *b, pthread_t *t, int cpu,
 	if (!err)
 		err = pthread_create(t, &attr, fn, arg);
 	pthread_attr_destroy(&attr);
+	return err;
+}
+
+/* Start fn(arg) on cpu (NO_CPU: any allowed), SCHED_FIFO if rt and allowed. */
+static void start_thread(const struct bench *b, pthread_t *t, int cpu,
+			 int rt, void *(*fn)(void *), void *arg)
+{
+	int err = try_start(b, t, cpu, rt, fn, arg);
+
+	if (err == EPERM && rt)
+		err = try_start(b, t, cpu, 0, fn, arg);
 	if (err)
 		die("pthread_create: %s", strerror(err));
 }
@@ -537,10 +556,10 @@ static void channel_free(struct channel *ch)
 
 /* Fresh channel state for one run; the memory stays mapped and touched. */
 static void channel_reset(struct channel *ch, uint32_t id,
-			  const struct options *o)
+			  const struct options *o, enum tracer_rb_mode mode)
 {
 	struct tracer_rb_config cfg = { .subbuf_size = o->subbuf_size,
-		.subbuf_count = o->subbuf_count, .mode = o->mode,
+		.subbuf_count = o->subbuf_count, .mode = mode,
 		.stream_id = 0, .stream_instance_id = id, .start_count = 0 };
 	const char *why = "";
 
@@ -672,7 +691,8 @@ static int collect(struct bench *b, uint64_t n, struct sample *s)
 
 		s->ns[i] = ch->ns;
 		s->share[i] = ch->share;
-		s->lost += n - ch->records_read;
+		s->lost += b->no_reader ? tracer__rb_lost(&ch->r) :
+			   n - ch->records_read;
 		err |= ch->error;
 		tracer__rb_reader_detach(&ch->r);
 	}
@@ -684,22 +704,26 @@ static int run_writers(struct bench *b, uint64_t n, struct sample *s)
 	struct writer_arg warg[MAX_WRITERS];
 	struct reader_arg rarg[MAX_WRITERS];
 	pthread_t wt[MAX_WRITERS], rt[MAX_WRITERS];
-	int i, nw = b->nwriters;
+	int i, nw = b->nwriters, readers = !b->no_reader;
 
 	for (i = 0; i < nw; i++)
-		channel_reset(&channels[i], (uint32_t)i + 1, &b->opt);
-	pthread_barrier_init(&b->start, NULL, 2 * (unsigned int)nw);
+		channel_reset(&channels[i], (uint32_t)i + 1, &b->opt,
+			      readers ? b->opt.mode : TRACER_RB_FLIGHT);
+	pthread_barrier_init(&b->start, NULL,
+			     (unsigned int)((1 + readers) * nw));
 	for (i = 0; i < nw; i++) {
 		rarg[i] = (struct reader_arg){ b, &channels[i] };
-		start_thread(b, &rt[i], reader_cpu(b, nw, i), b->rt,
-			     reader_main, &rarg[i]);
+		if (readers)
+			start_thread(b, &rt[i], reader_cpu(b, nw, i), b->rt,
+				     reader_main, &rarg[i]);
 		warg[i] = (struct writer_arg){ b, &channels[i], n };
 		start_thread(b, &wt[i], writer_cpu(b, i), 0, writer_main,
 			     &warg[i]);
 	}
 	for (i = 0; i < nw; i++) {
 		pthread_join(wt[i], NULL);
-		pthread_join(rt[i], NULL);
+		if (readers)
+			pthread_join(rt[i], NULL);
 	}
 	pthread_barrier_destroy(&b->start);
 	return collect(b, n, s);
@@ -714,6 +738,21 @@ static int run_record1(struct bench *b, uint64_t n, struct sample *s)
 static int run_record2(struct bench *b, uint64_t n, struct sample *s)
 {
 	b->nwriters = 2;
+	return run_writers(b, n, s);
+}
+
+/* The write path alone: flight mode, nobody reads, nothing is lost. */
+static int run_alone1(struct bench *b, uint64_t n, struct sample *s)
+{
+	b->nwriters = 1;
+	b->no_reader = 1;
+	return run_writers(b, n, s);
+}
+
+static int run_alone2(struct bench *b, uint64_t n, struct sample *s)
+{
+	b->nwriters = 2;
+	b->no_reader = 1;
 	return run_writers(b, n, s);
 }
 
@@ -795,11 +834,11 @@ static void print_placement(const struct bench *b)
 	printf("1 thread: writer on CPU %d, reader on CPU %d%s\n",
 	       writer_cpu(b, 0), reader_cpu(b, 1, 0),
 	       readers_share(b, 1) ? " (1 CPU: they share it)" : "");
-	printf("2 threads: writers on CPUs %d and %d, their readers on CPUs "
-	       "%d and %d%s\n", writer_cpu(b, 0), writer_cpu(b, 1),
+	printf("2 threads: writers on CPUs %d and %d, readers on CPUs %d and "
+	       "%d%s\n", writer_cpu(b, 0), writer_cpu(b, 1),
 	       reader_cpu(b, 2, 0), reader_cpu(b, 2, 1),
-	       readers_share(b, 2) ? " (readers share the writers' CPUs: "
-	       "each writer's time includes the other channel's reader)" : "");
+	       readers_share(b, 2) ? " (too few CPUs: each reader shares "
+	       "the other writer's CPU)" : "");
 }
 
 static void print_header(const struct bench *b)
@@ -811,11 +850,12 @@ static void print_header(const struct bench *b)
 	printf("channel: %" PRIu64 " x %" PRIu64 " KiB sub-buffers per "
 	       "writer, %s mode\n", o->subbuf_count, o->subbuf_size / 1024,
 	       mode_name(o->mode));
-	printf("readers: tracer__rb_read() into a private copy, %s when idle, "
-	       "%s\n", o->poll_us ? "sleeps" : "spins",
+	printf("readers: tracer__rb_read() into a private copy, %s, ",
 	       b->rt ? "SCHED_FIFO" : "SCHED_OTHER");
 	if (o->poll_us)
-		printf("reader poll period: %u us\n", o->poll_us);
+		printf("sleep %u us when idle\n", o->poll_us);
+	else
+		printf("spin when idle\n");
 	print_placement(b);
 	printf("\n%-38s %-9s %s\n", "case", "threads", "ns/event");
 }
@@ -845,6 +885,23 @@ static void run_floors(struct bench *b, struct result *floor)
 		check_share(names[i], &r);
 	}
 	*floor = r;	/* the last one */
+}
+
+/* Rows for the write path alone; returns the 2/1-thread ratio. */
+static double run_alone(struct bench *b)
+{
+	static const char name[] = "record, 2 x u64 (flight, no reader)";
+	struct result one, two;
+	char extra[96];
+
+	measure(b, run_alone1, 1, &one);
+	print_row(name, 1, &one, "");
+	measure(b, run_alone2, 2, &two);
+	snprintf(extra, sizeof(extra), " per thread (%.1f, %.1f)",
+		 two.thread_median[0], two.thread_median[1]);
+	print_row(name, 2, &two, extra);
+	b->no_reader = 0;
+	return two.median / one.median;
 }
 
 static void run_records(struct bench *b, struct result *one,
@@ -891,6 +948,7 @@ int main(int argc, char **argv)
 		DEFAULT_POLL_US, TRACER_RB_DISCARD,
 		DEFAULT_SUBBUF_KIB * 1024ULL, DEFAULT_SUBBUFS, 1 } };
 	struct result floor, one, two;
+	double alone_ratio;
 	uint64_t bufsize;
 	int i;
 
@@ -905,7 +963,10 @@ int main(int argc, char **argv)
 	print_header(&b);
 	run_floors(&b, &floor);
 	run_records(&b, &one, &two);
+	alone_ratio = run_alone(&b);
 	print_summary(&floor, &one, &two);
+	printf("ratio 2-thread / 1-thread, write path alone (per thread): "
+	       "%.2f\n", alone_ratio);
 	for (i = 0; i < MAX_WRITERS; i++)
 		channel_free(&channels[i]);
 	free(b.floor_buf);
