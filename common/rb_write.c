@@ -32,8 +32,8 @@ static uint64_t base_of(const struct tracer_rb_writer *w, uint64_t pos)
 static struct tracer_rb_packet *packet_at(const struct tracer_rb_writer *w,
 					  uint64_t pos)
 {
-	return (struct tracer_rb_packet *)(w->data +
-					   (pos & (w->bufsize - 1) & ~w->smask));
+	return (struct tracer_rb_packet *)(void *)(w->data +
+		(pos & (w->bufsize - 1) & ~w->smask));
 }
 
 /*
@@ -100,21 +100,6 @@ static void open_subbuf(const struct tracer_rb_writer *w, uint64_t pos,
 	pkt->reserved = 0;
 }
 
-static void fill_ctx(struct tracer_rb_writer *w, struct tracer_rb_ctx *ctx,
-		     uint64_t begin, uint64_t end, uint32_t id, uint32_t len,
-		     uint64_t ts)
-{
-	struct tracer_rb_event *ev;
-
-	ev = (struct tracer_rb_event *)(w->data + (begin & (w->bufsize - 1)));
-	ev->id = id;
-	ev->size = len;
-	ev->timestamp = ts;
-	ctx->payload = ev + 1;
-	ctx->timestamp = ts;
-	ctx->flags = (end & w->smask) == 0 ? TRACER_RB_CTX_CLOSE : 0;
-}
-
 /*
  * Reserve len bytes (header included, 8-aligned, <= S - packet header),
  * opening a new sub-buffer when the record is first after a boundary or
@@ -151,7 +136,7 @@ int tracer__rb_reserve_slow(struct tracer_rb_writer *w,
 		close_subbuf(w, old, ts);
 	if (opening)
 		open_subbuf(w, open, ts, records);
-	fill_ctx(w, ctx, begin, new, id, len, ts);
+	tracer__rb_event_init(w, ctx, begin, new, id, ts);
 	ctx->commit_pos = opening ? open : begin;
 	ctx->commit_len = opening ? len + TRACER_RB_PACKET_SIZE : len;
 	return 0;

@@ -48,6 +48,26 @@ tracer__rb_slot(const struct tracer_rb_writer *w, uint64_t pos)
 }
 
 /*
+ * Write the header of the record reserved at [begin, end) and point ctx at
+ * its payload; flags it when it ends exactly at a sub-buffer boundary.
+ */
+static inline void tracer__rb_event_init(const struct tracer_rb_writer *w,
+					 struct tracer_rb_ctx *ctx,
+					 uint64_t begin, uint64_t end,
+					 uint32_t id, uint64_t ts)
+{
+	struct tracer_rb_event *ev = (struct tracer_rb_event *)(void *)
+		(w->data + (begin & (w->bufsize - 1)));
+
+	ev->id = id;
+	ev->size = (uint32_t)(end - begin);
+	ev->timestamp = ts;
+	ctx->payload = ev + 1;
+	ctx->timestamp = ts;
+	ctx->flags = (end & w->smask) == 0 ? TRACER_RB_CTX_CLOSE : 0;
+}
+
+/*
  * Reserve a record of event `id` with payload_size bytes of payload.
  * On success ctx->payload points to the payload area and the record must
  * be committed with tracer__rb_commit(), by the same context, soon.
@@ -60,7 +80,6 @@ static inline int tracer__rb_reserve(struct tracer_rb_writer *w,
 				     uint32_t payload_size)
 {
 	struct tracer_rb_header *hdr = w->hdr;
-	struct tracer_rb_event *ev;
 	uint64_t old, new, ts;
 	uint32_t len;
 
@@ -80,15 +99,9 @@ static inline int tracer__rb_reserve(struct tracer_rb_writer *w,
 						      &old, new)));
 	/* Flight mode: the CAS store is visible before the record's stores. */
 	tracer__wmb_local();
-	ev = (struct tracer_rb_event *)(w->data + (old & (w->bufsize - 1)));
-	ev->id = id;
-	ev->size = len;
-	ev->timestamp = ts;
-	ctx->payload = ev + 1;
-	ctx->timestamp = ts;
+	tracer__rb_event_init(w, ctx, old, new, id, ts);
 	ctx->commit_pos = old;
 	ctx->commit_len = len;
-	ctx->flags = (new & w->smask) == 0 ? TRACER_RB_CTX_CLOSE : 0;
 	return 0;
 }
 

@@ -11,11 +11,16 @@
 #ifndef TRACER_TESTS_RB_CHECK_H
 #define TRACER_TESTS_RB_CHECK_H
 
+#include <errno.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "rb.h"
 
@@ -211,6 +216,35 @@ static inline void *chk_channel(const struct tracer_rb_config *cfg,
 	}
 	*size = geo.region_size;
 	return region;
+}
+
+#ifndef sigev_notify_thread_id
+#define sigev_notify_thread_id _sigev_un._tid
+#endif
+
+/*
+ * A periodic CLOCK_MONOTONIC timer that sends sig to the calling thread
+ * (not to the process, so it never lands on a reader thread).
+ * Returns 0 or -errno.
+ */
+static inline int chk_thread_timer(int sig, long period_ns, timer_t *t)
+{
+	struct sigevent sev;
+	struct itimerspec its = { { 0, period_ns }, { 0, period_ns } };
+
+	memset(&sev, 0, sizeof(sev));
+	sev.sigev_notify = SIGEV_THREAD_ID;
+	sev.sigev_signo = sig;
+	sev.sigev_notify_thread_id = (pid_t)syscall(SYS_gettid);
+	if (timer_create(CLOCK_MONOTONIC, &sev, t))
+		return -errno;
+	if (timer_settime(*t, 0, &its, NULL)) {
+		int err = -errno;
+
+		timer_delete(*t);
+		return err;
+	}
+	return 0;
 }
 
 #endif /* TRACER_TESTS_RB_CHECK_H */

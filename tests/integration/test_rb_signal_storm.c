@@ -28,10 +28,6 @@
 #include "rb_check.h"
 #include "tap.h"
 
-#ifndef sigev_notify_thread_id
-#define sigev_notify_thread_id _sigev_un._tid
-#endif
-
 #define MIN_MAIN	1000000ULL
 #define MIN_NESTED	300ULL
 #define MAX_MAIN	400000000ULL
@@ -65,17 +61,11 @@ static void on_signal(int sig)
 
 static timer_t start_timer(int sig, long period_ns)
 {
-	struct sigevent sev;
-	struct itimerspec its = { { 0, period_ns }, { 0, period_ns } };
 	timer_t t;
+	int ret = chk_thread_timer(sig, period_ns, &t);
 
-	memset(&sev, 0, sizeof(sev));
-	sev.sigev_notify = SIGEV_THREAD_ID;
-	sev.sigev_signo = sig;
-	sev.sigev_notify_thread_id = (pid_t)syscall(SYS_gettid);
-	if (timer_create(CLOCK_MONOTONIC, &sev, &t) ||
-	    timer_settime(t, 0, &its, NULL))
-		bail_out("timer: %s", strerror(errno));
+	if (ret)
+		bail_out("timer: %s", strerror(-ret));
 	return t;
 }
 

@@ -22,10 +22,6 @@
 #include "rb_check.h"
 #include "tap.h"
 
-#ifndef sigev_notify_thread_id
-#define sigev_notify_thread_id _sigev_un._tid
-#endif
-
 #define WRITERS		3
 #define RECORDS		20000000ULL
 #define MIN_NESTED	5000ULL
@@ -63,17 +59,11 @@ static void on_signal(int sig)
 
 static timer_t start_timer(void)
 {
-	struct sigevent sev;
-	struct itimerspec its = { { 0, 50000 }, { 0, 50000 } };
 	timer_t t;
+	int ret = chk_thread_timer(SIGRTMIN, 50000, &t);
 
-	memset(&sev, 0, sizeof(sev));
-	sev.sigev_notify = SIGEV_THREAD_ID;
-	sev.sigev_signo = SIGRTMIN;
-	sev.sigev_notify_thread_id = (pid_t)syscall(SYS_gettid);
-	if (timer_create(CLOCK_MONOTONIC, &sev, &t) ||
-	    timer_settime(t, 0, &its, NULL))
-		bail_out("timer: %s", strerror(errno));
+	if (ret)
+		bail_out("timer: %s", strerror(-ret));
 	return t;
 }
 
