@@ -81,7 +81,7 @@ static uint64_t first_base(const struct tracer_rb_geometry *geo,
 	uint64_t pos = start + (((slot - first_slot) & nmask)
 				<< geo->subbuf_order);
 
-	return (pos >> geo->count_order) & ~(geo->subbuf_size - 1);
+	return tracer__rb_lap_base(pos, geo->subbuf_order, geo->count_order);
 }
 
 int tracer__rb_init(void *region, uint64_t size,

@@ -156,6 +156,17 @@ struct tracer_rb_event {
 #define TRACER_RB_EVENT_SIZE	((uint32_t)sizeof(struct tracer_rb_event))
 #define TRACER_RB_ALIGN		8u
 
+/*
+ * base(p) above: the commit count that slot (p >> m) & (N - 1) holds when
+ * the lap whose sub-buffer starts at position p begins (lap * S, modulo
+ * 2^(64-k)). Compare commit counts with it under the mask 2^(64-k) - 1.
+ */
+static inline uint64_t tracer__rb_lap_base(uint64_t pos, uint32_t m,
+					   uint32_t k)
+{
+	return (pos >> k) & ~((1ULL << m) - 1);
+}
+
 _Static_assert(sizeof(struct tracer_rb_header) == 192, "header is 3 lines");
 _Static_assert(sizeof(struct tracer_rb_commit) == 64, "commit is 1 line");
 _Static_assert(sizeof(struct tracer_rb_packet) == 80, "packet header size");

@@ -146,8 +146,8 @@ int tracer__rb_get_subbuf(struct tracer_rb_reader *r,
 		if (wc - rc < S)
 			return -EAGAIN;
 		c = tracer__load_acquire(&r->commit[slot_of(r, rc)].count);
-		rel = (c - ((rc >> r->geo.count_order) & ~r->smask)) &
-		      r->cmask;
+		rel = (c - tracer__rb_lap_base(rc, r->geo.subbuf_order,
+					       r->geo.count_order)) & r->cmask;
 		if (rel == S) {
 			sb->data = r->data + (rc & (bufsize(r) - 1));
 			sb->size = S;

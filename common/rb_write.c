@@ -24,11 +24,6 @@
 
 #include "rb.h"
 
-static uint64_t base_of(const struct tracer_rb_writer *w, uint64_t pos)
-{
-	return (pos >> w->count_order) & ~w->smask;
-}
-
 static struct tracer_rb_packet *packet_at(const struct tracer_rb_writer *w,
 					  uint64_t pos)
 {
@@ -50,7 +45,8 @@ static bool slot_free(const struct tracer_rb_writer *w, uint64_t pos,
 
 	tracer__barrier();	/* count before records: see tracer__rb_commit */
 	*records = TRACER_READ_ONCE(c->records);
-	if (((count - base_of(w, pos)) & w->cmask) != 0)
+	if (((count - tracer__rb_lap_base(pos, w->subbuf_order,
+					  w->count_order)) & w->cmask) != 0)
 		return false;
 	if (w->mode == TRACER_RB_DISCARD) {
 		/* Pairs with the reader's release store after its copy. */
