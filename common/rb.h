@@ -57,6 +57,13 @@ struct tracer_rb_writer {
 	uint32_t stream_id;
 	uint32_t tid;
 	uint64_t stream_instance_id;
+	/*
+	 * Called (when set) after the writer closed a sub-buffer, in the
+	 * writer's context (possibly a signal handler): must be
+	 * async-signal-safe and must not record.
+	 */
+	void (*on_close)(struct tracer_rb_writer *w);
+	void *owner;			/* for on_close */
 };
 
 /* Reservation context, on the writer's stack between reserve and commit. */
@@ -86,6 +93,7 @@ struct tracer_rb_packet_info {
 	uint64_t records;		/* records in this packet */
 	uint64_t records_overwritten;	/* flight: records lost before it */
 	uint64_t events_discarded;	/* cumulative, as written by the writer */
+	uint64_t stream_instance_id;
 	uint32_t tid;
 };
 
@@ -113,6 +121,15 @@ struct tracer_rb_reader {
 	uint64_t packets_overwritten;	/* flight: packets skipped */
 	uint64_t records_overwritten;	/* flight: records in them */
 	uint64_t *slot_records;		/* per slot: records accounted for */
+	/*
+	 * Packets must carry stream_instance_id under this mask (default: all
+	 * bits; tracerd checks only the buffer part, the owner part changes).
+	 */
+	uint64_t instance_mask;
+	/* Open sub-buffer already read in part (tracer__rb_read_partial()). */
+	uint64_t partial_pos;		/* its position */
+	uint64_t partial_len;		/* bytes consumed, 0: none */
+	uint64_t partial_records;	/* records consumed */
 	char error[160];		/* last corruption report */
 };
 
@@ -208,6 +225,21 @@ int tracer__rb_packet_next(const void *copy, uint64_t content_bytes,
  */
 int tracer__rb_read(struct tracer_rb_reader *r, void *dst, uint64_t dst_size,
 		    struct tracer_rb_packet_info *info);
+
+/*
+ * Read the committed records of the open sub-buffer that no earlier call
+ * returned, as a packet in dst (at least S bytes, 8-byte aligned), without
+ * the writer's help: when the writer later closes that sub-buffer,
+ * tracer__rb_read() returns only the records after them. Used to stop a
+ * session and to salvage the buffers of a process that is gone.
+ * Returns 0, -ENODATA (nothing new), -EAGAIN (complete sub-buffers come
+ * first: call tracer__rb_read()), -EBUSY (a record is being written: retry
+ * later), -ESTALE (flight mode: overwritten while copying), -EBADMSG,
+ * -EIO, -ENOBUFS, -EINVAL as tracer__rb_read().
+ */
+int tracer__rb_read_partial(struct tracer_rb_reader *r, void *dst,
+			    uint64_t dst_size,
+			    struct tracer_rb_packet_info *info);
 
 /* Records discarded by the writer so far (as it reports them). */
 uint64_t tracer__rb_lost(const struct tracer_rb_reader *r);

@@ -193,5 +193,7 @@ int tracer__rb_writer_attach(struct tracer_rb_writer *w, void *region,
 	w->stream_id = copy.stream_id;
 	w->tid = tid;
 	w->stream_instance_id = copy.stream_instance_id;
+	w->on_close = NULL;
+	w->owner = NULL;
 	return 0;
 }

@@ -88,6 +88,7 @@ int tracer__rb_reader_attach(struct tracer_rb_reader *r, void *region,
 	r->mode = copy.mode;
 	r->stream_id = copy.stream_id;
 	r->stream_instance_id = copy.stream_instance_id;
+	r->instance_mask = ~0ULL;
 	return 0;
 }
 
@@ -195,7 +196,8 @@ static int check_packet_header(struct tracer_rb_reader *r,
 		return report(r, -EBADMSG, "packet %" PRIu64 ": bad magic "
 			      "0x%08x at offset 0", seq, p->magic);
 	if (p->stream_id != r->stream_id ||
-	    p->stream_instance_id != r->stream_instance_id)
+	    ((p->stream_instance_id ^ r->stream_instance_id) &
+	     r->instance_mask))
 		return report(r, -EBADMSG, "packet %" PRIu64 ": stream ids "
 			      "at offset 4 do not match the channel", seq);
 	if (p->packet_seq_num != seq)
@@ -268,6 +270,7 @@ int tracer__rb_packet_parse(struct tracer_rb_reader *r, const void *copy,
 	info->records = n;
 	info->events_discarded = p->events_discarded;
 	info->tid = p->tid;
+	info->stream_instance_id = p->stream_instance_id;
 	info->records_overwritten = p->slot_records - r->slot_records[slot];
 	r->records_overwritten += info->records_overwritten;
 	r->slot_records[slot] = p->slot_records + n;
@@ -293,6 +296,30 @@ int tracer__rb_packet_next(const void *copy, uint64_t content_bytes,
 	return 1;
 }
 
+/*
+ * The records of the packet copy p up to r->partial_len were returned by
+ * tracer__rb_read_partial() already: move the rest up behind the header
+ * and fix the header so the copy describes only them.
+ */
+static void strip_consumed(struct tracer_rb_reader *r,
+			   struct tracer_rb_packet *p, uint64_t content)
+{
+	char *base = (char *)p;
+	uint64_t keep = r->partial_len, left = content - keep;
+
+	memmove(base + TRACER_RB_PACKET_SIZE, base + keep, left);
+	p->content_size = (TRACER_RB_PACKET_SIZE + left) * 8;
+	p->slot_records += r->partial_records;
+	if (left >= TRACER_RB_EVENT_SIZE) {
+		const struct tracer_rb_event *ev =
+			(const void *)(base + TRACER_RB_PACKET_SIZE);
+
+		p->timestamp_begin = ev->timestamp;
+	} else {
+		p->timestamp_begin = p->timestamp_end;
+	}
+}
+
 int tracer__rb_read(struct tracer_rb_reader *r, void *dst, uint64_t dst_size,
 		    struct tracer_rb_packet_info *info)
 {
@@ -308,7 +335,113 @@ int tracer__rb_read(struct tracer_rb_reader *r, void *dst, uint64_t dst_size,
 	ret = tracer__rb_put_subbuf(r, &sb);
 	if (ret)
 		return ret;
+	if (r->partial_len && sb.pos == r->partial_pos) {
+		struct tracer_rb_packet *p = dst;
+
+		if (p->content_size % 64 || p->content_size / 8 > sb.size ||
+		    p->content_size / 8 < r->partial_len) {
+			r->partial_len = 0;
+			return report(r, -EBADMSG, "packet %" PRIu64 ": content "
+				      "size %" PRIu64 " bits shrank below what "
+				      "was read of it", sb.pos >>
+				      r->geo.subbuf_order, p->content_size);
+		}
+		strip_consumed(r, p, p->content_size / 8);
+		r->partial_len = 0;
+	}
 	return tracer__rb_packet_parse(r, dst, sb.pos, info);
+}
+
+/* Timestamp of the last record of a copy, walking sizes defensively. */
+static uint64_t last_timestamp(const char *base, uint64_t content,
+			       uint64_t dflt)
+{
+	uint64_t off = TRACER_RB_PACKET_SIZE, ts = dflt;
+
+	while (content - off >= TRACER_RB_EVENT_SIZE) {
+		const struct tracer_rb_event *ev = (const void *)(base + off);
+
+		if (ev->size < TRACER_RB_EVENT_SIZE || ev->size % 8 ||
+		    ev->size > content - off)
+			break;	/* parse reports it */
+		if (ev->timestamp > ts)
+			ts = ev->timestamp;
+		off += ev->size;
+	}
+	return ts;
+}
+
+/*
+ * The open sub-buffer at rc holds `used` bytes; are they all committed?
+ * Load write_count, then the commit count, then write_count again: every
+ * record counted in the commit count was reserved before the second load,
+ * so if write_count did not move and the count equals `used`, the records
+ * counted are exactly those of [rc, rc + used).
+ */
+static bool prefix_committed(const struct tracer_rb_reader *r, uint64_t rc,
+			     uint64_t wc)
+{
+	uint64_t c, rel;
+
+	c = tracer__load_acquire(&r->commit[slot_of(r, rc)].count);
+	rel = (c - tracer__rb_lap_base(rc, r->geo.subbuf_order,
+				       r->geo.count_order)) & r->cmask;
+	return rel == wc - rc &&
+	       tracer__load_acquire(&r->hdr->write_count) == wc;
+}
+
+/* Fill in the end fields the writer has not written yet, in the copy. */
+static void close_copy(struct tracer_rb_reader *r, struct tracer_rb_packet *p,
+		       uint64_t used)
+{
+	p->content_size = used * 8;
+	p->events_discarded = TRACER_READ_ONCE(r->hdr->lost);
+	p->timestamp_end = last_timestamp((const char *)p, used,
+					  p->timestamp_begin);
+}
+
+int tracer__rb_read_partial(struct tracer_rb_reader *r, void *dst,
+			    uint64_t dst_size,
+			    struct tracer_rb_packet_info *info)
+{
+	uint64_t rc = r->read_count, wc, used;
+	int ret;
+
+	if (dst_size < r->geo.subbuf_size)
+		return -ENOBUFS;
+	if ((uintptr_t)dst % TRACER_RB_ALIGN)
+		return -EINVAL;
+	wc = tracer__load_acquire(&r->hdr->write_count);
+	if (wc - rc >= r->geo.subbuf_size)
+		return -EAGAIN;
+	used = wc - rc;
+	if (used == 0 || (r->partial_len && r->partial_pos == rc &&
+			  used <= r->partial_len))
+		return -ENODATA;
+	if (used < TRACER_RB_PACKET_SIZE || used % TRACER_RB_ALIGN)
+		return report(r, -EIO, "write count %" PRIu64 " is inside a "
+			      "packet header", wc);
+	if (!prefix_committed(r, rc, wc))
+		return -EBUSY;
+	memcpy(dst, r->data + (rc & (bufsize(r) - 1)), used);
+	if (r->mode == TRACER_RB_FLIGHT) {
+		tracer__rmb();	/* the copy before the check, as put */
+		if (tracer__load_acquire(&r->hdr->write_count) - rc >
+		    bufsize(r))
+			return -ESTALE;
+	}
+	close_copy(r, dst, used);
+	if (r->partial_len && r->partial_pos == rc)
+		strip_consumed(r, dst, used);
+	else
+		r->partial_records = 0;
+	ret = tracer__rb_packet_parse(r, dst, rc, info);
+	if (ret)
+		return ret;
+	r->partial_pos = rc;
+	r->partial_len = used;
+	r->partial_records += info->records;
+	return 0;
 }
 
 uint64_t tracer__rb_lost(const struct tracer_rb_reader *r)

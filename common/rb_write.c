@@ -128,8 +128,11 @@ int tracer__rb_reserve_slow(struct tracer_rb_writer *w,
 		new = begin + len;
 	} while (!tracer__local_cas64(&hdr->write_count, &old, new));
 	tracer__wmb_local();	/* flight mode: CAS before the slot stores */
-	if (opening && (old & w->smask))
+	if (opening && (old & w->smask)) {
 		close_subbuf(w, old, ts);
+		if (w->on_close)
+			w->on_close(w);
+	}
 	if (opening)
 		open_subbuf(w, open, ts, records);
 	tracer__rb_event_init(w, ctx, begin, new, id, ts);
@@ -159,5 +162,7 @@ int tracer__rb_flush(struct tracer_rb_writer *w)
 	} while (!tracer__local_cas64(&hdr->write_count, &old,
 				      (old | w->smask) + 1));
 	close_subbuf(w, old, ts);
+	if (w->on_close)
+		w->on_close(w);
 	return 0;
 }

@@ -124,6 +124,8 @@ static inline void tracer__rb_commit(struct tracer_rb_writer *w,
 	/* Record bytes (and end fields) before the count, for the reader. */
 	tracer__wmb_local();
 	tracer__local_add64(&c->count, ctx->commit_len);
+	if (tracer_unlikely(ctx->flags & TRACER_RB_CTX_CLOSE) && w->on_close)
+		w->on_close(w);
 }
 
 #endif /* TRACER_RB_WRITE_H */

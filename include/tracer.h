@@ -1,11 +1,26 @@
 /*
  * tracer.h: public interface of libtracer, a Linux userspace tracer.
  *
- * Link with -ltracer (or `pkg-config --cflags --libs tracer`).
+ * Link with -ltracer (or `pkg-config --cflags --libs tracer`), or run an
+ * unmodified program with LD_PRELOAD=libtracer.so.
+ *
+ *   tracer_record("myapp:request", "id %d took %.3f ms", id, ms);
+ *   tracer_record_vital("myapp:config", "loaded %s", path);
+ *
+ * Each call site is described once, at compile time, by a static
+ * descriptor (name, format, argument types, file, line) that libtracer
+ * registers when the program or library that contains it is loaded; an
+ * event then carries only the call site's id, a timestamp and the argument
+ * values. The message is formatted when the trace is read, exactly as
+ * printf would have formatted it. See tracer_record(3).
+ *
+ * tracer_record() needs C11 (_Generic) or C++11.
  */
 
 #ifndef TRACER_H
 #define TRACER_H
+
+#include <stdint.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -38,7 +53,299 @@ extern "C" {
  */
 TRACER_API const char *tracer_version(void);
 
+/* At most this many arguments after the format. */
+#define TRACER_MAX_ARGS		8
+/* A string argument is copied up to this many bytes, its NUL included. */
+#define TRACER_STRING_MAX	512
+
+/* How an argument is stored (doc/session-files.md). */
+#define TRACER_ARG_SIGNED	'i'	/* signed integers: int64_t */
+#define TRACER_ARG_UNSIGNED	'u'	/* unsigned integers: uint64_t */
+#define TRACER_ARG_DOUBLE	'd'	/* float, double: double */
+#define TRACER_ARG_LDOUBLE	'D'	/* long double */
+#define TRACER_ARG_POINTER	'p'	/* other pointers: the address */
+#define TRACER_ARG_STRING	's'	/* char *: the bytes, bounded */
+
+/* One argument value, as passed from a call site to libtracer. */
+union tracer_arg {
+	int64_t i;
+	uint64_t u;
+	double d;
+	unsigned char ld[sizeof(long double)];	/* the long double's bytes */
+	const char *s;
+	const void *p;
+};
+
+#define TRACER_CALLSITE_ABI	1
+
+/*
+ * A call site's descriptor, one static object per tracer_record() in the
+ * section "tracer_callsites". Written by libtracer (id, enabled) only.
+ */
+struct tracer_callsite {
+	uint32_t id;		/* event id, set at registration; 0 before */
+	uint32_t enabled;	/* nonzero: record; maintained by libtracer */
+	uint16_t abi;		/* TRACER_CALLSITE_ABI */
+	uint8_t nargs;
+	uint8_t vital;		/* tracer_record_vital() */
+	uint32_t line;
+	const char *name;	/* "provider:event" */
+	const char *format;	/* printf format */
+	const char *file;
+	char types[TRACER_MAX_ARGS + 1];	/* TRACER_ARG_* letters */
+};
+
+/*
+ * Implementation interfaces used by the macros below; call the macros
+ * instead. tracer_record_emit() writes one event of call site cs with the
+ * argument values args (cs->nargs of them). tracer_register_callsites()
+ * and tracer_unregister_callsites() are called by the constructor and
+ * destructor that <tracer.h> adds to every module, with the bounds of the
+ * module's "tracer_callsites" section.
+ */
+TRACER_API void tracer_record_emit(const struct tracer_callsite *cs,
+				   const union tracer_arg *args);
+TRACER_API void tracer_register_callsites(struct tracer_callsite *begin,
+					  struct tracer_callsite *end);
+TRACER_API void tracer_unregister_callsites(struct tracer_callsite *begin,
+					    struct tracer_callsite *end);
+
 #ifdef __cplusplus
+}
+#endif
+
+/* ------------------------------------------------------------------------
+ * The macros. Nothing below is interface except tracer_record() and
+ * tracer_record_vital().
+ */
+
+/*
+ * tracer_record(NAME, FORMAT, ...) records an event: NAME a string literal
+ * "provider:event", FORMAT a printf format string literal, then up to 8
+ * arguments of integer, floating-point, pointer or C string type. The
+ * format is checked against the arguments at compile time like printf's.
+ * Costs one load and one branch when the call site is not recording.
+ */
+#define tracer_record(...)		TRACER__RECORD(0, __VA_ARGS__)
+/* Same, to the thread's vital channel: rare events that must survive. */
+#define tracer_record_vital(...)	TRACER__RECORD(1, __VA_ARGS__)
+
+#define TRACER__CAT_(a, b)	a##b
+#define TRACER__CAT(a, b)	TRACER__CAT_(a, b)
+#define TRACER__NTH(_1, _2, _3, _4, _5, _6, _7, _8, _9, N, ...) N
+/* Number of arguments after the format (the format is the first one). */
+#define TRACER__NARGS(...) \
+	TRACER__NTH(__VA_ARGS__, 8, 7, 6, 5, 4, 3, 2, 1, 0, _)
+
+#define TRACER__RECORD(vital, name, ...) \
+	TRACER__CAT(TRACER__REC_, TRACER__NARGS(__VA_ARGS__))(vital, name, \
+							      __VA_ARGS__)
+
+#if defined(__GNUC__)
+# define TRACER__SECTION \
+	__attribute__((section("tracer_callsites"), used, aligned(8)))
+# define TRACER__UNLIKELY(x)	__builtin_expect(!!(x), 0)
+# define TRACER__PRINTF(f, a)	__attribute__((format(printf, f, a)))
+#else
+# define TRACER__SECTION
+# define TRACER__UNLIKELY(x)	(x)
+# define TRACER__PRINTF(f, a)
+#endif
+
+/* Compile-time check of the format against the arguments; never called. */
+static inline void tracer__check_format(const char *format, ...)
+	TRACER__PRINTF(1, 2);
+static inline void tracer__check_format(const char *format, ...)
+{
+	(void)format;
+}
+
+#ifdef __cplusplus
+# define TRACER__CS_INIT(v_, nm_, fm_, n_, ...) \
+	{ 0, 0, TRACER_CALLSITE_ABI, n_, v_, __LINE__, nm_, fm_, \
+	  __FILE__, { __VA_ARGS__ } }
+#else
+# define TRACER__CS_INIT(v_, nm_, fm_, n_, ...) \
+	{ .id = 0, .enabled = 0, .abi = TRACER_CALLSITE_ABI, .nargs = n_, \
+	  .vital = v_, .line = __LINE__, .name = nm_, .format = fm_, \
+	  .file = __FILE__, .types = { __VA_ARGS__ } }
+#endif
+
+/* The statement behind every arity; ARGS: the union initialisers. */
+#define TRACER__BODY(v_, nm_, fm_, n_, types_, check_, ...) do { \
+	static struct tracer_callsite tracer__cs TRACER__SECTION = \
+		TRACER__CS_INIT(v_, "" nm_ "", "" fm_ "", n_, \
+				TRACER__UNPAREN types_); \
+	if (0) \
+		tracer__check_format check_; \
+	if (TRACER__UNLIKELY(tracer__cs.enabled)) { \
+		const union tracer_arg tracer__args[] = { __VA_ARGS__ }; \
+		tracer_record_emit(&tracer__cs, tracer__args); \
+	} \
+} while (0)
+#define TRACER__UNPAREN(...)	__VA_ARGS__
+
+#define TRACER__REC_0(v, n, f) \
+	TRACER__BODY(v, n, f, 0, (0), (f), { 0 })
+#define TRACER__REC_1(v, n, f, a) \
+	TRACER__BODY(v, n, f, 1, (TRACER__T(a)), (f, a), TRACER__A(a))
+#define TRACER__REC_2(v, n, f, a, b) \
+	TRACER__BODY(v, n, f, 2, (TRACER__T(a), TRACER__T(b)), (f, a, b), \
+		     TRACER__A(a), TRACER__A(b))
+#define TRACER__REC_3(v, n, f, a, b, c) \
+	TRACER__BODY(v, n, f, 3, (TRACER__T(a), TRACER__T(b), TRACER__T(c)), \
+		     (f, a, b, c), TRACER__A(a), TRACER__A(b), TRACER__A(c))
+#define TRACER__REC_4(v, n, f, a, b, c, d) \
+	TRACER__BODY(v, n, f, 4, (TRACER__T(a), TRACER__T(b), TRACER__T(c), \
+		     TRACER__T(d)), (f, a, b, c, d), TRACER__A(a), \
+		     TRACER__A(b), TRACER__A(c), TRACER__A(d))
+#define TRACER__REC_5(v, n, f, a, b, c, d, e) \
+	TRACER__BODY(v, n, f, 5, (TRACER__T(a), TRACER__T(b), TRACER__T(c), \
+		     TRACER__T(d), TRACER__T(e)), (f, a, b, c, d, e), \
+		     TRACER__A(a), TRACER__A(b), TRACER__A(c), TRACER__A(d), \
+		     TRACER__A(e))
+#define TRACER__REC_6(v, n, f, a, b, c, d, e, g) \
+	TRACER__BODY(v, n, f, 6, (TRACER__T(a), TRACER__T(b), TRACER__T(c), \
+		     TRACER__T(d), TRACER__T(e), TRACER__T(g)), \
+		     (f, a, b, c, d, e, g), TRACER__A(a), TRACER__A(b), \
+		     TRACER__A(c), TRACER__A(d), TRACER__A(e), TRACER__A(g))
+#define TRACER__REC_7(v, n, f, a, b, c, d, e, g, h) \
+	TRACER__BODY(v, n, f, 7, (TRACER__T(a), TRACER__T(b), TRACER__T(c), \
+		     TRACER__T(d), TRACER__T(e), TRACER__T(g), TRACER__T(h)), \
+		     (f, a, b, c, d, e, g, h), TRACER__A(a), TRACER__A(b), \
+		     TRACER__A(c), TRACER__A(d), TRACER__A(e), TRACER__A(g), \
+		     TRACER__A(h))
+#define TRACER__REC_8(v, n, f, a, b, c, d, e, g, h, i) \
+	TRACER__BODY(v, n, f, 8, (TRACER__T(a), TRACER__T(b), TRACER__T(c), \
+		     TRACER__T(d), TRACER__T(e), TRACER__T(g), TRACER__T(h), \
+		     TRACER__T(i)), (f, a, b, c, d, e, g, h, i), \
+		     TRACER__A(a), TRACER__A(b), TRACER__A(c), TRACER__A(d), \
+		     TRACER__A(e), TRACER__A(g), TRACER__A(h), TRACER__A(i))
+
+/* Argument conversion: type letter (constant) and value. */
+#ifndef __cplusplus
+
+static inline union tracer_arg tracer__a_i(int64_t v)
+{ union tracer_arg a; a.i = v; return a; }
+static inline union tracer_arg tracer__a_u(uint64_t v)
+{ union tracer_arg a; a.u = v; return a; }
+static inline union tracer_arg tracer__a_d(double v)
+{ union tracer_arg a; a.d = v; return a; }
+static inline union tracer_arg tracer__a_ld(long double v)
+{ union tracer_arg a; __builtin_memcpy(a.ld, &v, sizeof(v)); return a; }
+static inline union tracer_arg tracer__a_s(const char *v)
+{ union tracer_arg a; a.s = v; return a; }
+static inline union tracer_arg tracer__a_p(const volatile void *v)
+{ union tracer_arg a; a.p = (const void *)v; return a; }
+
+#define TRACER__CHAR_T	((char)-1 < 0 ? TRACER_ARG_SIGNED : TRACER_ARG_UNSIGNED)
+
+#define TRACER__T(x) __extension__ _Generic((x), \
+	_Bool: TRACER_ARG_UNSIGNED, char: TRACER__CHAR_T, \
+	signed char: TRACER_ARG_SIGNED, unsigned char: TRACER_ARG_UNSIGNED, \
+	short: TRACER_ARG_SIGNED, unsigned short: TRACER_ARG_UNSIGNED, \
+	int: TRACER_ARG_SIGNED, unsigned int: TRACER_ARG_UNSIGNED, \
+	long: TRACER_ARG_SIGNED, unsigned long: TRACER_ARG_UNSIGNED, \
+	long long: TRACER_ARG_SIGNED, \
+	unsigned long long: TRACER_ARG_UNSIGNED, \
+	float: TRACER_ARG_DOUBLE, double: TRACER_ARG_DOUBLE, \
+	long double: TRACER_ARG_LDOUBLE, \
+	char *: TRACER_ARG_STRING, const char *: TRACER_ARG_STRING, \
+	default: TRACER_ARG_POINTER)
+
+#define TRACER__A(x) __extension__ _Generic((x), \
+	_Bool: tracer__a_u, \
+	char: tracer__a_i, \
+	signed char: tracer__a_i, unsigned char: tracer__a_u, \
+	short: tracer__a_i, unsigned short: tracer__a_u, \
+	int: tracer__a_i, unsigned int: tracer__a_u, \
+	long: tracer__a_i, unsigned long: tracer__a_u, \
+	long long: tracer__a_i, unsigned long long: tracer__a_u, \
+	float: tracer__a_d, double: tracer__a_d, long double: tracer__a_ld, \
+	char *: tracer__a_s, const char *: tracer__a_s, \
+	default: tracer__a_p)(x)
+
+#else /* C++11 */
+
+#include <type_traits>
+
+template <typename T>
+struct tracer__type {
+	typedef typename std::decay<T>::type D;
+	static const char value =
+		std::is_same<D, char *>::value ||
+		std::is_same<D, const char *>::value ? TRACER_ARG_STRING :
+		std::is_same<D, long double>::value ? TRACER_ARG_LDOUBLE :
+		std::is_floating_point<D>::value ? TRACER_ARG_DOUBLE :
+		std::is_integral<D>::value ?
+			(std::is_signed<D>::value ? TRACER_ARG_SIGNED
+						  : TRACER_ARG_UNSIGNED) :
+		TRACER_ARG_POINTER;
+};
+
+/* Enums and bit-fields go through unary + (integer promotion). */
+#define TRACER__T(x)	tracer__type<decltype(+(x))>::value
+#define TRACER__A(x)	tracer__arg(+(x))
+
+template <typename T>
+inline typename std::enable_if<std::is_integral<T>::value &&
+			       std::is_signed<T>::value, union tracer_arg>::type
+tracer__arg(T v) { union tracer_arg a; a.i = v; return a; }
+template <typename T>
+inline typename std::enable_if<std::is_integral<T>::value &&
+			       !std::is_signed<T>::value,
+			       union tracer_arg>::type
+tracer__arg(T v) { union tracer_arg a; a.u = v; return a; }
+inline union tracer_arg tracer__arg(double v)
+{ union tracer_arg a; a.d = v; return a; }
+inline union tracer_arg tracer__arg(float v)
+{ union tracer_arg a; a.d = v; return a; }
+inline union tracer_arg tracer__arg(long double v)
+{ union tracer_arg a; __builtin_memcpy(a.ld, &v, sizeof(v)); return a; }
+inline union tracer_arg tracer__arg(const char *v)
+{ union tracer_arg a; a.s = v; return a; }
+inline union tracer_arg tracer__arg(char *v)
+{ union tracer_arg a; a.s = v; return a; }
+template <typename T>
+inline union tracer_arg tracer__arg(T *v)
+{ union tracer_arg a; a.p = (const void *)v; return a; }
+
+#endif /* __cplusplus */
+
+/*
+ * Every module (program or shared library) that includes <tracer.h>
+ * registers its call sites when it is loaded and unregisters them when it
+ * is unloaded. The linker defines the section bounds in each module that
+ * has call sites; elsewhere they are null and nothing happens.
+ */
+#if defined(__GNUC__) && !defined(TRACER_NO_AUTO_REGISTER)
+#ifdef __cplusplus
+extern "C" {
+#endif
+extern struct tracer_callsite __start_tracer_callsites[]
+	__attribute__((weak, visibility("hidden")));
+extern struct tracer_callsite __stop_tracer_callsites[]
+	__attribute__((weak, visibility("hidden")));
+#ifdef __cplusplus
+}
+#endif
+
+static void tracer__register_module(void)
+	__attribute__((constructor(101), used));
+static void tracer__register_module(void)
+{
+	if (&__start_tracer_callsites[0] != &__stop_tracer_callsites[0])
+		tracer_register_callsites(__start_tracer_callsites,
+					  __stop_tracer_callsites);
+}
+
+static void tracer__unregister_module(void)
+	__attribute__((destructor(101), used));
+static void tracer__unregister_module(void)
+{
+	if (&__start_tracer_callsites[0] != &__stop_tracer_callsites[0])
+		tracer_unregister_callsites(__start_tracer_callsites,
+					    __stop_tracer_callsites);
 }
 #endif
 

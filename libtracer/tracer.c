@@ -1,12 +1,290 @@
 /*
- * tracer.c: libtracer entry points.
+ * tracer.c - the event write path of libtracer, and per-thread state.
+ *
+ * Write path (tracer_record_emit)
+ * ----------
+ *   1. one plain load of the control page's `session`, compared with the
+ *      session this thread is ready for (thread-local, initial-exec TLS);
+ *   2. reserve in the thread's own channel (rb_write.h: a CPU-local CAS),
+ *      store the values, commit (CPU-local adds).
+ * No lock, no system call, no allocation, no shared cache line: the
+ * control page is only read, the channel is the thread's own.
+ *
+ * A thread whose session does not match takes the slow path
+ * (thread_prepare): take a buffer from the pool on the first event, record
+ * the process and thread start events for the new session. The slow path
+ * may run in a signal handler (the thread's first event can be one); a
+ * handler that interrupts it finds `busy` set and drops its event.
+ *
+ * Thread exit (pthread key destructor) and process exit (library
+ * destructor) record the thread's exit, switch its channels so tracerd
+ * can take the last sub-buffers, and hand the buffer back to the pool.
  */
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
-#include "config.h"
+#include "internal.h"
 
-#include "tracer.h"
+const struct tracer_control tracer__idle_control = {
+	.magic = TRACER_CONTROL_MAGIC,
+	.version = TRACER_POOL_VERSION,
+	.size = sizeof(struct tracer_control),
+	.session = 0,
+};
+
+const struct tracer_control *tracer__control = &tracer__idle_control;
+
+static __thread struct tracer__thread tls
+	__attribute__((tls_model("initial-exec"))) = {
+	.session = UINT64_MAX,
+};
+
+static pthread_key_t exit_key;
+static uint64_t process_start_session;
 
 const char *tracer_version(void)
 {
 	return PACKAGE_VERSION;
+}
+
+/* Bytes of payload for cs's arguments (strings bounded). */
+static uint32_t payload_size(const struct tracer_callsite *cs,
+			     const union tracer_arg *args)
+{
+	uint32_t size = 0, i;
+
+	for (i = 0; i < cs->nargs; i++) {
+		switch (cs->types[i]) {
+		case TRACER_ARG_STRING:
+			size += args[i].s ? (uint32_t)strnlen(args[i].s,
+				TRACER_STRING_MAX - 1) + 1 : sizeof("(null)");
+			break;
+		case TRACER_ARG_LDOUBLE:
+			size += 16;
+			break;
+		default:
+			size += 8;
+		}
+	}
+	return size;
+}
+
+/* Store the values packed (doc/session-files.md); returns the end. */
+static char *store_args(char *p, const struct tracer_callsite *cs,
+			const union tracer_arg *args)
+{
+	uint32_t i;
+
+	for (i = 0; i < cs->nargs; i++) {
+		if (cs->types[i] == TRACER_ARG_STRING) {
+			const char *s = args[i].s ? args[i].s : "(null)";
+			size_t n = strnlen(s, TRACER_STRING_MAX - 1);
+
+			memcpy(p, s, n);
+			p[n] = '\0';
+			p += n + 1;
+		} else if (cs->types[i] == TRACER_ARG_LDOUBLE) {
+			memset(p, 0, 16);
+			memcpy(p, args[i].ld, sizeof(args[i].ld));
+			p += 16;
+		} else {
+			memcpy(p, &args[i].u, 8);
+			p += 8;
+		}
+	}
+	return p;
+}
+
+static void write_event(struct tracer_rb_writer *w,
+			const struct tracer_callsite *cs,
+			const union tracer_arg *args)
+{
+	struct tracer_rb_ctx ctx;
+	uint32_t size = payload_size(cs, args);
+	char *end;
+
+	if (tracer__rb_reserve(w, &ctx, cs->id, size))
+		return;		/* counted as lost by the channel */
+	end = store_args(ctx.payload, cs, args);
+	/* Zero the alignment padding: the file must not leak memory. */
+	memset(end, 0, (size_t)(-(uintptr_t)end & (TRACER_RB_ALIGN - 1)));
+	tracer__rb_commit(w, &ctx);
+}
+
+/* Library events, recorded from the slow path itself. */
+static void record_internal(struct tracer__thread *t, int kind,
+			    uint64_t lost);
+
+static bool take_buffer(struct tracer__thread *t)
+{
+	char name[16] = "";
+	int c;
+
+	if (t->pool_epoch == (tracer__pool_epoch() | 1))
+		return false;	/* still nothing free since last time */
+	t->tid = (uint32_t)syscall(SYS_gettid);
+	prctl(PR_GET_NAME, name, 0, 0, 0);
+	if (tracer__pool_acquire(&t->buf, t->tid, name)) {
+		t->pool_epoch = tracer__pool_epoch() | 1;
+		return false;
+	}
+	for (c = 0; c < TRACER_POOL_CHANNELS; c++) {
+		if (tracer__pool_attach(&t->buf, c, &t->ch[c], t->tid)) {
+			tracer__pool_release(&t->buf);
+			t->state = TRACER__THREAD_EXITED;
+			return false;
+		}
+	}
+	pthread_setspecific(exit_key, t);
+	t->state = TRACER__THREAD_READY;
+	return true;
+}
+
+/* The session is s, not the one t is ready for. Returns true to record. */
+static bool thread_prepare(struct tracer__thread *t, uint64_t s)
+{
+	int saved = errno;
+	bool ok = false;
+
+	if (s == 0 || t->busy || t->state == TRACER__THREAD_EXITED)
+		goto out;
+	t->busy = 1;
+	if (t->state == TRACER__THREAD_NEW && !take_buffer(t)) {
+		t->lost_no_buffer++;
+		tracer__pool_add_lost(1);
+		t->busy = 0;
+		goto out;
+	}
+	t->session = s;
+	if (__atomic_exchange_n(&process_start_session, s,
+				__ATOMIC_RELAXED) != s)
+		record_internal(t, 0, 0);
+	record_internal(t, 1, t->lost_no_buffer);
+	t->busy = 0;
+	ok = true;
+out:
+	errno = saved;
+	return ok;
+}
+
+void tracer_record_emit(const struct tracer_callsite *cs,
+			const union tracer_arg *args)
+{
+	struct tracer__thread *t = &tls;
+	uint64_t s = TRACER_READ_ONCE(tracer__control->session);
+
+	if (tracer_unlikely(s != t->session) && !thread_prepare(t, s))
+		return;
+	if (tracer_unlikely(cs->id == 0 || cs->nargs > TRACER_MAX_ARGS))
+		return;
+	write_event(&t->ch[cs->vital ? TRACER_CHANNEL_VITAL
+				      : TRACER_CHANNEL_DEFAULT], cs, args);
+}
+
+static void record_internal(struct tracer__thread *t, int kind, uint64_t lost)
+{
+	struct tracer_rb_writer *w = &t->ch[TRACER_CHANNEL_VITAL];
+	char name[16] = "";
+	union tracer_arg a[3];
+
+	prctl(PR_GET_NAME, name, 0, 0, 0);
+	a[0].i = kind == 0 ? (int64_t)getpid() : (int64_t)t->tid;
+	a[1].s = name;
+	a[2].u = lost;
+	if (kind == 0) {
+		static struct tracer_callsite cs TRACER__SECTION = TRACER__CS_INIT(
+			1, "tracer:process_start", "pid %d name %s", 2,
+			TRACER_ARG_SIGNED, TRACER_ARG_STRING);
+		a[0].i = getpid();
+		if (cs.id)
+			write_event(w, &cs, a);
+	} else if (kind == 1) {
+		static struct tracer_callsite cs TRACER__SECTION = TRACER__CS_INIT(
+			1, "tracer:thread_start", "tid %d name %s", 2,
+			TRACER_ARG_SIGNED, TRACER_ARG_STRING);
+		if (cs.id)
+			write_event(w, &cs, a);
+		if (lost) {
+			static struct tracer_callsite cl TRACER__SECTION =
+				TRACER__CS_INIT(1, "tracer:lost",
+					"%llu events dropped before this "
+					"thread had a buffer", 1,
+					TRACER_ARG_UNSIGNED);
+			a[0].u = lost;
+			if (cl.id)
+				write_event(w, &cl, a);
+		}
+	} else {
+		static struct tracer_callsite cs TRACER__SECTION = TRACER__CS_INIT(
+			1, "tracer:thread_exit",
+			"tid %d name %s lost %llu", 3, TRACER_ARG_SIGNED,
+			TRACER_ARG_STRING, TRACER_ARG_UNSIGNED);
+		a[2].u = lost;
+		if (cs.id)
+			write_event(w, &cs, a);
+	}
+}
+
+void tracer__thread_exit(void)
+{
+	struct tracer__thread *t = &tls;
+	int saved = errno, c;
+
+	if (t->state != TRACER__THREAD_READY || t->busy)
+		return;
+	t->busy = 1;
+	if (t->session != 0 &&
+	    TRACER_READ_ONCE(tracer__control->session) == t->session)
+		record_internal(t, 2, TRACER_READ_ONCE(
+			t->ch[TRACER_CHANNEL_DEFAULT].hdr->lost));
+	for (c = 0; c < TRACER_POOL_CHANNELS; c++)
+		tracer__rb_flush(&t->ch[c]);
+	t->state = TRACER__THREAD_EXITED;
+	t->session = UINT64_MAX;
+	tracer__pool_release(&t->buf);
+	errno = saved;
+}
+
+static void exit_key_destructor(void *arg)
+{
+	(void)arg;
+	tracer__thread_exit();
+}
+
+/* In a child of fork(): never write into the parent's buffers. */
+static void atfork_child(void)
+{
+	tracer__control = &tracer__idle_control;
+	tls.state = TRACER__THREAD_EXITED;
+	tls.session = UINT64_MAX;
+}
+
+static int register_timeout_ms(void)
+{
+	const char *env = getenv("TRACER_REGISTER_TIMEOUT_MS");
+	char *end;
+	long v;
+
+	if (!env || !*env)
+		return 100;
+	v = strtol(env, &end, 10);
+	return *end || v < 0 || v > 60000 ? 100 : (int)v;
+}
+
+static void __attribute__((constructor(102))) tracer_init(void)
+{
+	if (pthread_key_create(&exit_key, exit_key_destructor))
+		return;
+	pthread_atfork(NULL, NULL, atfork_child);
+	tracer__client_start(register_timeout_ms());
+}
+
+static void __attribute__((destructor(102))) tracer_fini(void)
+{
+	tracer__thread_exit();
 }

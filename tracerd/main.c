@@ -1,28 +1,391 @@
 /*
- * tracerd: the tracing daemon. Under construction: it only answers
- * --help and --version for now.
+ * main.c - tracerd: options, the socket and output locations, running in
+ * the foreground or as a daemon, clean shutdown on SIGTERM/SIGINT.
  */
-
-#include "config.h"
-
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <syslog.h>
+#include <unistd.h>
 
-static const char usage[] =
-	"usage: tracerd [--socket PATH] [--output DIR] [--daemonize]\n";
+#include "paths.h"
+#include "tracerd.h"
+
+static bool use_syslog;
+static FILE *log_file;
+
+void tracerd_log(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	if (log_file) {
+		fputs("tracerd: ", log_file);
+		vfprintf(log_file, fmt, ap);
+		fputc('\n', log_file);
+		fflush(log_file);
+	} else if (use_syslog) {
+		vsyslog(LOG_INFO, fmt, ap);
+	} else {
+		fputs("tracerd: ", stderr);
+		vfprintf(stderr, fmt, ap);
+		fputc('\n', stderr);
+	}
+	va_end(ap);
+}
+
+static void usage(FILE *f)
+{
+	fputs("usage: tracerd [--socket PATH] [--output DIR] [--daemonize]\n"
+	      "               [--buffers N] [--max-memory SIZE]\n"
+	      "               [--subbuf-size SIZE] [--subbuf-count N]\n"
+	      "               [--scan-ms MS] [--log FILE]\n", f);
+}
+
+/* "64K", "4M", "1G" or plain bytes. Returns 0 or -EINVAL. */
+static int parse_size(const char *s, uint64_t *out)
+{
+	char *end;
+	unsigned long long v;
+	int shift = 0;
+
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno || end == s || s[0] == '-')
+		return -EINVAL;
+	switch (*end) {
+	case 'k': case 'K': shift = 10; end++; break;
+	case 'm': case 'M': shift = 20; end++; break;
+	case 'g': case 'G': shift = 30; end++; break;
+	default: break;
+	}
+	if (*end == 'i' || *end == 'B')
+		end += *end == 'i' && end[1] == 'B' ? 2 : 1;
+	if (*end || v > (UINT64_MAX >> shift))
+		return -EINVAL;
+	*out = (uint64_t)v << shift;
+	return 0;
+}
+
+static int bad_option(const char *opt, const char *val, const char *why)
+{
+	fprintf(stderr, "tracerd: invalid %s '%s': %s\n", opt, val, why);
+	usage(stderr);
+	return 2;
+}
+
+static int parse_number(const char *opt, const char *val, uint64_t min,
+			uint64_t max, uint64_t *out, bool size)
+{
+	char why[64];
+
+	if ((size ? parse_size(val, out) : parse_size(val, out)) ||
+	    *out < min || *out > max) {
+		snprintf(why, sizeof(why), "expected a %s from %llu to %llu",
+			 size ? "size" : "number", (unsigned long long)min,
+			 (unsigned long long)max);
+		return bad_option(opt, val, why);
+	}
+	return 0;
+}
+
+struct options {
+	char socket[TRACER_PATH_MAX];
+	char output[PATH_MAX];
+	bool daemonize;
+};
+
+static int parse_args(int argc, char **argv, struct tracerd_config *cfg,
+		      struct options *o)
+{
+	static const struct option longopts[] = {
+		{ "socket", required_argument, NULL, 's' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "daemonize", no_argument, NULL, 'd' },
+		{ "buffers", required_argument, NULL, 'b' },
+		{ "max-memory", required_argument, NULL, 'm' },
+		{ "subbuf-size", required_argument, NULL, 'S' },
+		{ "subbuf-count", required_argument, NULL, 'N' },
+		{ "scan-ms", required_argument, NULL, 't' },
+		{ "log", required_argument, NULL, 'l' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 },
+	};
+	uint64_t v;
+	int ch, ret = 0;
+
+	opterr = 0;
+	while (!ret && (ch = getopt_long(argc, argv, ":", longopts,
+					 NULL)) != -1) {
+		switch (ch) {
+		case 's':
+			if (strlen(optarg) >= sizeof(o->socket))
+				return bad_option("--socket", optarg,
+						  "longer than 107 bytes");
+			strcpy(o->socket, optarg);
+			break;
+		case 'o':
+			snprintf(o->output, sizeof(o->output), "%s", optarg);
+			break;
+		case 'd':
+			o->daemonize = true;
+			break;
+		case 'b':
+			ret = parse_number("--buffers", optarg, 1, 65536, &v,
+					   false);
+			cfg->buffers = (uint32_t)v;
+			break;
+		case 'm':
+			ret = parse_number("--max-memory", optarg, 1 << 20,
+					   UINT64_MAX, &cfg->max_memory, true);
+			break;
+		case 'S':
+			ret = parse_number("--subbuf-size", optarg, 4096,
+					   1 << 30, &cfg->subbuf_size[0],
+					   true);
+			break;
+		case 'N':
+			ret = parse_number("--subbuf-count", optarg, 2, 65536,
+					   &cfg->subbuf_count[0], false);
+			break;
+		case 't':
+			ret = parse_number("--scan-ms", optarg, 1, 60000, &v,
+					   false);
+			cfg->scan_ms = (uint32_t)v;
+			break;
+		case 'l':
+			log_file = fopen(optarg, "ae");
+			if (!log_file) {
+				fprintf(stderr, "tracerd: cannot open log "
+					"'%s': %s\n", optarg, strerror(errno));
+				return 1;
+			}
+			setvbuf(log_file, NULL, _IOLBF, 0);
+			break;
+		case 'h':
+			usage(stdout);
+			exit(0);
+		case 'V':
+			printf("tracerd %s\n", PACKAGE_VERSION);
+			exit(0);
+		case ':':
+			fprintf(stderr, "tracerd: option '%s' needs a value\n",
+				argv[optind - 1]);
+			usage(stderr);
+			return 2;
+		default:
+			fprintf(stderr, "tracerd: unknown option '%s'\n",
+				argv[optind - 1]);
+			usage(stderr);
+			return 2;
+		}
+	}
+	if (!ret && optind < argc) {
+		fprintf(stderr, "tracerd: unexpected argument '%s'\n",
+			argv[optind]);
+		usage(stderr);
+		return 2;
+	}
+	return ret;
+}
+
+static void set_defaults(struct tracerd_config *cfg)
+{
+	cfg->buffers = 10;
+	cfg->max_memory = 1ULL << 30;
+	/*
+	 * 4 MiB per thread for the default channel, 1 MiB for the vital
+	 * one (address space: pages are used as they are written). Many
+	 * small sub-buffers: each thread that exits closes one per channel,
+	 * so the count bounds how many exited threads a buffer holds before
+	 * tracerd has written them out (128 per buffer).
+	 */
+	cfg->subbuf_size[TRACER_CHANNEL_DEFAULT] = 16 << 10;
+	cfg->subbuf_count[TRACER_CHANNEL_DEFAULT] = 256;
+	cfg->subbuf_size[TRACER_CHANNEL_VITAL] = 8 << 10;
+	cfg->subbuf_count[TRACER_CHANNEL_VITAL] = 128;
+	cfg->scan_ms = 100;
+}
+
+/* Socket and output paths: options, then environment, then defaults. */
+static int resolve_paths(struct options *o)
+{
+	char cwd[PATH_MAX], out[PATH_MAX];
+
+	if (!o->socket[0] && tracer__socket_path(o->socket,
+						 sizeof(o->socket))) {
+		fprintf(stderr, "tracerd: socket path from $%s is too long\n",
+			TRACER_SOCKET_ENV);
+		return 1;
+	}
+	if (!o->output[0] && tracer__default_output(o->output,
+						    sizeof(o->output))) {
+		fprintf(stderr, "tracerd: no default output directory "
+			"($HOME is not set): use --output\n");
+		return 1;
+	}
+	if (o->output[0] != '/') {	/* the daemon changes to / */
+		if (!getcwd(cwd, sizeof(cwd)) ||
+		    snprintf(out, sizeof(out), "%s/%s", cwd, o->output) >=
+		    (int)sizeof(out)) {
+			fprintf(stderr, "tracerd: output path too long\n");
+			return 1;
+		}
+		strcpy(o->output, out);
+	}
+	return 0;
+}
+
+/*
+ * --daemonize: the parent waits until the child listens (or failed), so
+ * that `tracerd --daemonize && tracectl start` works. Returns in the child
+ * with the write end of the readiness pipe.
+ */
+static int daemonize(void)
+{
+	int pipefd[2];
+	pid_t pid;
+	char c;
+
+	if (pipe2(pipefd, O_CLOEXEC) < 0 || (pid = fork()) < 0) {
+		fprintf(stderr, "tracerd: cannot daemonize: %s\n",
+			strerror(errno));
+		exit(1);
+	}
+	if (pid > 0) {
+		close(pipefd[1]);
+		exit(read(pipefd[0], &c, 1) == 1 && c == 'y' ? 0 : 1);
+	}
+	close(pipefd[0]);
+	setsid();
+	return pipefd[1];
+}
+
+static void detach(int ready_fd)
+{
+	int null = open("/dev/null", O_RDWR | O_CLOEXEC);
+
+	use_syslog = !log_file;
+	if (use_syslog)
+		openlog("tracerd", LOG_PID, LOG_DAEMON);
+	if (null >= 0) {
+		dup2(null, 0);
+		dup2(null, 1);
+		dup2(null, 2);
+		close(null);
+	}
+	if (chdir("/") < 0)
+		(void)0;
+	if (write(ready_fd, "y", 1) < 0)
+		(void)0;
+	close(ready_fd);
+}
+
+static void on_scan(uv_timer_t *t)
+{
+	struct tracerd *d = t->data;
+	struct tracerd_process *p, *tmp;
+
+	cds_list_for_each_entry_safe(p, tmp, &d->processes, node)
+		tracerd_process_scan(p);
+}
+
+static void on_signal(uv_signal_t *h, int signum)
+{
+	struct tracerd *d = h->data;
+
+	tracerd_log("%s: writing what was recorded, then exiting",
+		    strsignal(signum));
+	tracerd_quit(d);
+}
+
+static void raise_fd_limit(void)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
+}
+
+static void setup_loop(struct tracerd *d)
+{
+	int i, sigs[2] = { SIGTERM, SIGINT };
+
+	uv_timer_init(d->loop, &d->scan_timer);
+	d->scan_timer.data = d;
+	uv_timer_start(&d->scan_timer, on_scan, d->cfg.scan_ms,
+		       d->cfg.scan_ms);
+	uv_timer_init(d->loop, &d->stop_timer);
+	d->stop_timer.data = d;
+	for (i = 0; i < 2; i++) {
+		uv_signal_init(d->loop, &d->sig[i]);
+		d->sig[i].data = d;
+		uv_signal_start(&d->sig[i], on_signal, sigs[i]);
+	}
+}
+
+static void close_walk(uv_handle_t *h, void *arg)
+{
+	(void)arg;
+	if (!uv_is_closing(h))
+		uv_close(h, NULL);
+}
+
+static void shutdown_loop(struct tracerd *d)
+{
+	struct tracerd_process *p, *tmp;
+
+	tracerd_server_close(d);
+	cds_list_for_each_entry_safe(p, tmp, &d->processes, node) {
+		cds_list_del(&p->node);
+		tracerd_process_free(p);
+	}
+	uv_walk(d->loop, close_walk, NULL);
+	uv_run(d->loop, UV_RUN_DEFAULT);
+	uv_loop_close(d->loop);
+}
 
 int main(int argc, char **argv)
 {
-	if (argc >= 2 && (strcmp(argv[1], "--help") == 0 ||
-			  strcmp(argv[1], "-h") == 0)) {
-		fputs(usage, stdout);
-		return 0;
-	}
-	if (argc >= 2 && strcmp(argv[1], "--version") == 0) {
-		printf("tracerd %s\n", PACKAGE_VERSION);
-		return 0;
-	}
-	fputs(usage, stderr);
-	fputs("tracerd: (not implemented yet)\n", stderr);
-	return 2;
+	static struct tracerd d;
+	struct options o = { .daemonize = false };
+	int ret, ready_fd = -1;
+
+	set_defaults(&d.cfg);
+	ret = parse_args(argc, argv, &d.cfg, &o);
+	if (!ret)
+		ret = resolve_paths(&o);
+	if (ret)
+		return ret;
+	d.cfg.socket_path = o.socket;
+	d.cfg.output_dir = o.output;
+	signal(SIGPIPE, SIG_IGN);
+	raise_fd_limit();
+	if (o.daemonize)
+		ready_fd = daemonize();
+	d.loop = uv_default_loop();
+	d.listen_fd = -1;
+	CDS_INIT_LIST_HEAD(&d.clients);
+	CDS_INIT_LIST_HEAD(&d.processes);
+	CDS_INIT_LIST_HEAD(&d.stop_waiters);
+	if (tracerd_listen(&d))
+		return 1;
+	setup_loop(&d);
+	tracerd_log("listening on '%s', writing to '%s'", o.socket, o.output);
+	if (ready_fd >= 0)
+		detach(ready_fd);
+	uv_run(d.loop, UV_RUN_DEFAULT);
+	shutdown_loop(&d);
+	tracerd_log("exited cleanly");
+	return 0;
 }

@@ -1,0 +1,130 @@
+/*
+ * callsites.c - the registry of the process's call sites.
+ *
+ * Every module's constructor hands over its "tracer_callsites" section
+ * (tracer_register_callsites()); each call site gets the next id (ids are
+ * never reused, even after a module is unloaded, because tracerd keeps the
+ * descriptions of ids it was told about). The listener thread sends the
+ * descriptions to tracerd (tracer__callsites_pending()).
+ *
+ * Called from constructors, destructors and the listener thread only,
+ * never from the write path: a mutex is fine here.
+ */
+#include <pthread.h>
+#include <stdlib.h>
+
+#include "internal.h"
+
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static struct tracer_callsite **sites;	/* NULL: unloaded */
+static size_t count, cap, sent;
+static uint32_t next_id = 1;
+static uint32_t enabled;
+
+static int grow(void)
+{
+	size_t ncap = cap ? cap * 2 : 256;
+	struct tracer_callsite **n = realloc(sites, ncap * sizeof(*n));
+
+	if (!n)
+		return -1;
+	sites = n;
+	cap = ncap;
+	return 0;
+}
+
+/* Each translation unit of a module registers the same section: once. */
+static struct tracer_callsite *modules[256];
+static size_t nmodules;
+
+static bool module_known(const struct tracer_callsite *begin)
+{
+	size_t i;
+
+	for (i = 0; i < nmodules; i++)
+		if (modules[i] == begin)
+			return true;
+	if (nmodules < TRACER_ARRAY_SIZE(modules))
+		modules[nmodules++] = (struct tracer_callsite *)begin;
+	return false;
+}
+
+static void module_forget(const struct tracer_callsite *begin)
+{
+	size_t i;
+
+	for (i = 0; i < nmodules; i++)
+		if (modules[i] == begin)
+			modules[i] = modules[--nmodules];
+}
+
+void tracer_register_callsites(struct tracer_callsite *begin,
+			       struct tracer_callsite *end)
+{
+	struct tracer_callsite *cs;
+
+	pthread_mutex_lock(&lock);
+	for (cs = module_known(begin) ? end : begin; cs && cs < end; cs++) {
+		if (cs->abi != TRACER_CALLSITE_ABI ||
+		    cs->nargs > TRACER_MAX_ARGS || cs->id != 0)
+			continue;
+		if (count == cap && grow())
+			break;
+		cs->id = next_id++;
+		sites[count++] = cs;
+		__atomic_store_n(&cs->enabled, enabled, __ATOMIC_RELAXED);
+	}
+	pthread_mutex_unlock(&lock);
+	tracer__client_sync_callsites();
+}
+
+void tracer_unregister_callsites(struct tracer_callsite *begin,
+				 struct tracer_callsite *end)
+{
+	size_t i;
+
+	pthread_mutex_lock(&lock);
+	module_forget(begin);
+	for (i = 0; i < count; i++) {
+		if (sites[i] && sites[i] >= begin && sites[i] < end) {
+			__atomic_store_n(&sites[i]->enabled, 0,
+					 __ATOMIC_RELAXED);
+			sites[i] = NULL;
+		}
+	}
+	pthread_mutex_unlock(&lock);
+}
+
+size_t tracer__callsites_pending(struct tracer_callsite **out, size_t n)
+{
+	size_t got = 0;
+
+	pthread_mutex_lock(&lock);
+	while (sent < count && got < n) {
+		if (sites[sent])
+			out[got++] = sites[sent];
+		sent++;
+	}
+	pthread_mutex_unlock(&lock);
+	return got;
+}
+
+void tracer__callsites_unsend(void)
+{
+	pthread_mutex_lock(&lock);
+	sent = 0;
+	pthread_mutex_unlock(&lock);
+}
+
+void tracer__callsites_enable(uint32_t on)
+{
+	size_t i;
+
+	pthread_mutex_lock(&lock);
+	enabled = on;
+	for (i = 0; i < count; i++)
+		if (sites[i])
+			__atomic_store_n(&sites[i]->enabled, on,
+					 __ATOMIC_RELAXED);
+	pthread_mutex_unlock(&lock);
+}

@@ -1,0 +1,105 @@
+/*
+ * internal.h - libtracer's internal interfaces (not installed).
+ *
+ *   tracer.c     tracer_record_emit(): the event write path, per-thread
+ *                state, thread start and exit
+ *   callsites.c  the registry of call sites and their ids
+ *   client.c     registration with tracerd and the listener thread
+ *   pool.c       the process's view of its buffer pool
+ */
+#ifndef TRACER_LIBTRACER_INTERNAL_H
+#define TRACER_LIBTRACER_INTERNAL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "tracer.h"
+#include "compiler.h"
+#include "pool_layout.h"
+#include "rb.h"
+
+/* A buffer taken from the pool by a thread. */
+struct tracer__buffer {
+	struct tracer_pool_desc *desc;
+	char *base;			/* both channels */
+	uint32_t index;			/* pool-wide */
+	uint64_t generation;
+};
+
+/* Per-thread state (initial-exec TLS: no call to reach it). */
+struct tracer__thread {
+	uint64_t session;		/* session the writers are ready for */
+	struct tracer_rb_writer ch[TRACER_POOL_CHANNELS];
+	struct tracer__buffer buf;
+	uint64_t lost_no_buffer;	/* events dropped without a buffer */
+	uint64_t pool_epoch;		/* pool state when last refused */
+	uint32_t tid;
+	uint8_t state;			/* TRACER__THREAD_* */
+	uint8_t busy;			/* inside the slow path */
+};
+
+enum {
+	TRACER__THREAD_NEW = 0,		/* no buffer yet */
+	TRACER__THREAD_READY = 1,	/* has a buffer */
+	TRACER__THREAD_EXITED = 2,	/* released; records are dropped */
+};
+
+/* The control page: tracerd's, or a static one saying "not recording". */
+extern const struct tracer_control *tracer__control TRACER_HIDDEN;
+extern const struct tracer_control tracer__idle_control TRACER_HIDDEN;
+
+/*
+ * Connect to tracerd and register the process, waiting at most timeout_ms
+ * for the answer; the listener thread finishes the job if it comes later.
+ * Returns 0 (registered), -ENOENT/-ECONNREFUSED (no tracerd), -ETIMEDOUT,
+ * or another negative errno (refused, protocol error).
+ */
+int tracer__client_start(int timeout_ms) TRACER_HIDDEN;
+/* Wake the listener: new call sites to send. Async-signal-safe. */
+void tracer__client_kick(void) TRACER_HIDDEN;
+bool tracer__client_registered(void) TRACER_HIDDEN;
+/* Send new call sites now, from the calling thread (module load). */
+void tracer__client_sync_callsites(void) TRACER_HIDDEN;
+
+/*
+ * Call-site registry. tracer__callsites_pending() fills sites with up to n
+ * call sites not yet sent to tracerd (and marks them sent); returns how
+ * many. tracer__callsites_enable() sets `enabled` on every call site.
+ */
+size_t tracer__callsites_pending(struct tracer_callsite **sites, size_t n)
+	TRACER_HIDDEN;
+void tracer__callsites_enable(uint32_t on) TRACER_HIDDEN;
+void tracer__callsites_unsend(void) TRACER_HIDDEN;
+
+/*
+ * Pool. tracer__pool_add_segment() maps a segment received from tracerd
+ * (takes ownership of fd). Returns 0, -EINVAL (bad header), -E2BIG (too
+ * many segments), or the errno of mmap.
+ */
+int tracer__pool_add_segment(int fd, uint64_t size) TRACER_HIDDEN;
+/*
+ * Take the least recently used free buffer for thread tid.
+ * Returns 0, -ENOBUFS (none free: pool at its memory cap, or not yet
+ * grown).
+ */
+int tracer__pool_acquire(struct tracer__buffer *b, uint32_t tid,
+			 const char *name) TRACER_HIDDEN;
+void tracer__pool_release(struct tracer__buffer *b) TRACER_HIDDEN;
+/* Attach writer w to channel c of buffer b. Returns 0 or -EINVAL. */
+int tracer__pool_attach(const struct tracer__buffer *b, int c,
+			struct tracer_rb_writer *w, uint32_t tid)
+	TRACER_HIDDEN;
+/* Count of events lost for lack of a buffer (pool-wide). */
+void tracer__pool_add_lost(uint64_t n) TRACER_HIDDEN;
+/* Changes whenever the pool may have a buffer again. */
+uint64_t tracer__pool_epoch(void) TRACER_HIDDEN;
+void tracer__pool_set_wake_fd(int fd) TRACER_HIDDEN;
+/* Ask tracerd to look at the pool now (eventfd, only when it sleeps). */
+void tracer__pool_wake(void) TRACER_HIDDEN;
+void tracer__pool_on_close(struct tracer_rb_writer *w) TRACER_HIDDEN;
+
+/* Release the calling thread's buffer (thread exit, process exit). */
+void tracer__thread_exit(void) TRACER_HIDDEN;
+
+#endif /* TRACER_LIBTRACER_INTERNAL_H */

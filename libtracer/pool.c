@@ -1,0 +1,263 @@
+/*
+ * pool.c - the traced process's side of its buffer pool (pool_layout.h).
+ *
+ * Segments arrive from tracerd on the listener thread, which maps them and
+ * publishes them by storing the new segment count with release semantics;
+ * threads read the count with acquire semantics before they look at a
+ * segment. Segments are never unmapped while the process lives.
+ *
+ * Taking and releasing a buffer are CAS operations on its descriptor's
+ * state word (bus-locked, but only at a thread's first event and at its
+ * exit, never per event).
+ */
+#include <errno.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+struct segment {
+	char *base;
+	uint64_t size;
+	struct tracer_pool_header *hdr;
+	struct tracer_pool_desc *desc;
+};
+
+static struct segment segs[TRACER_POOL_MAX_SEGMENTS];
+static uint32_t nsegs;		/* published count */
+static int wake_fd = -1;
+
+static uint32_t segment_count(void)
+{
+	return __atomic_load_n(&nsegs, __ATOMIC_ACQUIRE);
+}
+
+/* The pool line lives in segment 0. */
+static struct tracer_pool_header *pool_line(void)
+{
+	return segment_count() ? segs[0].hdr : NULL;
+}
+
+static int check_segment(const struct tracer_pool_header *h, uint64_t size,
+			 uint32_t index)
+{
+	if (size < sizeof(*h) || h->magic != TRACER_POOL_MAGIC ||
+	    h->version != TRACER_POOL_VERSION ||
+	    h->header_size != sizeof(*h) ||
+	    h->desc_size != sizeof(struct tracer_pool_desc) ||
+	    h->segment_index != index || h->segment_size != size)
+		return -EINVAL;
+	if (h->desc_offset + (uint64_t)h->buffer_count * h->desc_size >
+	    h->buffer_offset ||
+	    h->buffer_offset + (uint64_t)h->buffer_count * h->buffer_size >
+	    size)
+		return -EINVAL;
+	return 0;
+}
+
+int tracer__pool_add_segment(int fd, uint64_t size)
+{
+	uint32_t n = segment_count();
+	struct segment *s = &segs[n];
+	void *base;
+	int ret;
+
+	if (n == TRACER_POOL_MAX_SEGMENTS) {
+		close(fd);
+		return -E2BIG;
+	}
+	base = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	ret = base == MAP_FAILED ? -errno : 0;
+	close(fd);
+	if (ret)
+		return ret;
+	s->base = base;
+	s->size = size;
+	s->hdr = base;
+	ret = check_segment(s->hdr, size, n);
+	if (ret) {
+		munmap(base, size);
+		return ret;
+	}
+	s->desc = (struct tracer_pool_desc *)(s->base + s->hdr->desc_offset);
+	/* The segment is complete before threads can see it. */
+	__atomic_store_n(&nsegs, n + 1, __ATOMIC_RELEASE);
+	return 0;
+}
+
+void tracer__pool_set_wake_fd(int fd)
+{
+	wake_fd = fd;
+}
+
+void tracer__pool_wake(void)
+{
+	struct tracer_pool_header *p = pool_line();
+	int saved;
+
+	if (!p || wake_fd < 0 || !TRACER_READ_ONCE(p->wake_armed))
+		return;
+	/* Only the context that disarms it pays for the system call. */
+	if (!__atomic_exchange_n(&p->wake_armed, 0, __ATOMIC_SEQ_CST))
+		return;
+	saved = errno;
+	if (write(wake_fd, &(uint64_t){ 1 }, sizeof(uint64_t)) < 0)
+		(void)0;	/* tracerd's timer scan covers it */
+	errno = saved;
+}
+
+void tracer__pool_on_close(struct tracer_rb_writer *w)
+{
+	(void)w;
+	tracer__pool_wake();
+}
+
+uint64_t tracer__pool_epoch(void)
+{
+	struct tracer_pool_header *p = pool_line();
+
+	if (!p)
+		return 2;
+	return (TRACER_READ_ONCE(p->release_clock) << 6 | segment_count())
+		<< 1;
+}
+
+void tracer__pool_add_lost(uint64_t n)
+{
+	struct tracer_pool_header *p = pool_line();
+
+	if (p)
+		__atomic_fetch_add(&p->lost_no_buffer, n, __ATOMIC_RELAXED);
+}
+
+/* Least recently used FREE buffer, else an EMERGENCY one; counts FREE. */
+static struct tracer_pool_desc *pick(uint32_t *index, uint64_t *word,
+				     uint32_t *nfree, uint32_t *total)
+{
+	struct tracer_pool_desc *best = NULL, *spare = NULL;
+	uint64_t stamp = UINT64_MAX, spare_word = 0;
+	uint32_t n = segment_count(), s, i, spare_index = 0;
+
+	*nfree = *total = 0;
+	for (s = 0; s < n; s++) {
+		const struct tracer_pool_header *h = segs[s].hdr;
+
+		for (i = 0; i < h->buffer_count; i++) {
+			struct tracer_pool_desc *d = &segs[s].desc[i];
+			uint64_t w = __atomic_load_n(&d->state,
+						     __ATOMIC_ACQUIRE);
+
+			(*total)++;
+			if (TRACER_BUF_STATE(w) == TRACER_BUF_EMERGENCY) {
+				spare = d;
+				spare_word = w;
+				spare_index = h->first_buffer + i;
+			}
+			if (TRACER_BUF_STATE(w) != TRACER_BUF_FREE)
+				continue;
+			(*nfree)++;
+			if (TRACER_READ_ONCE(d->lru_stamp) < stamp || !best) {
+				stamp = TRACER_READ_ONCE(d->lru_stamp);
+				best = d;
+				*word = w;
+				*index = h->first_buffer + i;
+			}
+		}
+	}
+	if (!best && spare) {
+		*word = spare_word;
+		*index = spare_index;
+		return spare;
+	}
+	return best;
+}
+
+static char *buffer_base(uint32_t index)
+{
+	uint32_t n = segment_count(), s;
+
+	for (s = 0; s < n; s++) {
+		const struct tracer_pool_header *h = segs[s].hdr;
+
+		if (index >= h->first_buffer &&
+		    index - h->first_buffer < h->buffer_count)
+			return segs[s].base + h->buffer_offset +
+			       (uint64_t)(index - h->first_buffer) *
+			       h->buffer_size;
+	}
+	return NULL;
+}
+
+int tracer__pool_acquire(struct tracer__buffer *b, uint32_t tid,
+			 const char *name)
+{
+	uint32_t tries, nfree, total, index = 0;
+	struct tracer_pool_desc *d = NULL;
+	uint64_t word = 0;
+
+	for (tries = 0; tries < 16 && !d; tries++) {
+		d = pick(&index, &word, &nfree, &total);
+		if (!d)
+			break;
+		/* Full barrier: the previous owner's writes are visible. */
+		if (!__atomic_compare_exchange_n(&d->state, &word,
+				TRACER_BUF_WORD(TRACER_BUF_GEN(word) + 1,
+						TRACER_BUF_IN_USE), false,
+				__ATOMIC_SEQ_CST, __ATOMIC_RELAXED))
+			d = NULL;
+	}
+	if (d && nfree > 0)
+		nfree--;
+	if (pool_line() && nfree * 4 < total) {
+		TRACER_WRITE_ONCE(pool_line()->want_grow, 1);
+		tracer__pool_wake();
+	}
+	if (!d)
+		return -ENOBUFS;
+	d->owner_tid = tid;
+	memcpy(d->thread_name, name, sizeof(d->thread_name));
+	b->desc = d;
+	b->index = index;
+	b->generation = TRACER_BUF_GEN(word) + 1;
+	b->base = buffer_base(index);
+	return 0;
+}
+
+int tracer__pool_attach(const struct tracer__buffer *b, int c,
+			struct tracer_rb_writer *w, uint32_t tid)
+{
+	const struct tracer_pool_header *h = segs[0].hdr;
+	char *region = b->base + h->channel_offset[c];
+	uint64_t size = (c + 1 < TRACER_POOL_CHANNELS ?
+			 h->channel_offset[c + 1] : h->buffer_size) -
+			h->channel_offset[c];
+	int ret;
+
+	ret = tracer__rb_writer_attach(w, region, size, tid, NULL);
+	if (ret)
+		return ret;
+	w->stream_instance_id = (uint64_t)b->index << 32 |
+				(b->generation & 0xffffffffu);
+	w->on_close = tracer__pool_on_close;
+	/* A new owner's packets count their own losses only. */
+	TRACER_WRITE_ONCE(w->hdr->lost, 0);
+	return 0;
+}
+
+void tracer__pool_release(struct tracer__buffer *b)
+{
+	struct tracer_pool_header *p = pool_line();
+	uint64_t word = TRACER_BUF_WORD(b->generation, TRACER_BUF_IN_USE);
+
+	TRACER_WRITE_ONCE(b->desc->lru_stamp,
+			  __atomic_add_fetch(&p->release_clock, 1,
+					     __ATOMIC_RELAXED));
+	/* Release: the channels' last writes before the buffer is free. */
+	__atomic_compare_exchange_n(&b->desc->state, &word,
+				    TRACER_BUF_WORD(b->generation,
+						    TRACER_BUF_FREE),
+				    false, __ATOMIC_SEQ_CST,
+				    __ATOMIC_RELAXED);
+	tracer__pool_wake();
+}

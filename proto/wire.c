@@ -1,0 +1,281 @@
+/*
+ * wire.c - frames on tracerd's Unix socket: encode, decode, and the
+ * blocking send/receive used by clients. tracerd reads frames itself,
+ * without blocking, and uses the encode/decode halves (tracerd/client.c).
+ */
+#include <errno.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "wire.h"
+
+struct wire_header {
+	uint32_t magic;
+	uint16_t version;
+	uint16_t flags;
+	uint32_t length;
+};
+
+_Static_assert(sizeof(struct wire_header) == TRACER_WIRE_HEADER,
+	       "frame header size");
+
+static int fail(const char **why, const char *msg, int err)
+{
+	if (why)
+		*why = msg;
+	return err;
+}
+
+void tracer__wire_header(void *hdr, uint32_t len)
+{
+	struct wire_header h = {
+		.magic = TRACER_WIRE_MAGIC,
+		.version = TRACER_WIRE_VERSION,
+		.flags = 0,
+		.length = len,
+	};
+
+	memcpy(hdr, &h, sizeof(h));
+}
+
+int tracer__wire_check_header(const void *hdr, uint32_t *len,
+			      const char **why)
+{
+	struct wire_header h;
+
+	memcpy(&h, hdr, sizeof(h));
+	if (h.magic != TRACER_WIRE_MAGIC)
+		return fail(why, "not a tracer frame (bad magic)", -EBADMSG);
+	if (h.version != TRACER_WIRE_VERSION)
+		return fail(why, "unsupported protocol version",
+			    -EPROTONOSUPPORT);
+	if (h.flags != 0)
+		return fail(why, "unknown frame flags", -EBADMSG);
+	if (h.length > TRACER_WIRE_MAX)
+		return fail(why, "frame larger than 1 MiB", -EMSGSIZE);
+	*len = h.length;
+	return 0;
+}
+
+int tracer__wire_pack(const tracer_msg *msg, void **frame, size_t *size)
+{
+	size_t len = tracer__message__get_packed_size(msg);
+	char *buf;
+
+	if (len > TRACER_WIRE_MAX)
+		return -EMSGSIZE;
+	buf = malloc(TRACER_WIRE_HEADER + len);
+	if (!buf)
+		return -ENOMEM;
+	tracer__wire_header(buf, (uint32_t)len);
+	tracer__message__pack(msg, (uint8_t *)buf + TRACER_WIRE_HEADER);
+	*frame = buf;
+	*size = TRACER_WIRE_HEADER + len;
+	return 0;
+}
+
+int tracer__wire_unpack(const void *body, size_t len, tracer_msg **msg,
+			const char **why)
+{
+	*msg = tracer__message__unpack(NULL, len, body);
+	if (!*msg)
+		return fail(why, "message does not decode", -EBADMSG);
+	return 0;
+}
+
+void tracer__wire_free(tracer_msg *msg)
+{
+	if (msg)
+		tracer__message__free_unpacked(msg, NULL);
+}
+
+static int64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* Wait for events on fd until deadline (-1: none). Returns 0 or -errno. */
+static int wait_fd(int fd, short events, int64_t deadline)
+{
+	struct pollfd p = { .fd = fd, .events = events };
+	int left = -1, n;
+
+	if (deadline >= 0) {
+		int64_t d = deadline - now_ms();
+
+		left = d < 0 ? 0 : (int)d;
+	}
+	n = poll(&p, 1, left);
+	if (n < 0)
+		return errno == EINTR ? 0 : -errno;
+	return n == 0 ? -ETIMEDOUT : 0;
+}
+
+static int64_t deadline_of(int timeout_ms)
+{
+	return timeout_ms < 0 ? -1 : now_ms() + timeout_ms;
+}
+
+/* sendmsg the bytes left, with fds on the first call only. */
+static ssize_t send_part(int fd, const char *p, size_t n, const int *fds,
+			 int nfds)
+{
+	union {
+		char buf[CMSG_SPACE(sizeof(int) * TRACER_WIRE_MAX_FDS)];
+		struct cmsghdr align;
+	} u;
+	struct iovec iov = { .iov_base = (void *)p, .iov_len = n };
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
+
+	if (nfds > 0) {
+		struct cmsghdr *c;
+
+		memset(&u, 0, sizeof(u));
+		mh.msg_control = u.buf;
+		mh.msg_controllen = CMSG_SPACE(sizeof(int) * (size_t)nfds);
+		c = CMSG_FIRSTHDR(&mh);
+		c->cmsg_level = SOL_SOCKET;
+		c->cmsg_type = SCM_RIGHTS;
+		c->cmsg_len = CMSG_LEN(sizeof(int) * (size_t)nfds);
+		memcpy(CMSG_DATA(c), fds, sizeof(int) * (size_t)nfds);
+	}
+	return sendmsg(fd, &mh, MSG_NOSIGNAL | MSG_DONTWAIT);
+}
+
+int tracer__wire_send(int fd, const tracer_msg *msg, const int *fds, int nfds,
+		      int timeout_ms)
+{
+	int64_t deadline = deadline_of(timeout_ms);
+	size_t size, done = 0;
+	void *frame;
+	int ret;
+
+	if (nfds < 0 || nfds > TRACER_WIRE_MAX_FDS)
+		return -EINVAL;
+	ret = tracer__wire_pack(msg, &frame, &size);
+	if (ret)
+		return ret;
+	while (done < size) {
+		ssize_t n = send_part(fd, (char *)frame + done, size - done,
+				      done ? NULL : fds, done ? 0 : nfds);
+
+		if (n >= 0) {
+			done += (size_t)n;
+			continue;
+		}
+		if (errno != EAGAIN && errno != EINTR) {
+			ret = -errno;
+			break;
+		}
+		ret = wait_fd(fd, POLLOUT, deadline);
+		if (ret)
+			break;
+	}
+	free(frame);
+	return done == size ? 0 : ret;
+}
+
+/* Keep the descriptors of one control message, or close them. */
+static void take_fds(struct msghdr *mh, int *fds, int *nfds)
+{
+	struct cmsghdr *c;
+
+	for (c = CMSG_FIRSTHDR(mh); c; c = CMSG_NXTHDR(mh, c)) {
+		size_t i, n;
+		int one;
+
+		if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS)
+			continue;
+		n = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+		for (i = 0; i < n; i++) {
+			memcpy(&one, CMSG_DATA(c) + i * sizeof(int),
+			       sizeof(int));
+			if (fds && *nfds < TRACER_WIRE_MAX_FDS)
+				fds[(*nfds)++] = one;
+			else
+				close(one);
+		}
+	}
+}
+
+/* Read exactly n bytes into p, collecting descriptors. */
+static int recv_exact(int fd, char *p, size_t n, int *fds, int *nfds,
+		      int64_t deadline)
+{
+	union {
+		char buf[CMSG_SPACE(sizeof(int) * TRACER_WIRE_MAX_FDS)];
+		struct cmsghdr align;
+	} u;
+	size_t done = 0;
+
+	while (done < n) {
+		struct iovec iov = { .iov_base = p + done,
+				     .iov_len = n - done };
+		struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1,
+				     .msg_control = u.buf,
+				     .msg_controllen = sizeof(u.buf) };
+		ssize_t got = recvmsg(fd, &mh, MSG_DONTWAIT |
+				      MSG_CMSG_CLOEXEC);
+		int ret;
+
+		if (got > 0) {
+			take_fds(&mh, fds, nfds);
+			done += (size_t)got;
+			continue;
+		}
+		if (got == 0)
+			return -ECONNRESET;
+		if (errno != EAGAIN && errno != EINTR)
+			return -errno;
+		ret = wait_fd(fd, POLLIN, deadline);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+static void close_fds(int *fds, int *nfds)
+{
+	while (fds && *nfds > 0)
+		close(fds[--*nfds]);
+}
+
+int tracer__wire_recv(int fd, tracer_msg **msg, int *fds, int *nfds,
+		      int timeout_ms, const char **why)
+{
+	int64_t deadline = deadline_of(timeout_ms);
+	char hdr[TRACER_WIRE_HEADER];
+	uint32_t len;
+	char *body;
+	int ret, local = 0;
+
+	if (!nfds)
+		nfds = &local;
+	*nfds = 0;
+	ret = recv_exact(fd, hdr, sizeof(hdr), fds, nfds, deadline);
+	if (!ret)
+		ret = tracer__wire_check_header(hdr, &len, why);
+	if (ret)
+		goto fail;
+	body = malloc(len ? len : 1);
+	if (!body) {
+		ret = -ENOMEM;
+		goto fail;
+	}
+	ret = recv_exact(fd, body, len, fds, nfds, deadline);
+	if (!ret)
+		ret = tracer__wire_unpack(body, len, msg, why);
+	free(body);
+	if (!ret)
+		return 0;
+fail:
+	close_fds(fds, nfds);
+	return ret;
+}

@@ -1,0 +1,65 @@
+# lib.sh - sourced by the integration scripts: TAP output and a private
+# tracerd (own socket, output directory and log) for each script.
+# Scripts run from the build directory (make check).
+
+TRACERD=./tracerd/tracerd
+TRACECTL=./tracectl/tracectl
+TRACEE=./tests/integration/tracee
+WIRE_CLIENT=./tests/integration/wire_client
+
+T=$(mktemp -d "${TMPDIR:-/tmp}/tracer-test.XXXXXX")
+export TRACER_SOCKET=$T/sock
+LOG=$T/tracerd.log
+DPID=
+tap_n=0
+tap_failed=0
+
+# ok STATUS DESCRIPTION: one TAP line; STATUS 0 passes.
+ok() {
+	tap_n=$((tap_n + 1))
+	if [ "$1" -eq 0 ]; then
+		echo "ok $tap_n - $2"
+	else
+		echo "not ok $tap_n - $2"
+		tap_failed=1
+	fi
+}
+
+# check DESCRIPTION COMMAND...: passes when COMMAND succeeds.
+check() {
+	local desc=$1
+	shift
+	if "$@"; then ok 0 "$desc"; else ok 1 "$desc"; fi
+}
+
+# Start tracerd in the background; returns once it listens.
+start_daemon() {
+	"$TRACERD" --socket "$TRACER_SOCKET" --output "$T/out" \
+		--log "$LOG" --daemonize "$@" || return 1
+	DPID=$("$TRACECTL" status | sed -n 's/^tracerd pid //p')
+	[ -n "$DPID" ]
+}
+
+# Stop tracerd with SIGTERM and wait until it has exited.
+stop_daemon() {
+	[ -n "$DPID" ] || return 0
+	kill -TERM "$DPID" 2>/dev/null && tail --pid="$DPID" -f /dev/null
+	DPID=
+}
+
+# The session directory printed by tracectl start/stop (last line).
+session_cmd() {
+	"$TRACECTL" "$1" | tail -n 1
+}
+
+finish() {
+	stop_daemon
+	echo "1..$tap_n"
+	if [ "$tap_failed" -ne 0 ]; then
+		echo "# tracerd log:"
+		sed 's/^/# /' "$LOG" 2>/dev/null
+	fi
+	rm -rf "$T"
+	exit "$tap_failed"
+}
+trap 'stop_daemon; rm -rf "$T"' INT TERM

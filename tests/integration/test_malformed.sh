@@ -1,0 +1,46 @@
+#!/bin/bash
+# Bad clients: garbage bytes, an oversize frame, another protocol version,
+# a message that does not decode, a message a client may not send, and a
+# traced process that scribbles over its own shared memory. tracerd tells
+# each what is wrong, keeps running, and another process's trace is intact.
+. "$(dirname "$0")/lib.sh"
+
+check "tracerd starts" start_daemon
+dir=$(session_cmd start)
+
+for case in garbage oversize version undecodable unexpected; do
+	out=$("$WIRE_CLIENT" "$TRACER_SOCKET" $case 2>&1); rc=$?
+	ok $([ $rc -eq 0 ] && echo "$out" | grep -q '^disconnected$'; echo $?) \
+		"$case: an error reply, then disconnected"
+	echo "$out" | sed 's/^/# /'
+done
+check "garbage: the error says it is not a tracer frame" \
+	grep -q "not a tracer frame (bad magic); disconnecting" "$LOG"
+check "oversize: the error names the size limit" \
+	grep -q "frame larger than 1 MiB; disconnecting" "$LOG"
+check "version: the error names the protocol version" \
+	grep -q "unsupported protocol version; disconnecting" "$LOG"
+check "undecodable: the error says so" \
+	grep -q "message does not decode; disconnecting" "$LOG"
+"$TRACECTL" status >/dev/null
+ok $? "tracerd still answers"
+
+# A scribbler and a well-behaved process at the same time.
+"$TRACEE" scribble >"$T/scribble.out" & sp=$!
+"$TRACEE" threads 4 50000; rc=$?
+wait $sp; src=$?
+check "the well-behaved process exits 0" [ $rc -eq 0 ]
+check "the scribbler found its shared memory and survived" \
+	[ $src -eq 0 ] && grep -q scribbled "$T/scribble.out"
+"$TRACECTL" status >/dev/null
+ok $? "tracerd survives the scribbler"
+session_cmd stop >/dev/null
+
+good=$(ls -d "$dir"/*/ | grep -v -- "-$sp/$")
+n=$("$TRACECTL" view "$good" | grep -c ' test:seq: ')
+check "the other process's trace is intact (200000 events)" [ "$n" -eq 200000 ]
+check "tracerd reported the corrupt buffers of the scribbler" \
+	grep -q "pid $sp buffer [0-9]* .* channel: " "$LOG"
+grep "pid $sp" "$LOG" | head -n 3 | sed 's/^/# /'
+
+finish

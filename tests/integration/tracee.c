@@ -1,0 +1,217 @@
+/*
+ * tracee.c - a traced program for the integration tests (links libtracer).
+ *
+ *   tracee threads N M        N threads record M numbered events each
+ *   tracee churn TOTAL ALIVE [PAUSE]
+ *                             TOTAL short-lived threads, ALIVE at a time,
+ *                             3 events each; after PAUSE threads print
+ *                             "paused" and wait for a line on stdin
+ *   tracee print N            print N lines, and record each
+ *   tracee scribble           record, overwrite the process's own tracer
+ *                             shared memory with garbage, record again
+ *   tracee types              one event of every argument type
+ *   tracee hold N             N threads alive at once record 10 events each,
+ *                             then "holding" is printed and they wait for a
+ *                             line on stdin before exiting
+ *
+ * Every event carries enough to check the trace: thread index and sequence.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <tracer.h>
+
+static long events;
+
+static void *seq_thread(void *arg)
+{
+	int t = (int)(long)arg;
+	long i;
+
+	for (i = 0; i < events; i++)
+		tracer_record("test:seq", "thread %d seq %ld", t, i);
+	return NULL;
+}
+
+static int run_threads(int n, long m)
+{
+	pthread_t th[256];
+	int i;
+
+	if (n < 1 || n > 256)
+		return 2;
+	events = m;
+	for (i = 0; i < n; i++)
+		if (pthread_create(&th[i], NULL, seq_thread, (void *)(long)i))
+			return 1;
+	for (i = 0; i < n; i++)
+		pthread_join(th[i], NULL);
+	return 0;
+}
+
+static void *churn_thread(void *arg)
+{
+	int t = (int)(long)arg, step;
+
+	for (step = 0; step < 3; step++)
+		tracer_record("test:churn", "thread %d step %d", t, step);
+	return NULL;
+}
+
+static int run_churn(int total, int alive, int pause_at)
+{
+	pthread_t th[1024];
+	int started = 0, done = 0;
+	char line[16];
+
+	if (alive < 1 || alive > 1024)
+		return 2;
+	while (done < total) {
+		while (started < total && started - done < alive) {
+			if (pthread_create(&th[started % alive], NULL,
+					   churn_thread, (void *)(long)started))
+				return 1;
+			started++;
+		}
+		pthread_join(th[done % alive], NULL);
+		done++;
+		if (done == pause_at) {
+			printf("paused\n");
+			fflush(stdout);
+			if (!fgets(line, sizeof(line), stdin))
+				return 1;
+		}
+	}
+	return 0;
+}
+
+static pthread_barrier_t hold_barrier;
+
+static void *hold_thread(void *arg)
+{
+	int t = (int)(long)arg, i;
+
+	for (i = 0; i < 10; i++)
+		tracer_record("test:hold", "thread %d event %d", t, i);
+	pthread_barrier_wait(&hold_barrier);	/* all recorded */
+	pthread_barrier_wait(&hold_barrier);	/* released by main */
+	return NULL;
+}
+
+static int run_hold(int n)
+{
+	pthread_t th[1024];
+	char line[16];
+	int i;
+
+	if (n < 1 || n > 1024)
+		return 2;
+	pthread_barrier_init(&hold_barrier, NULL, (unsigned)n + 1);
+	for (i = 0; i < n; i++)
+		if (pthread_create(&th[i], NULL, hold_thread, (void *)(long)i))
+			return 1;
+	pthread_barrier_wait(&hold_barrier);
+	printf("holding\n");
+	fflush(stdout);
+	if (!fgets(line, sizeof(line), stdin))
+		return 1;
+	pthread_barrier_wait(&hold_barrier);
+	for (i = 0; i < n; i++)
+		pthread_join(th[i], NULL);
+	return 0;
+}
+
+static int run_print(int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++) {
+		printf("line %d of %d\n", i, n);
+		tracer_record("test:print", "line %d of %d", i, n);
+	}
+	return 0;
+}
+
+/* Overwrite every tracer shared-memory mapping with a pattern. */
+static int scribble(void)
+{
+	FILE *f = fopen("/proc/self/maps", "r");
+	char line[512];
+	int n = 0;
+
+	if (!f)
+		return 1;
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long lo, hi;
+		char perms[8];
+
+		if (!strstr(line, "memfd:tracer-pool") ||
+		    sscanf(line, "%lx-%lx %7s", &lo, &hi, perms) != 3 ||
+		    perms[1] != 'w')
+			continue;
+		for (unsigned long p = lo; p < hi; p += 8)
+			*(volatile unsigned long *)p =
+				0xdeadbeef00000000UL ^ (p * 2654435761UL);
+		n++;
+	}
+	fclose(f);
+	return n > 0 ? 0 : 1;
+}
+
+static int run_scribble(void)
+{
+	int i, ret;
+
+	for (i = 0; i < 1000; i++)
+		tracer_record("test:before", "event %d", i);
+	ret = scribble();
+	for (i = 0; i < 100000; i++)
+		tracer_record("test:after", "event %d", i);
+	printf(ret ? "nothing to scribble on\n" : "scribbled\n");
+	return ret;
+}
+
+static int run_types(void)
+{
+	long double ld = 2.5L;
+	const char *null = NULL;
+	char big[2000];
+
+	memset(big, 'x', sizeof(big) - 1);
+	big[sizeof(big) - 1] = '\0';
+	tracer_record("test:types", "%hhd %hu %d %ld %lld %u %lx %c",
+		      (signed char)-5, (unsigned short)65535, -42, -1L, 1LL << 40,
+		      4000000000u, 0xabcUL, 'Z');
+	tracer_record("test:types", "%.3f %e %Lg %p %s|%s", 3.14159, 1e-300,
+		      ld, (void *)0x1234, "str", null);
+	tracer_record("test:types", "%5.2s|%-6d|%+d|%%|%zu", "abcdef", 7, 8,
+		      sizeof(big));
+	tracer_record("test:long", "%s", big);
+	tracer_record("test:none", "no arguments");
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc >= 4 && !strcmp(argv[1], "threads"))
+		return run_threads(atoi(argv[2]), atol(argv[3]));
+	if (argc >= 4 && !strcmp(argv[1], "churn"))
+		return run_churn(atoi(argv[2]), atoi(argv[3]),
+				 argc > 4 ? atoi(argv[4]) : -1);
+	if (argc >= 3 && !strcmp(argv[1], "print"))
+		return run_print(atoi(argv[2]));
+	if (argc >= 2 && !strcmp(argv[1], "scribble"))
+		return run_scribble();
+	if (argc >= 3 && !strcmp(argv[1], "hold"))
+		return run_hold(atoi(argv[2]));
+	if (argc >= 2 && !strcmp(argv[1], "types"))
+		return run_types();
+	fprintf(stderr, "usage: tracee threads N M | churn TOTAL ALIVE [PAUSE]"
+		" | print N | scribble | types | hold N\n");
+	return 2;
+}

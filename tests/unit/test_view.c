@@ -1,0 +1,917 @@
+/*
+ * test_view.c - `tracectl view` on synthetic session directories.
+ *
+ * The sessions are built in a temporary directory exactly as
+ * doc/session-files.md describes them (process.meta with percent-encoded
+ * fields, channel files of CTF packets: compact ones whose packet size is
+ * the content, and padded ones), then viewed with the output and error
+ * streams captured, and compared with the exact expected text: the merged
+ * event lines (ties broken by pid, tid, file order), and for broken
+ * sessions the events still readable, a one-line error naming the file and
+ * what is wrong, and exit status 1. Usage errors are checked through
+ * tracer__ctl_view() in a child process. Finally process.meta is read
+ * directly with tracer__meta_load().
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <float.h>
+#include <ftw.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "rb_layout.h"
+#include "tap.h"
+#include "trace_dir.h"
+#include "view.h"
+
+static char root[] = "/tmp/tracer-test-view-XXXXXX";
+
+/* ----------------------------------------------------------------------
+ * Building session directories.
+ */
+
+static char *path_of(const char *fmt, ...)
+	__attribute__((format(printf, 1, 2)));
+
+/* A new string: root/ then fmt. */
+static char *path_of(const char *fmt, ...)
+{
+	char *rel, *path;
+	va_list ap;
+
+	va_start(ap, fmt);
+	if (vasprintf(&rel, fmt, ap) < 0)
+		bail_out("out of memory");
+	va_end(ap);
+	if (asprintf(&path, "%s/%s", root, rel) < 0)
+		bail_out("out of memory");
+	free(rel);
+	return path;
+}
+
+/* mkdir -p root/rel */
+static void make_dir(const char *rel)
+{
+	char *path = path_of("%s", rel);
+	char *p = path + strlen(root);
+
+	do {
+		p = strchr(p + 1, '/');
+		if (p)
+			*p = '\0';
+		if (mkdir(path, 0755) < 0 && errno != EEXIST)
+			bail_out("mkdir %s: %s", path, strerror(errno));
+		if (p)
+			*p = '/';
+	} while (p);
+	free(path);
+}
+
+static FILE *create(const char *rel, const char *mode)
+{
+	char *path = path_of("%s", rel);
+	FILE *f = fopen(path, mode);
+
+	if (!f)
+		bail_out("cannot create %s: %s", path, strerror(errno));
+	free(path);
+	return f;
+}
+
+static void write_file(const char *rel, const char *text)
+{
+	FILE *f = create(rel, "w");
+
+	fputs(text, f);
+	fclose(f);
+}
+
+/* Percent-encode s as process.meta does (into a static buffer). */
+static const char *pct(const char *s)
+{
+	static char buf[4][1024];
+	static int next;
+	char *out = buf[next++ % 4], *w = out;
+	const unsigned char *p = (const unsigned char *)s;
+
+	if (!*p)
+		return "%";
+	for (; *p; p++) {
+		if (*p <= 0x20 || *p == '%' || *p == 0x7f)
+			w += sprintf(w, "%%%02X", *p);
+		else
+			*w++ = (char)*p;
+	}
+	*w = '\0';
+	return out;
+}
+
+/* A packet being built: header, then records. */
+struct pkt {
+	unsigned char buf[8192];
+	size_t len;
+};
+
+static void pkt_begin(struct pkt *p, uint32_t stream_id, uint32_t tid,
+		      uint64_t ts)
+{
+	struct tracer_rb_packet h = { .magic = TRACER_CTF_MAGIC,
+		.stream_id = stream_id, .timestamp_begin = ts, .tid = tid };
+
+	memset(p->buf, 0, sizeof(p->buf));
+	memcpy(p->buf, &h, sizeof(h));
+	p->len = sizeof(h);
+}
+
+/* Append raw payload bytes at the end of the packet. */
+static void put(struct pkt *p, const void *data, size_t n)
+{
+	memcpy(p->buf + p->len, data, n);
+	p->len += n;
+}
+
+/* Append one value of type t, taken from ap, to the packet. */
+static void put_arg(struct pkt *p, char t, va_list *ap)
+{
+	unsigned char ld[16] = { 0 };
+	unsigned long long u;
+	long double x;
+	long long i;
+	double d;
+	const char *s;
+
+	if (t == 'i') {
+		i = va_arg(*ap, long long);
+		put(p, &i, 8);
+	} else if (t == 'd') {
+		d = va_arg(*ap, double);
+		put(p, &d, 8);
+	} else if (t == 'D') {
+		x = va_arg(*ap, long double);
+		/* x86-64: 10 bytes of value, then padding stored as zeros */
+		memcpy(ld, &x, LDBL_MANT_DIG == 64 ? 10 : sizeof(x));
+		put(p, ld, 16);
+	} else if (t == 's') {
+		s = va_arg(*ap, const char *);
+		put(p, s, strlen(s) + 1);
+	} else {
+		u = va_arg(*ap, unsigned long long);
+		put(p, &u, 8);
+	}
+}
+
+/*
+ * Append a record with the values of types: i long long, u and p
+ * unsigned long long, d double, D long double, s const char *.
+ */
+static void rec(struct pkt *p, uint32_t id, uint64_t ts, const char *types,
+		...)
+{
+	struct tracer_rb_event ev = { .id = id, .timestamp = ts };
+	size_t start = p->len;
+	va_list ap;
+
+	p->len += sizeof(ev);
+	va_start(ap, types);
+	for (; *types; types++)
+		put_arg(p, *types, &ap);
+	va_end(ap);
+	p->len = (p->len + 7) & ~(size_t)7;
+	ev.size = (uint32_t)(p->len - start);
+	memcpy(p->buf + start, &ev, sizeof(ev));
+}
+
+/* Close the packet (content = what was built, then pad bytes of padding)
+ * and append it to f. */
+static void pkt_write(struct pkt *p, FILE *f, size_t pad)
+{
+	struct tracer_rb_packet h;
+
+	memcpy(&h, p->buf, sizeof(h));
+	h.content_size = p->len * 8;
+	h.packet_size = (p->len + pad) * 8;
+	h.timestamp_end = h.timestamp_begin + 1000000;
+	memcpy(p->buf, &h, sizeof(h));
+	fwrite(p->buf, 1, p->len + pad, f);
+}
+
+/* Change a header field of the packet being built. */
+static void pkt_set(struct pkt *p, size_t offset, uint64_t v, size_t size)
+{
+	memcpy(p->buf + offset, &v, size);
+}
+
+/* Write the packet as pkt_write() would, then overwrite 8 bytes at
+ * offset (content_size or packet_size) with v. */
+static void pkt_write_raw(struct pkt *p, FILE *f, size_t offset, uint64_t v)
+{
+	struct tracer_rb_packet h;
+
+	memcpy(&h, p->buf, sizeof(h));
+	h.content_size = p->len * 8;
+	h.packet_size = p->len * 8;
+	memcpy(p->buf, &h, sizeof(h));
+	memcpy(p->buf + offset, &v, 8);
+	fwrite(p->buf, 1, p->len, f);
+}
+
+/* process.meta with the usual header lines, then extra (raw) lines. */
+static void write_meta(const char *dir, uint32_t pid, const char *name,
+		       const char *extra)
+{
+	char *rel;
+	FILE *f;
+
+	if (asprintf(&rel, "%s/process.meta", dir) < 0)
+		bail_out("out of memory");
+	f = create(rel, "w");
+	fprintf(f, "tracer-process 1\npid %u\nppid 1\nname %s\n"
+		"start_time 1763738412123456789\n"
+		"clock_offset 1763730000000000000\nargv ./%s -v\n%s",
+		pid, pct(name), pct(name), extra);
+	fclose(f);
+	free(rel);
+}
+
+/* A callsite line. */
+static char *callsite(unsigned id, int vital, const char *types,
+		      const char *name, const char *format)
+{
+	char *line;
+
+	if (asprintf(&line, "callsite %u %d %s 42 %s %s %s\n", id, vital,
+		     types, pct("src/a file.c"), pct(name), pct(format)) < 0)
+		bail_out("out of memory");
+	return line;
+}
+
+/* ----------------------------------------------------------------------
+ * Running the view.
+ */
+
+struct run {
+	char *out, *err;
+	size_t out_len, err_len;
+	int status;
+};
+
+static void run_view(struct run *r, const char *rel)
+{
+	char *dir = path_of("%s", rel);
+	FILE *out = open_memstream(&r->out, &r->out_len);
+	FILE *err = open_memstream(&r->err, &r->err_len);
+
+	if (!out || !err)
+		bail_out("open_memstream: %s", strerror(errno));
+	r->status = tracer__view_dir(dir, out, err);
+	fclose(out);
+	fclose(err);
+	free(dir);
+}
+
+static void run_free(struct run *r)
+{
+	free(r->out);
+	free(r->err);
+}
+
+/* Check status, output and errors exactly. */
+static void expect(const struct run *r, int status, const char *out,
+		   const char *err, const char *name)
+{
+	if (!ok(r->status == status && strcmp(r->out, out) == 0 &&
+		strcmp(r->err, err) == 0, "%s", name))
+		diag("  status %d (want %d)\n--- output:\n%s--- want:\n%s"
+		     "--- errors:\n%s--- want:\n%s---", r->status, status,
+		     r->out, out, r->err, err);
+}
+
+/* View rel; expect status 1, output out and one error: "tracectl: "
+ * then the path of file (relative to root) then msg. */
+static void expect_error(const char *rel, const char *out, const char *file,
+			 const char *msg, const char *name)
+{
+	struct run r;
+	char *err;
+
+	if (asprintf(&err, "tracectl: %s/%s%s\n", root, file, msg) < 0)
+		bail_out("out of memory");
+	run_view(&r, rel);
+	expect(&r, 1, out, err, name);
+	run_free(&r);
+	free(err);
+}
+
+/* ----------------------------------------------------------------------
+ * A good session: two processes, several files, ties.
+ */
+
+static void build_foo(void)
+{
+	struct pkt p;
+	FILE *f;
+	char *cs = callsite(7, 0, "u", "foo:tick", "tick %lu");
+
+	make_dir("good/foo-50");
+	write_meta("good/foo-50", 50, "foo bar", cs);
+	f = create("good/foo-50/default-50", "w");
+	pkt_begin(&p, 0, 50, 1000);
+	rec(&p, 7, 1000, "u", 1ULL);
+	rec(&p, 7, 999999999, "u", 3ULL);
+	pkt_write(&p, f, 0);
+	pkt_begin(&p, 0, 50, 1000000000);
+	rec(&p, 7, 1000000000, "u", 4ULL);
+	rec(&p, 7, 4000000000123ULL, "u", 5ULL);
+	pkt_write(&p, f, 0);
+	fclose(f);
+	f = create("good/foo-50/default-50.1", "w");	/* tid reused */
+	pkt_begin(&p, 0, 50, 1000);
+	rec(&p, 7, 1000, "u", 2ULL);
+	pkt_write(&p, f, 0);
+	fclose(f);
+	write_file("good/foo-50/notes.txt", "not a channel file\n");
+	free(cs);
+}
+
+static void build_hanoi_meta(void)
+{
+	char *c1 = callsite(1, 0, "is", "hanoi:call", "n=%d, left=%-6s|");
+	char *c2 = callsite(2, 0, "ss", "hanoi:move",
+			    "Move disk from %s to %s");
+	char *c4 = callsite(4, 0, "dDu", "hanoi:float",
+			    "x=%.2f y=%.3Lf z=%#x");
+	char *c5 = callsite(5, 0, "s", "hanoi:multi", "line1\nline2 %s");
+	char *extra;
+
+	/* id 3 written by hand: TYPES "-", encoded "Begin 100%%" */
+	if (asprintf(&extra, "%s%s%sfuture-record 1 2 3\n"
+		     "callsite 3 1 - 7 src%%2Fhanoi.c hanoi:timing "
+		     "Begin%%20100%%25%%25 extra-field\n%s"
+		     "thread 100 main\nthread 101 worker%%20one\n",
+		     c5, c2, c1, c4) < 0)
+		bail_out("out of memory");
+	write_meta("good/hanoi-100", 100, "hanoi", extra);
+	free(extra);
+	free(c1);
+	free(c2);
+	free(c4);
+	free(c5);
+}
+
+static void build_hanoi(void)
+{
+	struct pkt p;
+	FILE *f;
+
+	make_dir("good/hanoi-100");
+	build_hanoi_meta();
+	f = create("good/hanoi-100/default-100", "w");
+	pkt_begin(&p, 0, 100, 1000);
+	rec(&p, 1, 1000, "is", 4LL, "LEFT");
+	rec(&p, 2, 3000, "ss", "LEFT", "RIGHT");
+	pkt_write(&p, f, 0);
+	pkt_begin(&p, 0, 100, 4000);		/* an empty packet */
+	pkt_write(&p, f, 0);
+	pkt_begin(&p, 0, 100, 5000);		/* a padded one */
+	rec(&p, 4, 5000, "dDu", 3.14159, 2.5L, 255ULL);
+	pkt_write(&p, f, 48);
+	fclose(f);
+	f = create("good/hanoi-100/vital-100", "w");
+	pkt_begin(&p, 1, 100, 1000);
+	rec(&p, 3, 1000, "");
+	rec(&p, 3, 7000, "");
+	pkt_write(&p, f, 0);
+	fclose(f);
+	f = create("good/hanoi-100/default-101", "w");
+	pkt_begin(&p, 0, 101, 2000);
+	rec(&p, 5, 2000, "s", "x");
+	rec(&p, 2, 5000, "ss", "A", "B");
+	pkt_write(&p, f, 0);
+	fclose(f);
+	make_dir("good/junk");		/* no process.meta: ignored */
+	write_file("good/README", "not a directory\n");
+}
+
+static const char good_foo[] =
+	"0.000001000 foo bar 50 50 foo:tick: tick 1\n"
+	"0.000001000 foo bar 50 50 foo:tick: tick 2\n";
+static const char good_hanoi_1[] =
+	"0.000001000 hanoi 100 100 hanoi:call: n=4, left=LEFT  |\n"
+	"0.000001000 hanoi 100 100 hanoi:timing: Begin 100%\n"
+	"0.000002000 hanoi 100 101 hanoi:multi: line1\nline2 x\n"
+	"0.000003000 hanoi 100 100 hanoi:move: Move disk from LEFT to RIGHT\n"
+	"0.000005000 hanoi 100 100 hanoi:float: x=3.14 y=2.500 z=0xff\n"
+	"0.000005000 hanoi 100 101 hanoi:move: Move disk from A to B\n"
+	"0.000007000 hanoi 100 100 hanoi:timing: Begin 100%\n";
+static const char good_foo_2[] =
+	"0.999999999 foo bar 50 50 foo:tick: tick 3\n"
+	"1.000000000 foo bar 50 50 foo:tick: tick 4\n"
+	"4000.000000123 foo bar 50 50 foo:tick: tick 5\n";
+
+static void test_good(void)
+{
+	char want[4096];
+	struct run r;
+
+	build_foo();
+	build_hanoi();
+	snprintf(want, sizeof(want), "%s%s%s", good_foo, good_hanoi_1,
+		 good_foo_2);
+	run_view(&r, "good");
+	expect(&r, 0, want, "", "a session: all files of all processes "
+	       "merged, ties by pid, tid, file order");
+	run_free(&r);
+	run_view(&r, "good///");
+	expect(&r, 0, want, "", "the same with trailing slashes");
+	run_free(&r);
+	run_view(&r, "good/hanoi-100");
+	expect(&r, 0, good_hanoi_1, "", "a process directory alone");
+	run_free(&r);
+}
+
+/* ----------------------------------------------------------------------
+ * Broken sessions.
+ */
+
+/* A process directory rel with pid 7, name p and call site 1: "v=%d". */
+static void simple_proc(const char *rel, const char *extra)
+{
+	char *cs = callsite(1, 0, "i", "p:ev", "v=%d"), *all;
+
+	if (asprintf(&all, "%s%s", cs, extra) < 0)
+		bail_out("out of memory");
+	make_dir(rel);
+	write_meta(rel, 7, "p", all);
+	free(all);
+	free(cs);
+}
+
+static void test_missing(void)
+{
+	struct run r;
+	char *err;
+
+	if (asprintf(&err, "tracectl: cannot open '%s/nonexistent': No such "
+		     "file or directory\n", root) < 0)
+		bail_out("out of memory");
+	run_view(&r, "nonexistent");
+	expect(&r, 1, "", err, "a missing directory");
+	run_free(&r);
+	free(err);
+	make_dir("empty");
+	make_dir("empty/sub");
+	if (asprintf(&err, "tracectl: '%s/empty' is not a session directory"
+		     ": no process.meta in it or in its subdirectories\n",
+		     root) < 0)
+		bail_out("out of memory");
+	run_view(&r, "empty");
+	expect(&r, 1, "", err, "a directory without process directories");
+	run_free(&r);
+	free(err);
+}
+
+static void test_bad_magic(void)
+{
+	struct pkt p;
+	FILE *f;
+
+	make_dir("magic");
+	simple_proc("magic/p-7", "");
+	f = create("magic/p-7/default-7", "w");
+	pkt_begin(&p, 0, 7, 100);
+	rec(&p, 1, 100, "i", 1LL);
+	rec(&p, 1, 200, "i", 2LL);
+	pkt_write(&p, f, 0);			/* 128 bytes */
+	pkt_begin(&p, 0, 7, 300);
+	pkt_set(&p, 0, 0x12345678, 4);
+	rec(&p, 1, 300, "i", 3LL);
+	pkt_write(&p, f, 0);
+	fclose(f);
+	f = create("magic/p-7/vital-7", "w");
+	pkt_begin(&p, 1, 7, 400);
+	rec(&p, 1, 400, "i", 4LL);
+	pkt_write(&p, f, 0);
+	fclose(f);
+	expect_error("magic", "0.000000100 p 7 7 p:ev: v=1\n"
+		     "0.000000200 p 7 7 p:ev: v=2\n"
+		     "0.000000400 p 7 7 p:ev: v=4\n",
+		     "magic/p-7/default-7", ": packet at offset 128: bad magic "
+		     "0x12345678", "bad magic: the records before it, the "
+		     "other files, the error");
+}
+
+static void test_bad_record_size(void)
+{
+	struct pkt p;
+	FILE *f;
+
+	simple_proc("recsize", "");
+	f = create("recsize/default-7", "w");
+	pkt_begin(&p, 0, 7, 100);
+	rec(&p, 1, 100, "i", 1LL);		/* 80..104 */
+	rec(&p, 1, 200, "i", 2LL);		/* 104..128 */
+	pkt_set(&p, 108, 64, 4);		/* says 64 bytes */
+	pkt_write(&p, f, 0);
+	fclose(f);
+	expect_error("recsize", "0.000000100 p 7 7 p:ev: v=1\n",
+		     "recsize/default-7", ": packet at offset 0: record at "
+		     "offset 104: bad size 64 (24 bytes left in the packet "
+		     "content)", "a record size overrunning the content");
+	f = create("recsize/default-7", "w");
+	pkt_begin(&p, 0, 7, 100);
+	rec(&p, 1, 100, "i", 1LL);
+	pkt_set(&p, 84, 12, 4);
+	pkt_write(&p, f, 0);
+	fclose(f);
+	expect_error("recsize", "", "recsize/default-7", ": packet at offset "
+		     "0: record at offset 80: bad size 12 (24 bytes left in "
+		     "the packet content)", "a record size below 16");
+}
+
+static void test_truncated(void)
+{
+	struct pkt p;
+	FILE *f;
+	char *path;
+
+	simple_proc("trunc", "");
+	f = create("trunc/default-7", "w");
+	pkt_begin(&p, 0, 7, 100);
+	rec(&p, 1, 100, "i", 1LL);
+	pkt_write(&p, f, 0);			/* 104 bytes */
+	pkt_begin(&p, 0, 7, 200);
+	rec(&p, 1, 200, "i", 2LL);
+	rec(&p, 1, 300, "i", 3LL);
+	pkt_write(&p, f, 0);			/* 128 bytes */
+	fclose(f);
+	path = path_of("trunc/default-7");
+	if (truncate(path, 104 + 100) < 0)
+		bail_out("truncate: %s", strerror(errno));
+	expect_error("trunc", "0.000000100 p 7 7 p:ev: v=1\n",
+		     "trunc/default-7", ": packet at offset 104: truncated "
+		     "file: packet of 128 bytes, 100 bytes left",
+		     "a file truncated inside a packet");
+	if (truncate(path, 104 + 40) < 0)
+		bail_out("truncate: %s", strerror(errno));
+	expect_error("trunc", "0.000000100 p 7 7 p:ev: v=1\n",
+		     "trunc/default-7", ": packet at offset 104: truncated "
+		     "file: 40 bytes left for an 80-byte header",
+		     "a file truncated inside a packet header");
+	free(path);
+}
+
+/* One packet whose header field at offset is set to v. */
+static void bad_header(const char *file, size_t offset, uint64_t v)
+{
+	struct pkt p;
+	FILE *f = create(file, "w");
+
+	pkt_begin(&p, 0, 7, 100);
+	rec(&p, 1, 100, "i", 1LL);
+	pkt_write_raw(&p, f, offset, v);
+	fclose(f);
+}
+
+static void test_bad_sizes(void)
+{
+	simple_proc("sizes", "");
+	bad_header("sizes/default-7", 40, 104 * 8 + 32);
+	expect_error("sizes", "", "sizes/default-7", ": packet at offset 0: "
+		     "bad packet size 864 bits", "packet size not a multiple "
+		     "of 64 bits");
+	bad_header("sizes/default-7", 40, 72 * 8);
+	expect_error("sizes", "", "sizes/default-7", ": packet at offset 0: "
+		     "bad packet size 576 bits", "packet size below the "
+		     "header");
+	bad_header("sizes/default-7", 32, 112 * 8);
+	expect_error("sizes", "", "sizes/default-7", ": packet at offset 0: "
+		     "content size 896 bits exceeds packet size 832 bits",
+		     "content size above packet size");
+	bad_header("sizes/default-7", 32, 64 * 8);
+	expect_error("sizes", "", "sizes/default-7", ": packet at offset 0: "
+		     "bad content size 512 bits", "content size below the "
+		     "header");
+}
+
+static void test_time_order(void)
+{
+	struct pkt p;
+	FILE *f;
+
+	simple_proc("time", "");
+	f = create("time/default-7", "w");
+	pkt_begin(&p, 0, 7, 100);
+	rec(&p, 1, 500, "i", 1LL);
+	pkt_write(&p, f, 0);
+	pkt_begin(&p, 0, 7, 100);
+	rec(&p, 1, 400, "i", 2LL);
+	pkt_write(&p, f, 0);
+	fclose(f);
+	expect_error("time", "0.000000500 p 7 7 p:ev: v=1\n",
+		     "time/default-7", ": packet at offset 104: record at "
+		     "offset "
+		     "80: timestamp 400 is before the previous record's 500",
+		     "a timestamp going back in time across packets");
+}
+
+static void test_unknown_event(void)
+{
+	struct pkt p;
+	FILE *f;
+
+	simple_proc("unknown", "");
+	f = create("unknown/default-7", "w");
+	pkt_begin(&p, 0, 7, 100);
+	rec(&p, 9, 100, "i", 1LL);
+	rec(&p, 1, 200, "i", 2LL);
+	rec(&p, 0, 300, "");
+	pkt_write(&p, f, 0);
+	fclose(f);
+	expect_error("unknown", "0.000000100 p 7 7 <unknown event ID>: \n"
+		     "0.000000200 p 7 7 p:ev: v=2\n"
+		     "0.000000300 p 7 7 <unknown event ID>: \n",
+		     "unknown/default-7", ": packet at offset 0: record at "
+		     "offset 80: unknown event ID 9 (no callsite line in "
+		     "process.meta)", "unknown event ids: shown, reported once");
+}
+
+static void test_bad_payload(void)
+{
+	struct pkt p;
+	FILE *f;
+
+	simple_proc("payload", "callsite 2 0 s 1 f p:str %25s\n");
+	f = create("payload/default-7", "w");
+	pkt_begin(&p, 0, 7, 100);
+	rec(&p, 2, 100, "u", 0x4141414141414141ULL);	/* no NUL */
+	rec(&p, 2, 200, "s", "ok");
+	pkt_write(&p, f, 0);
+	fclose(f);
+	expect_error("payload", "0.000000100 p 7 7 p:str: <bad payload>\n"
+		     "0.000000200 p 7 7 p:str: ok\n", "payload/default-7",
+		     ": packet at offset 0: record at offset 80: payload of 8 "
+		     "bytes does not hold the values 's' of event ID 2 "
+		     "(p:str)", "a payload that does not match the types");
+}
+
+/* A message larger than the view's first buffer is printed whole. */
+static void test_long_message(void)
+{
+	static char want[100000];
+	struct pkt p;
+	struct run r;
+	FILE *f;
+	int n;
+
+	simple_proc("long", "callsite 2 0 is 1 f p:long "
+		    "%25-90000d|%25.3s|\n");
+	f = create("long/default-7", "w");
+	pkt_begin(&p, 0, 7, 100);
+	rec(&p, 2, 100, "is", 42LL, "abcdef");
+	pkt_write(&p, f, 0);
+	fclose(f);
+	n = snprintf(want, sizeof(want), "0.000000100 p 7 7 p:long: %-90000d|"
+		     "%.3s|\n", 42, "abcdef");
+	run_view(&r, "long");
+	ok(n > 90000 && r.status == 0 && r.out_len == (size_t)n &&
+	   strcmp(r.out, want) == 0 && r.err_len == 0,
+	   "a message of 90 KB is printed whole");
+	run_free(&r);
+}
+
+/* A session with a good process "ok-1" and process.meta of "bad" made of
+ * the usual lines then extra. */
+static void meta_case(const char *extra, const char *raw, const char *msg,
+		      const char *name)
+{
+	struct pkt p;
+	FILE *f;
+
+	simple_proc("meta/ok-1", "");
+	f = create("meta/ok-1/default-7", "w");
+	pkt_begin(&p, 0, 7, 100);
+	rec(&p, 1, 100, "i", 5LL);
+	pkt_write(&p, f, 0);
+	fclose(f);
+	make_dir("meta/bad");
+	if (raw)
+		write_file("meta/bad/process.meta", raw);
+	else
+		write_meta("meta/bad", 8, "bad", extra);
+	write_file("meta/bad/default-8", "");
+	expect_error("meta", "0.000000100 p 7 7 p:ev: v=5\n",
+		     "meta/bad/process.meta", msg, name);
+}
+
+static void test_bad_meta(void)
+{
+	meta_case("callsite 1 0 i 1 f n x\ncallsite x 0 i 1 f n fmt\n", NULL,
+		  ":9: malformed callsite line: bad ID",
+		  "malformed meta: callsite ID, line number");
+	meta_case("callsite 1 0 ix 1 f n fmt\n", NULL,
+		  ":8: malformed callsite line: bad TYPES", "bad TYPES");
+	meta_case("callsite 1 2 i 1 f n fmt\n", NULL,
+		  ":8: malformed callsite line: bad VITAL", "bad VITAL");
+	meta_case("callsite 1 0 i 1 f n\n", NULL,
+		  ":8: malformed callsite line: missing fields",
+		  "a callsite line without FORMAT");
+	meta_case("callsite 1 0 i 1 f n a%2\n", NULL,
+		  ":8: malformed callsite line: bad percent-encoding",
+		  "an unfinished %XX");
+	meta_case("callsite 1 0 i 1 f n a%zz\n", NULL,
+		  ":8: malformed callsite line: bad percent-encoding",
+		  "a %XX that is not hex");
+	meta_case("callsite 2 0 i 1 f n a\ncallsite 2 0 i 1 f n b\n", NULL,
+		  ":9: malformed callsite line: duplicate ID 2 (first on "
+		  "line 8)", "a duplicate callsite id");
+	meta_case("thread x y\n", NULL, ":8: malformed thread line: bad TID",
+		  "a bad thread line");
+	meta_case("pid  8\n", NULL, ":8: malformed pid line: bad PID",
+		  "two spaces: an empty field");
+	meta_case(NULL, "tracer-procezz 1\n", ":1: not a process.meta file "
+		  "(expected 'tracer-process 1')", "a wrong first line");
+	meta_case(NULL, "tracer-process 2\npid 8\nname x\n",
+		  ":1: unsupported format version 2", "a newer version");
+	meta_case(NULL, "tracer-process 1\nname x\n", ": missing 'pid' line",
+		  "no pid line");
+	meta_case(NULL, "", ": empty file (expected 'tracer-process 1')",
+		  "an empty process.meta");
+}
+
+/* ----------------------------------------------------------------------
+ * tracer__ctl_view(): arguments.
+ */
+
+/* The contents of a (small) file, NUL-terminated. */
+static char *read_all(const char *path, size_t *len)
+{
+	char *buf = calloc(1, 65536);
+	FILE *f = fopen(path, "r");
+
+	if (!buf || !f)
+		bail_out("cannot read %s", path);
+	*len = fread(buf, 1, 65535, f);
+	fclose(f);
+	return buf;
+}
+
+/* Run tracer__ctl_view(argv) in a child; its stdout and stderr in r. */
+static void run_ctl(struct run *r, char **argv)
+{
+	char *out = path_of("ctl.out"), *err = path_of("ctl.err");
+	int status, argc = 0;
+	pid_t pid;
+
+	while (argv[argc])
+		argc++;
+	fflush(stdout);
+	pid = fork();
+	if (pid < 0)
+		bail_out("fork: %s", strerror(errno));
+	if (pid == 0) {
+		if (!freopen(out, "w", stdout) || !freopen(err, "w", stderr))
+			_exit(99);
+		free(out);
+		free(err);
+		status = tracer__ctl_view(argc, argv);
+		fflush(stdout);
+		fflush(stderr);
+		_exit(status);
+	}
+	waitpid(pid, &status, 0);
+	r->status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+	r->out = read_all(out, &r->out_len);
+	r->err = read_all(err, &r->err_len);
+	free(out);
+	free(err);
+}
+
+static void test_usage(void)
+{
+	char view[] = "view", help[] = "--help", h[] = "-h", x[] = "-x";
+	char dd[] = "--", a[] = "a", b[] = "b";
+	char *no_dir[] = { view, NULL };
+	char *two[] = { view, a, b, NULL };
+	char *opt[] = { view, x, NULL };
+	char *helps[] = { view, help, NULL };
+	char *hs[] = { view, a, h, NULL };
+	char *dash[] = { view, dd, x, NULL };
+	char *dir = path_of("good"), *one[] = { view, dir, NULL };
+	const char *usage = "usage: tracectl view DIR\n";
+	char want[4096];
+	struct run r;
+
+	run_ctl(&r, no_dir);
+	expect(&r, 2, "", "tracectl: view: missing DIR\nusage: tracectl view "
+	       "DIR\n", "no DIR: usage error, status 2");
+	run_free(&r);
+	run_ctl(&r, two);
+	expect(&r, 2, "", "tracectl: view: unexpected argument 'b'\n"
+	       "usage: tracectl view DIR\n", "an extra argument");
+	run_free(&r);
+	run_ctl(&r, opt);
+	expect(&r, 2, "", "tracectl: view: unknown option '-x'\n"
+	       "usage: tracectl view DIR\n", "an unknown option");
+	run_free(&r);
+	run_ctl(&r, helps);
+	ok(r.status == 0 && strncmp(r.out, usage, strlen(usage)) == 0 &&
+	   r.err_len == 0, "--help: usage on stdout, status 0");
+	run_free(&r);
+	run_ctl(&r, hs);
+	ok(r.status == 0 && strncmp(r.out, usage, strlen(usage)) == 0,
+	   "-h after DIR: usage, status 0");
+	run_free(&r);
+	run_ctl(&r, dash);
+	expect(&r, 1, "", "tracectl: cannot open '-x': No such file or "
+	       "directory\n", "after --, -x is a directory");
+	run_free(&r);
+	snprintf(want, sizeof(want), "%s%s%s", good_foo, good_hanoi_1,
+		 good_foo_2);
+	run_ctl(&r, one);
+	expect(&r, 0, want, "", "tracectl view DIR through stdout");
+	run_free(&r);
+	free(dir);
+}
+
+/* ----------------------------------------------------------------------
+ * process.meta read directly.
+ */
+
+static void test_meta_load(void)
+{
+	struct tracer_meta m;
+	char err[TRACER_ERR_SIZE];
+	char *path;
+	int ret;
+
+	make_dir("direct");
+	write_file("direct/process.meta",
+		   "tracer-process 1\npid 4242\nppid 4100\nname a%25b%20c\n"
+		   "start_time 18446744073709551615\n"
+		   "clock_offset -9223372036854775808\n"
+		   "argv ./x % a%0Ab\n"
+		   "callsite 9 1 - 12 f%2Fg.c p:e %\n"
+		   "callsite 2 0 iudDps 3 f p:f %25s\n"
+		   "thread 4243 w%2Fone\n");
+	path = path_of("direct/process.meta");
+	ret = tracer__meta_load(&m, path, err, sizeof(err));
+	ok(ret == 0 && m.version == 1 && m.pid == 4242 && m.ppid == 4100 &&
+	   strcmp(m.name, "a%b c") == 0 && m.start_time == UINT64_MAX &&
+	   m.clock_offset == INT64_MIN, "meta: header fields decoded");
+	ok(ret == 0 && m.argc == 3 && strcmp(m.argv[0], "./x") == 0 &&
+	   strcmp(m.argv[1], "") == 0 && strcmp(m.argv[2], "a\nb") == 0,
+	   "meta: argv, a lone %% is an empty string");
+	ok(ret == 0 && m.ncallsites == 2 && m.callsites[0].id == 2 &&
+	   m.callsites[1].id == 9 && strcmp(m.callsites[1].types, "") == 0 &&
+	   m.callsites[1].vital == 1 && m.callsites[1].line == 12 &&
+	   strcmp(m.callsites[1].file, "f/g.c") == 0 &&
+	   strcmp(m.callsites[1].format, "") == 0 &&
+	   strcmp(m.callsites[0].types, "iudDps") == 0,
+	   "meta: callsites sorted by id, TYPES '-' is none");
+	ok(ret == 0 && tracer__meta_callsite(&m, 9) == &m.callsites[1] &&
+	   tracer__meta_callsite(&m, 2) == &m.callsites[0] &&
+	   !tracer__meta_callsite(&m, 1) && !tracer__meta_callsite(&m, 3),
+	   "meta: callsite lookup");
+	ok(ret == 0 && m.nthreads == 1 && m.threads[0].tid == 4243 &&
+	   strcmp(m.threads[0].name, "w/one") == 0, "meta: thread line");
+	if (ret == 0)
+		tracer__meta_free(&m);
+	free(path);
+}
+
+static int remove_one(const char *path, const struct stat *st, int flag,
+		      struct FTW *ftw)
+{
+	(void)st;
+	(void)flag;
+	(void)ftw;
+	return remove(path);
+}
+
+int main(void)
+{
+	plan(43);
+	if (!mkdtemp(root))
+		bail_out("mkdtemp: %s", strerror(errno));
+	test_good();
+	test_missing();
+	test_bad_magic();
+	test_bad_record_size();
+	test_truncated();
+	test_bad_sizes();
+	test_time_order();
+	test_unknown_event();
+	test_bad_payload();
+	test_long_message();
+	test_bad_meta();
+	test_usage();
+	test_meta_load();
+	nftw(root, remove_one, 16, FTW_DEPTH | FTW_PHYS);
+	return done();
+}

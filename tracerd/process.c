@@ -1,0 +1,803 @@
+/*
+ * process.c - one traced process, as tracerd sees it.
+ *
+ * tracerd creates the process's shared memory (control page, pool
+ * segments), attaches a reader to every channel of every buffer, and
+ * drains complete sub-buffers into channel files: on its scan timer, and
+ * when a writer that closed a sub-buffer finds the wake-up armed and
+ * writes the process's eventfd (pool_layout.h).
+ *
+ * The process may have written anything into the pool: readers range-check
+ * counters and parse packets from a private copy (rb_read.c); descriptor
+ * fields are only counted or copied, never used as offsets; each packet
+ * must carry its own buffer's index in stream_instance_id.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "tracerd.h"
+
+#define PAGE		4096ULL
+#define INSTANCE_MASK	0xffffffff00000000ULL
+#define MAX_CALLSITES	65536
+#define MAX_STRING	4096
+#define DRAIN_BUDGET	4096	/* packets per channel per pass */
+#define MAX_ARGS	8	/* TRACER_MAX_ARGS */
+
+static const char *const channel_name[TRACER_POOL_CHANNELS] = {
+	"default", "vital",
+};
+
+static char *dup_bounded(const char *s, size_t max)
+{
+	size_t n = s ? strnlen(s, max) : 0;
+	char *d = malloc(n + 1);
+
+	if (d) {
+		memcpy(d, s ? s : "", n);
+		d[n] = '\0';
+	}
+	return d;
+}
+
+/* Sizes of one buffer: both channels, each page aligned. */
+static int buffer_geometry(const struct tracerd_config *cfg,
+			   uint32_t off[TRACER_POOL_CHANNELS], uint64_t *size)
+{
+	struct tracer_rb_geometry g;
+	uint64_t at = 0;
+	const char *why;
+	int c, ret;
+
+	for (c = 0; c < TRACER_POOL_CHANNELS; c++) {
+		ret = tracer__rb_geometry(&g, cfg->subbuf_size[c],
+					  cfg->subbuf_count[c], &why);
+		if (ret) {
+			tracerd_log("%s channel: %s", channel_name[c], why);
+			return ret;
+		}
+		off[c] = (uint32_t)at;
+		at += TRACER_ALIGN_UP(g.region_size, PAGE);
+	}
+	if (at > UINT32_MAX)
+		return -EINVAL;
+	*size = at;
+	return 0;
+}
+
+static uint64_t segment_bytes(uint64_t buffer_size, uint32_t count,
+			      uint64_t *desc_off, uint64_t *buf_off)
+{
+	*desc_off = sizeof(struct tracer_pool_header);
+	*buf_off = TRACER_ALIGN_UP(*desc_off + (uint64_t)count *
+				   sizeof(struct tracer_pool_desc), PAGE);
+	return *buf_off + (uint64_t)count * buffer_size;
+}
+
+/* Largest count <= want that fits under the memory cap. */
+static uint32_t fit_count(const struct tracerd_process *p, uint32_t want)
+{
+	uint64_t cap = p->d->cfg.max_memory, d, b;
+
+	while (want > 0 && p->pool_bytes +
+	       segment_bytes(p->buffer_size, want, &d, &b) > cap)
+		want--;
+	return want;
+}
+
+/* A sealed memfd of size bytes, mapped; returns the fd or -errno. */
+static int make_memfd(const char *name, uint64_t size, void **map)
+{
+	int fd = memfd_create(name, MFD_CLOEXEC | MFD_ALLOW_SEALING), ret;
+
+	if (fd < 0)
+		return -errno;
+	if (ftruncate(fd, (off_t)size) < 0 ||
+	    fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW) < 0)
+		goto fail;
+	*map = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (*map == MAP_FAILED)
+		goto fail;
+	return fd;
+fail:
+	ret = -errno;
+	close(fd);
+	return ret;
+}
+
+static int init_channels(struct tracerd_process *p, char *buf, uint32_t index)
+{
+	struct tracer_rb_config rc = { 0 };
+	const struct tracerd_config *cfg = &p->d->cfg;
+	const char *why;
+	int c, ret;
+
+	for (c = 0; c < TRACER_POOL_CHANNELS; c++) {
+		uint64_t end = c + 1 < TRACER_POOL_CHANNELS ?
+			       p->channel_offset[c + 1] : p->buffer_size;
+
+		rc.subbuf_size = cfg->subbuf_size[c];
+		rc.subbuf_count = cfg->subbuf_count[c];
+		rc.mode = TRACER_RB_DISCARD;
+		rc.stream_id = (uint32_t)c;
+		rc.stream_instance_id = (uint64_t)index << 32;
+		ret = tracer__rb_init(buf + p->channel_offset[c],
+				      end - p->channel_offset[c], &rc, &why);
+		if (ret) {
+			tracerd_log("cannot create a channel: %s", why);
+			return ret;
+		}
+	}
+	return 0;
+}
+
+static int attach_buffer(struct tracerd_process *p, struct tracerd_buffer *b,
+			 char *buf, struct tracer_pool_desc *desc)
+{
+	int c, ret;
+
+	memset(b, 0, sizeof(*b));
+	b->desc = desc;
+	for (c = 0; c < TRACER_POOL_CHANNELS; c++) {
+		uint64_t end = c + 1 < TRACER_POOL_CHANNELS ?
+			       p->channel_offset[c + 1] : p->buffer_size;
+
+		b->st[c].fd = -1;
+		ret = tracer__rb_reader_attach(&b->rd[c],
+					       buf + p->channel_offset[c],
+					       end - p->channel_offset[c],
+					       NULL);
+		if (ret)
+			return ret;
+		b->rd[c].instance_mask = INSTANCE_MASK;
+	}
+	return 0;
+}
+
+static void init_header(struct tracerd_process *p, struct tracer_pool_header *h,
+			uint32_t count, uint64_t size, uint64_t desc_off,
+			uint64_t buf_off)
+{
+	int c;
+
+	h->version = TRACER_POOL_VERSION;
+	h->header_size = sizeof(*h);
+	h->desc_size = sizeof(struct tracer_pool_desc);
+	h->segment_index = p->nseg;
+	h->buffer_count = count;
+	h->first_buffer = p->nbuf;
+	h->segment_size = size;
+	h->desc_offset = desc_off;
+	h->buffer_offset = buf_off;
+	h->buffer_size = p->buffer_size;
+	for (c = 0; c < TRACER_POOL_CHANNELS; c++)
+		h->channel_offset[c] = p->channel_offset[c];
+}
+
+/* Does any buffer wait in reserve (EMERGENCY)? */
+static bool has_spare(const struct tracerd_process *p)
+{
+	uint32_t i;
+
+	for (i = 0; i < p->nbuf; i++)
+		if (TRACER_BUF_STATE(TRACER_READ_ONCE(p->buf[i].desc->state))
+		    == TRACER_BUF_EMERGENCY)
+			return true;
+	return false;
+}
+
+static int fill_segment(struct tracerd_process *p, char *base,
+			uint32_t count, uint64_t size, uint64_t desc_off,
+			uint64_t buf_off)
+{
+	struct tracer_pool_header *h = (void *)base;
+	struct tracer_pool_desc *desc = (void *)(base + desc_off);
+	bool spare = !has_spare(p);
+	uint32_t i;
+	int ret;
+
+	init_header(p, h, count, size, desc_off, buf_off);
+	for (i = 0; i < count; i++) {
+		char *buf = base + buf_off + (uint64_t)i * p->buffer_size;
+
+		desc[i].state = TRACER_BUF_WORD(0ULL, spare && i == count - 1 &&
+						count > 1 ? TRACER_BUF_EMERGENCY
+							  : TRACER_BUF_FREE);
+		ret = init_channels(p, buf, p->nbuf + i);
+		if (!ret)
+			ret = attach_buffer(p, &p->buf[p->nbuf + i], buf,
+					    &desc[i]);
+		if (ret)
+			return ret;
+	}
+	/* Everything above is visible before the header that validates it. */
+	__atomic_store_n(&h->magic, TRACER_POOL_MAGIC, __ATOMIC_RELEASE);
+	return 0;
+}
+
+/*
+ * Create a segment of `count` buffers (fewer under the memory cap).
+ * Returns its fd (the caller sends it), or -ENOSPC (at the cap), -ENOMEM,
+ * -E2BIG (too many segments), or the errno of memfd/mmap.
+ */
+static int add_segment(struct tracerd_process *p, uint32_t count)
+{
+	struct tracerd_segment *s = &p->seg[p->nseg];
+	uint64_t desc_off, buf_off, size;
+	struct tracerd_buffer *nb;
+	void *base;
+	int fd, ret;
+
+	if (p->nseg == TRACER_POOL_MAX_SEGMENTS)
+		return -E2BIG;
+	count = fit_count(p, count);
+	if (count == 0)
+		return -ENOSPC;
+	size = segment_bytes(p->buffer_size, count, &desc_off, &buf_off);
+	nb = realloc(p->buf, sizeof(*nb) * (p->nbuf + count));
+	if (!nb)
+		return -ENOMEM;
+	p->buf = nb;
+	fd = make_memfd("tracer-pool", size, &base);
+	if (fd < 0)
+		return fd;
+	ret = fill_segment(p, base, count, size, desc_off, buf_off);
+	if (ret) {
+		munmap(base, size);
+		close(fd);
+		return ret;
+	}
+	s->base = base;
+	s->size = size;
+	s->first = p->nbuf;
+	s->count = count;
+	s->fd = -1;
+	p->nseg++;
+	p->nbuf += count;
+	p->pool_bytes += size;
+	return fd;
+}
+
+static struct tracer_pool_header *pool_line(struct tracerd_process *p)
+{
+	return (struct tracer_pool_header *)(void *)p->seg[0].base;
+}
+
+/* ------------------------------------------------------------------ */
+/* Channel files                                                       */
+
+static void close_stream(struct tracerd_stream *st)
+{
+	if (st->fd >= 0)
+		close(st->fd);
+	st->fd = -1;
+	st->instance = 0;
+}
+
+void tracerd_process_close_files(struct tracerd_process *p)
+{
+	uint32_t i;
+	int c;
+
+	for (i = 0; i < p->nbuf; i++)
+		for (c = 0; c < TRACER_POOL_CHANNELS; c++)
+			close_stream(&p->buf[i].st[c]);
+	if (p->meta && fclose(p->meta))
+		tracerd_log("pid %d: cannot write process.meta: %s",
+			    (int)p->pid, strerror(errno));
+	p->meta = NULL;
+	free(p->dir);
+	p->dir = NULL;
+}
+
+/* CHANNEL-TID, or CHANNEL-TID.N when the kernel reused the thread id. */
+static int create_file(const char *dir, int c, uint32_t tid)
+{
+	char path[4096];
+	int n, fd = -1;
+
+	for (n = 0; n < 1000 && fd < 0; n++) {
+		if (n == 0)
+			snprintf(path, sizeof(path), "%s/%s-%" PRIu32, dir,
+				 channel_name[c], tid);
+		else
+			snprintf(path, sizeof(path), "%s/%s-%" PRIu32 ".%d",
+				 dir, channel_name[c], tid, n);
+		fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+		if (fd < 0 && errno != EEXIST) {
+			tracerd_log("cannot create '%s': %s", path,
+				    strerror(errno));
+			return -1;
+		}
+	}
+	return fd;
+}
+
+static int open_stream(struct tracerd_process *p, struct tracerd_buffer *b,
+		       int c, const struct tracer_rb_packet_info *info)
+{
+	struct tracerd_stream *st = &b->st[c];
+	char name[17];
+
+	close_stream(st);
+	st->fd = create_file(p->dir, c, info->tid);
+	if (st->fd < 0)
+		return -1;
+	st->instance = info->stream_instance_id;
+	st->tid = info->tid;
+	if (b->st[!c].instance != st->instance) {
+		memcpy(name, b->desc->thread_name, 16);
+		name[16] = '\0';
+		tracerd_session_note_thread(p, info->tid, name);
+	}
+	return 0;
+}
+
+static int write_all(int fd, const char *buf, size_t n)
+{
+	while (n > 0) {
+		ssize_t w = write(fd, buf, n);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0)
+			return -errno;
+		buf += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+/* A checked packet in p->scratch: append it to its thread's file. */
+static void emit_packet(struct tracerd_process *p, struct tracerd_buffer *b,
+			int c, const struct tracer_rb_packet_info *info)
+{
+	struct tracer_rb_packet *pk = p->scratch;
+	struct tracerd_stream *st = &b->st[c];
+	int ret;
+
+	if (!p->dir) {
+		p->dropped_packets++;
+		return;
+	}
+	if (info->records == 0)
+		return;
+	if ((st->fd < 0 || st->instance != info->stream_instance_id) &&
+	    open_stream(p, b, c, info))
+		return;
+	/* In the file a packet is as long as its content. */
+	pk->packet_size = pk->content_size;
+	ret = write_all(st->fd, p->scratch, info->content_bytes);
+	if (ret) {
+		tracerd_log("pid %d: cannot write a packet: %s", (int)p->pid,
+			    strerror(-ret));
+		return;
+	}
+	p->bytes_written += info->content_bytes;
+	p->packets_written++;
+}
+
+/* ------------------------------------------------------------------ */
+/* Draining                                                            */
+
+static void channel_error(struct tracerd_process *p, struct tracerd_buffer *b,
+			  int c, int err)
+{
+	tracerd_log("pid %d buffer %u %s channel: %s%s", (int)p->pid,
+		    (unsigned)(b - p->buf), channel_name[c], b->rd[c].error,
+		    err == -EIO ? " (no longer read)" : " (packet skipped)");
+	if (err == -EIO)
+		b->broken[c] = true;
+}
+
+static void drain_channel(struct tracerd_process *p, struct tracerd_buffer *b,
+			  int c)
+{
+	struct tracer_rb_packet_info info;
+	int n, ret;
+
+	for (n = 0; n < DRAIN_BUDGET && !b->broken[c]; n++) {
+		ret = tracer__rb_read(&b->rd[c], p->scratch, p->scratch_size,
+				      &info);
+		if (ret == 0)
+			emit_packet(p, b, c, &info);
+		else if (ret == -EAGAIN)
+			break;
+		else if (ret == -EBADMSG || ret == -EIO)
+			channel_error(p, b, c, ret);
+	}
+}
+
+static void drain(struct tracerd_process *p)
+{
+	uint32_t i;
+	int c;
+
+	for (i = 0; i < p->nbuf; i++)
+		for (c = 0; c < TRACER_POOL_CHANNELS; c++)
+			drain_channel(p, &p->buf[i], c);
+}
+
+/* The committed part of the open sub-buffer. Returns 1 if busy. */
+static unsigned flush_channel(struct tracerd_process *p,
+			      struct tracerd_buffer *b, int c)
+{
+	struct tracer_rb_packet_info info;
+	int tries, ret;
+
+	for (tries = 0; tries < 8 && !b->broken[c]; tries++) {
+		drain_channel(p, b, c);
+		ret = tracer__rb_read_partial(&b->rd[c], p->scratch,
+					      p->scratch_size, &info);
+		if (ret == 0)
+			emit_packet(p, b, c, &info);
+		else if (ret == -ENODATA)
+			return 0;
+		else if (ret == -EBUSY)
+			return 1;
+		else if (ret == -EBADMSG || ret == -EIO)
+			channel_error(p, b, c, ret);
+	}
+	return 0;
+}
+
+unsigned tracerd_process_flush(struct tracerd_process *p)
+{
+	unsigned busy = 0;
+	uint32_t i;
+	int c;
+
+	for (i = 0; i < p->nbuf; i++)
+		for (c = 0; c < TRACER_POOL_CHANNELS; c++)
+			busy += flush_channel(p, &p->buf[i], c);
+	return busy;
+}
+
+/* ------------------------------------------------------------------ */
+/* Growth                                                              */
+
+static void send_segment(struct tracerd_process *p, int fd)
+{
+	Tracer__Message m = TRACER__MESSAGE__INIT;
+	Tracer__Segment s = TRACER__SEGMENT__INIT;
+
+	s.index = p->nseg - 1;
+	s.size = p->seg[p->nseg - 1].size;
+	m.body_case = TRACER__MESSAGE__BODY_SEGMENT;
+	m.segment = &s;
+	if (p->client)
+		tracerd_send(p->client, &m, &fd, 1);
+	else
+		close(fd);
+}
+
+/* Double the pool when a thread asked or few buffers are free. */
+static void maybe_grow(struct tracerd_process *p)
+{
+	struct tracer_pool_header *h = pool_line(p);
+	uint32_t i, nfree = 0;
+	int fd;
+
+	for (i = 0; i < p->nbuf; i++)
+		if (TRACER_BUF_STATE(TRACER_READ_ONCE(p->buf[i].desc->state))
+		    == TRACER_BUF_FREE)
+			nfree++;
+	if (!TRACER_READ_ONCE(h->want_grow) && nfree * 4 >= p->nbuf)
+		return;
+	TRACER_WRITE_ONCE(h->want_grow, 0);
+	fd = add_segment(p, p->nbuf);
+	if (fd >= 0)
+		send_segment(p, fd);
+	else if (fd != -ENOSPC && fd != -E2BIG)
+		tracerd_log("pid %d: cannot grow the pool: %s", (int)p->pid,
+			    strerror(-fd));
+}
+
+void tracerd_process_scan(struct tracerd_process *p)
+{
+	drain(p);
+	maybe_grow(p);
+	/* Arm the wake-up, then look again: no close goes unnoticed. */
+	__atomic_store_n(&pool_line(p)->wake_armed, 1, __ATOMIC_SEQ_CST);
+	drain(p);
+	if (p->meta)
+		fflush(p->meta);
+}
+
+static void on_wake(uv_poll_t *h, int status, int events)
+{
+	struct tracerd_process *p = h->data;
+	uint64_t v;
+
+	(void)events;
+	if (status == 0 && read(p->wake_fd, &v, sizeof(v)) < 0)
+		(void)0;
+	tracerd_process_scan(p);
+}
+
+/* ------------------------------------------------------------------ */
+/* Registration                                                        */
+
+static int make_control(struct tracerd_process *p)
+{
+	void *map;
+	int fd = make_memfd("tracer-control", TRACER_CONTROL_SIZE, &map);
+
+	if (fd < 0)
+		return fd;
+	p->control = map;
+	p->control->version = TRACER_POOL_VERSION;
+	p->control->size = sizeof(struct tracer_control);
+	p->control->session = p->d->session_id;
+	__atomic_store_n(&p->control->magic, TRACER_CONTROL_MAGIC,
+			 __ATOMIC_RELEASE);
+#ifdef F_SEAL_FUTURE_WRITE
+	/* From now on the process can only map it read-only. */
+	fcntl(fd, F_ADD_SEALS, F_SEAL_FUTURE_WRITE);
+#endif
+	return fd;
+}
+
+static int copy_identity(struct tracerd_process *p, const Tracer__Register *r)
+{
+	size_t i, n = r->n_argv < 256 ? r->n_argv : 256;
+
+	p->ppid = (pid_t)r->ppid;
+	p->name = dup_bounded(r->name, 64);
+	p->argv = calloc(n + 1, sizeof(char *));
+	if (!p->name || !p->argv)
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
+		p->argv[i] = dup_bounded(r->argv[i], MAX_STRING);
+		if (!p->argv[i])
+			return -ENOMEM;
+		p->argc++;
+	}
+	p->start_time_ns = r->start_time_ns;
+	p->clock_offset_ns = r->start_time_ns - r->monotonic_ns;
+	return 0;
+}
+
+static int create_pool(struct tracerd_process *p)
+{
+	uint64_t max = 0;
+	int c, ret;
+
+	ret = buffer_geometry(&p->d->cfg, p->channel_offset, &p->buffer_size);
+	if (ret)
+		return ret;
+	for (c = 0; c < TRACER_POOL_CHANNELS; c++)
+		if (p->d->cfg.subbuf_size[c] > max)
+			max = p->d->cfg.subbuf_size[c];
+	p->scratch_size = max;
+	p->scratch = aligned_alloc(64, max);
+	if (!p->scratch)
+		return -ENOMEM;
+	/* The initial buffers plus one in reserve. */
+	return add_segment(p, p->d->cfg.buffers + 1);
+}
+
+static int send_registered(struct tracerd_process *p, int ctl_fd, int seg_fd)
+{
+	Tracer__Message m = TRACER__MESSAGE__INIT;
+	Tracer__Registered r = TRACER__REGISTERED__INIT;
+	int fds[3] = { ctl_fd, dup(p->wake_fd), seg_fd };
+
+	if (fds[1] < 0) {
+		close(ctl_fd);
+		close(seg_fd);
+		return -errno;
+	}
+	r.control_size = TRACER_CONTROL_SIZE;
+	r.segment_size = p->seg[0].size;
+	m.body_case = TRACER__MESSAGE__BODY_REGISTERED;
+	m.registered = &r;
+	return tracerd_send(p->client, &m, fds, 3);
+}
+
+static int setup(struct tracerd_process *p, const Tracer__Register *r,
+		 int *ctl_fd, int *seg_fd)
+{
+	int ret = copy_identity(p, r);
+
+	if (ret)
+		return ret;
+	*ctl_fd = make_control(p);
+	if (*ctl_fd < 0)
+		return *ctl_fd;
+	p->wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (p->wake_fd < 0)
+		return -errno;
+	*seg_fd = create_pool(p);
+	return *seg_fd < 0 ? *seg_fd : 0;
+}
+
+int tracerd_process_register(struct tracerd_client *c,
+			     const Tracer__Register *r)
+{
+	struct tracerd_process *p = calloc(1, sizeof(*p));
+	int ctl_fd = -1, seg_fd = -1, ret;
+
+	if (!p)
+		return -ENOMEM;
+	p->d = c->d;
+	p->pid = c->pid;	/* from the socket, not from the message */
+	p->wake_fd = -1;
+	ret = setup(p, r, &ctl_fd, &seg_fd);
+	if (ret) {
+		tracerd_log("pid %d: cannot set up tracing: %s", (int)c->pid,
+			    strerror(-ret));
+		tracerd_send_error(c, ret, "tracerd cannot set up this process");
+		if (ctl_fd >= 0)
+			close(ctl_fd);
+		tracerd_process_free(p);
+		return ret;
+	}
+	uv_poll_init(p->d->loop, &p->wake_poll, p->wake_fd);
+	p->wake_poll.data = p;
+	uv_poll_start(&p->wake_poll, UV_READABLE, on_wake);
+	p->client = c;
+	c->proc = p;
+	cds_list_add_tail(&p->node, &p->d->processes);
+	tracerd_log("registered pid %d (%s)", (int)p->pid, p->name);
+	if (p->d->session_id)
+		tracerd_session_add_process(p);
+	pool_line(p)->wake_armed = 1;
+	return send_registered(p, ctl_fd, seg_fd);
+}
+
+static bool valid_types(const char *t)
+{
+	size_t n = strlen(t), i;
+
+	if (n > MAX_ARGS)
+		return false;
+	for (i = 0; i < n; i++)
+		if (!strchr("iudDps", t[i]))
+			return false;
+	return true;
+}
+
+static bool known_id(const struct tracerd_process *p, uint32_t id)
+{
+	size_t i;
+
+	for (i = 0; i < p->ncs; i++)
+		if (p->cs[i].id == id)
+			return true;
+	return false;
+}
+
+static int add_callsite(struct tracerd_process *p, const Tracer__CallSite *s)
+{
+	struct tracerd_callsite *cs;
+
+	if (s->id == 0 || s->id > (1u << 30) || !valid_types(s->types) ||
+	    known_id(p, s->id) || p->ncs >= MAX_CALLSITES)
+		return -EINVAL;
+	if (p->ncs == p->cs_cap) {
+		size_t cap = p->cs_cap ? p->cs_cap * 2 : 64;
+		struct tracerd_callsite *n = realloc(p->cs, cap * sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		p->cs = n;
+		p->cs_cap = cap;
+	}
+	cs = &p->cs[p->ncs];
+	cs->id = s->id;
+	cs->vital = s->vital;
+	cs->line = s->line;
+	cs->types = dup_bounded(s->types, MAX_ARGS);
+	cs->file = dup_bounded(s->file, MAX_STRING);
+	cs->name = dup_bounded(s->name, MAX_STRING);
+	cs->format = dup_bounded(s->format, MAX_STRING);
+	if (!cs->types || !cs->file || !cs->name || !cs->format)
+		return -ENOMEM;
+	p->ncs++;
+	return 0;
+}
+
+int tracerd_process_callsites(struct tracerd_process *p,
+			      const Tracer__CallSites *m)
+{
+	size_t from = p->ncs, i;
+	int ret = 0;
+
+	for (i = 0; i < m->n_sites && !ret; i++)
+		ret = add_callsite(p, m->sites[i]);
+	if (p->dir && p->ncs > from)
+		tracerd_session_append_callsites(p, from);
+	return ret;
+}
+
+/* ------------------------------------------------------------------ */
+/* End of a process                                                    */
+
+void tracerd_process_gone(struct tracerd_process *p)
+{
+	unsigned busy = tracerd_process_flush(p);
+
+	if (busy)
+		tracerd_log("pid %d exited while %u record(s) were being "
+			    "written; they are lost", (int)p->pid, busy);
+	tracerd_log("pid %d (%s) is gone: %" PRIu64 " bytes written",
+		    (int)p->pid, p->name, p->bytes_written);
+	cds_list_del(&p->node);
+	tracerd_process_free(p);
+}
+
+static void free_later(uv_handle_t *h)
+{
+	free(h->data);
+}
+
+void tracerd_process_free(struct tracerd_process *p)
+{
+	uint32_t i;
+	size_t k;
+	int c;
+
+	tracerd_process_close_files(p);
+	for (i = 0; i < p->nbuf; i++)
+		for (c = 0; c < TRACER_POOL_CHANNELS; c++)
+			tracer__rb_reader_detach(&p->buf[i].rd[c]);
+	for (i = 0; i < p->nseg; i++)
+		munmap(p->seg[i].base, p->seg[i].size);
+	if (p->control)
+		munmap(p->control, TRACER_CONTROL_SIZE);
+	for (k = 0; k < p->ncs; k++) {
+		free(p->cs[k].types);
+		free(p->cs[k].file);
+		free(p->cs[k].name);
+		free(p->cs[k].format);
+	}
+	for (k = 0; p->argv && k < p->argc; k++)
+		free(p->argv[k]);
+	free(p->argv);
+	free(p->cs);
+	free(p->buf);
+	free(p->name);
+	free(p->scratch);
+	if (p->wake_fd >= 0 && uv_is_active((uv_handle_t *)&p->wake_poll)) {
+		uv_poll_stop(&p->wake_poll);
+		close(p->wake_fd);
+		p->wake_poll.data = p;
+		uv_close((uv_handle_t *)&p->wake_poll, free_later);
+		return;
+	}
+	if (p->wake_fd >= 0)
+		close(p->wake_fd);
+	free(p);
+}
+
+void tracerd_process_status(struct tracerd_process *p,
+			    Tracer__ProcessStatus *st)
+{
+	uint32_t i;
+	int c;
+
+	st->pid = (uint32_t)p->pid;
+	st->name = p->name;
+	st->buffers = p->nbuf;
+	st->pool_bytes = p->pool_bytes;
+	st->segments = p->nseg;
+	st->bytes_written = p->bytes_written;
+	st->packets_written = p->packets_written;
+	st->events_lost = TRACER_READ_ONCE(pool_line(p)->lost_no_buffer);
+	for (i = 0; i < p->nbuf; i++) {
+		if (TRACER_BUF_STATE(TRACER_READ_ONCE(p->buf[i].desc->state))
+		    == TRACER_BUF_IN_USE)
+			st->buffers_in_use++;
+		for (c = 0; c < TRACER_POOL_CHANNELS; c++)
+			st->events_lost += TRACER_READ_ONCE(
+				p->buf[i].rd[c].hdr->lost);
+	}
+}

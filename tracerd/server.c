@@ -1,0 +1,502 @@
+/*
+ * server.c - tracerd's Unix socket: listening, accepting, credentials, and
+ * frames in and out of each connection.
+ *
+ * Connections are polled with uv_poll on the raw sockets (not uv_pipe) so
+ * that replies can carry file descriptors with sendmsg/SCM_RIGHTS. Input
+ * is assembled into whole frames; any framing or decoding error gets an
+ * Error message and a disconnection, and nothing else is affected. The
+ * daemon never accepts descriptors from clients: recv without control
+ * buffer makes the kernel close any that were sent.
+ */
+#include <errno.h>
+#include <grp.h>
+#include <pwd.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "paths.h"
+#include "tracerd.h"
+
+#define MAX_OUT_FRAMES	256
+#define MAX_CLIENTS	4096
+
+static size_t nclients;
+
+static void on_client(uv_poll_t *h, int status, int events);
+
+static void free_out(struct tracerd_out *o)
+{
+	while (o->nfds > 0)
+		close(o->fds[--o->nfds]);
+	free(o->data);
+	free(o);
+}
+
+static void poll_closed(uv_handle_t *h)
+{
+	struct tracerd_client *c = h->data;
+
+	close(c->fd);
+	free(c->in);
+	free(c);
+	nclients--;
+}
+
+void tracerd_client_close(struct tracerd_client *c)
+{
+	struct tracerd_out *o, *tmp;
+
+	if (c->closing)
+		return;
+	c->closing = true;
+	cds_list_del(&c->node);
+	if (c->waits_stop)
+		cds_list_del(&c->stop_node);
+	cds_list_for_each_entry_safe(o, tmp, &c->out, node) {
+		cds_list_del(&o->node);
+		free_out(o);
+	}
+	if (c->proc) {
+		c->proc->client = NULL;
+		tracerd_process_gone(c->proc);
+		c->proc = NULL;
+	}
+	uv_poll_stop(&c->poll);
+	uv_close((uv_handle_t *)&c->poll, poll_closed);
+}
+
+/* Send what the queue holds; 0, or -errno when the client must go. */
+static int flush_out(struct tracerd_client *c)
+{
+	struct tracerd_out *o, *tmp;
+
+	cds_list_for_each_entry_safe(o, tmp, &c->out, node) {
+		union {
+			char buf[CMSG_SPACE(sizeof(int) * TRACER_WIRE_MAX_FDS)];
+			struct cmsghdr align;
+		} u;
+		struct iovec iov = { .iov_base = o->data + o->sent,
+				     .iov_len = o->size - o->sent };
+		struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
+		ssize_t n;
+
+		if (o->nfds && !o->sent) {
+			struct cmsghdr *cm;
+
+			memset(&u, 0, sizeof(u));
+			mh.msg_control = u.buf;
+			mh.msg_controllen = CMSG_SPACE(sizeof(int) *
+						       (size_t)o->nfds);
+			cm = CMSG_FIRSTHDR(&mh);
+			cm->cmsg_level = SOL_SOCKET;
+			cm->cmsg_type = SCM_RIGHTS;
+			cm->cmsg_len = CMSG_LEN(sizeof(int) * (size_t)o->nfds);
+			memcpy(CMSG_DATA(cm), o->fds,
+			       sizeof(int) * (size_t)o->nfds);
+		}
+		n = sendmsg(c->fd, &mh, MSG_NOSIGNAL | MSG_DONTWAIT);
+		if (n < 0)
+			return errno == EAGAIN || errno == EINTR ? 0 : -errno;
+		o->sent += (size_t)n;
+		if (o->sent < o->size)
+			return 0;
+		cds_list_del(&o->node);
+		c->out_frames--;
+		free_out(o);
+	}
+	return 0;
+}
+
+static void update_poll(struct tracerd_client *c)
+{
+	int ev = UV_READABLE | UV_DISCONNECT;
+
+	if (!cds_list_empty(&c->out))
+		ev |= UV_WRITABLE;
+	uv_poll_start(&c->poll, ev, on_client);
+}
+
+int tracerd_send(struct tracerd_client *c, const tracer_msg *msg,
+		 const int *fds, int nfds)
+{
+	struct tracerd_out *o;
+	int ret, i;
+
+	if (c->closing || c->out_frames >= MAX_OUT_FRAMES) {
+		for (i = 0; i < nfds; i++)
+			close(fds[i]);
+		if (!c->closing) {
+			tracerd_log("client pid %d does not read its replies;"
+				    " disconnecting", (int)c->pid);
+			tracerd_client_close(c);
+		}
+		return -ENOBUFS;
+	}
+	o = calloc(1, sizeof(*o));
+	ret = o ? tracer__wire_pack(msg, (void **)&o->data, &o->size)
+		: -ENOMEM;
+	if (ret) {
+		free(o);
+		for (i = 0; i < nfds; i++)
+			close(fds[i]);
+		return ret;
+	}
+	if (nfds)
+		memcpy(o->fds, fds, sizeof(int) * (size_t)nfds);
+	o->nfds = nfds;
+	cds_list_add_tail(&o->node, &c->out);
+	c->out_frames++;
+	ret = flush_out(c);
+	if (ret) {
+		tracerd_client_close(c);
+		return ret;
+	}
+	update_poll(c);
+	return 0;
+}
+
+int tracerd_send_error(struct tracerd_client *c, int code, const char *why)
+{
+	Tracer__Message m = TRACER__MESSAGE__INIT;
+	Tracer__Error e = TRACER__ERROR__INIT;
+
+	e.code = code;
+	e.message = (char *)why;
+	m.body_case = TRACER__MESSAGE__BODY_ERROR;
+	m.error = &e;
+	return tracerd_send(c, &m, NULL, 0);
+}
+
+/* Protocol error: tell the client why, best effort, and drop it. */
+static void reject(struct tracerd_client *c, int code, const char *why)
+{
+	tracerd_log("client pid %d: %s; disconnecting", (int)c->pid, why);
+	tracerd_send_error(c, code, why);
+	flush_out(c);
+	tracerd_client_close(c);
+}
+
+static void dispatch(struct tracerd_client *c, tracer_msg *m)
+{
+	int ret = 0;
+
+	switch (m->body_case) {
+	case TRACER__MESSAGE__BODY_REGISTER:
+		if (c->proc)
+			{ reject(c, -EALREADY, "registered twice"); return; }
+		ret = tracerd_process_register(c, m->register_);
+		if (ret)
+			tracerd_client_close(c);
+		return;
+	case TRACER__MESSAGE__BODY_CALL_SITES:
+		if (!c->proc)
+			{ reject(c, -EPROTO, "call sites before Register"); return; }
+		ret = tracerd_process_callsites(c->proc, m->call_sites);
+		if (ret)
+			{ reject(c, ret, "invalid call site description"); return; }
+		return;
+	case TRACER__MESSAGE__BODY_SESSION_START:
+		{ tracerd_session_start(c); return; }
+	case TRACER__MESSAGE__BODY_SESSION_STOP:
+		{ tracerd_session_stop(c); return; }
+	case TRACER__MESSAGE__BODY_STATUS_REQUEST:
+		{ tracerd_status(c); return; }
+	default:
+		{ reject(c, -EPROTO, "unexpected message type"); return; }
+	}
+}
+
+/* Handle every whole frame in c->in; false when the client was dropped. */
+static bool consume(struct tracerd_client *c)
+{
+	size_t off = 0;
+
+	while (!c->closing && c->in_len - off >= TRACER_WIRE_HEADER) {
+		const char *why = NULL;
+		tracer_msg *m;
+		uint32_t len;
+		int ret;
+
+		ret = tracer__wire_check_header(c->in + off, &len, &why);
+		if (ret) {
+			reject(c, ret, why);
+			return false;
+		}
+		if (c->in_len - off - TRACER_WIRE_HEADER < len)
+			break;
+		ret = tracer__wire_unpack(c->in + off + TRACER_WIRE_HEADER,
+					  len, &m, &why);
+		if (ret) {
+			reject(c, ret, why);
+			return false;
+		}
+		off += TRACER_WIRE_HEADER + len;
+		dispatch(c, m);
+		tracer__wire_free(m);
+	}
+	if (c->closing)
+		return false;
+	memmove(c->in, c->in + off, c->in_len - off);
+	c->in_len -= off;
+	return true;
+}
+
+static int read_in(struct tracerd_client *c)
+{
+	ssize_t n;
+
+	if (c->in_cap - c->in_len < 65536) {
+		size_t cap = c->in_cap ? c->in_cap * 2 : 65536;
+		char *in;
+
+		if (cap > 2 * (TRACER_WIRE_MAX + TRACER_WIRE_HEADER))
+			cap = 2 * (TRACER_WIRE_MAX + TRACER_WIRE_HEADER);
+		if (cap > c->in_cap) {
+			in = realloc(c->in, cap);
+			if (!in)
+				return -ENOMEM;
+			c->in = in;
+			c->in_cap = cap;
+		}
+	}
+	n = recv(c->fd, c->in + c->in_len, c->in_cap - c->in_len,
+		 MSG_DONTWAIT);
+	if (n == 0)
+		return -ECONNRESET;
+	if (n < 0)
+		return errno == EAGAIN || errno == EINTR ? 0 : -errno;
+	c->in_len += (size_t)n;
+	return 0;
+}
+
+static void on_client(uv_poll_t *h, int status, int events)
+{
+	struct tracerd_client *c = h->data;
+	int ret = status < 0 ? status : 0;
+
+	if (!ret && (events & UV_WRITABLE))
+		ret = flush_out(c);
+	if (!ret && (events & (UV_READABLE | UV_DISCONNECT))) {
+		ret = read_in(c);
+		if (!ret && !consume(c))
+			return;
+	}
+	if (ret) {
+		tracerd_client_close(c);
+		return;
+	}
+	if (!c->closing)
+		update_poll(c);
+}
+
+#ifndef SO_PEERGROUPS
+#define SO_PEERGROUPS 59
+#endif
+
+/* Is a member of the `tracing` group connected on fd? */
+static bool in_tracing_group(int fd, gid_t primary)
+{
+	struct group *g = getgrnam("tracing");
+	gid_t groups[256];
+	socklen_t len = sizeof(groups);
+	size_t i;
+
+	if (!g)
+		return false;
+	if (primary == g->gr_gid)
+		return true;
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERGROUPS, groups, &len) < 0)
+		return false;
+	for (i = 0; i < len / sizeof(gid_t); i++)
+		if (groups[i] == g->gr_gid)
+			return true;
+	return false;
+}
+
+/*
+ * Who may connect: the daemon's own user; when the daemon runs as root,
+ * root and the members of the `tracing` group.
+ */
+static bool allowed(int fd, const struct ucred *cr)
+{
+	uid_t me = geteuid();
+
+	if (cr->uid == me)
+		return true;
+	return me == 0 && in_tracing_group(fd, cr->gid);
+}
+
+/* Tell a refused peer why, without waiting for it. */
+static void refuse(int fd, const char *why)
+{
+	Tracer__Message m = TRACER__MESSAGE__INIT;
+	Tracer__Error e = TRACER__ERROR__INIT;
+	size_t size;
+	void *frame;
+
+	e.code = -EACCES;
+	e.message = (char *)why;
+	m.body_case = TRACER__MESSAGE__BODY_ERROR;
+	m.error = &e;
+	if (!tracer__wire_pack(&m, &frame, &size)) {
+		if (send(fd, frame, size, MSG_DONTWAIT | MSG_NOSIGNAL) < 0)
+			(void)0;	/* it may be gone already */
+		free(frame);
+	}
+	close(fd);
+}
+
+static void accept_one(struct tracerd *d, int fd)
+{
+	struct tracerd_client *c;
+	struct ucred cr;
+	socklen_t len = sizeof(cr);
+
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &len) < 0 ||
+	    !allowed(fd, &cr) || nclients >= MAX_CLIENTS) {
+		const char *why = nclients >= MAX_CLIENTS ?
+			"tracerd has too many clients" :
+			"permission denied: tracerd serves only its own user"
+			" (or, as root, root and the tracing group)";
+
+		tracerd_log("refused a client (pid %d, uid %d): %s",
+			    (int)cr.pid, (int)cr.uid, why);
+		refuse(fd, why);
+		return;
+	}
+	c = calloc(1, sizeof(*c));
+	if (!c) {
+		close(fd);
+		return;
+	}
+	c->d = d;
+	c->fd = fd;
+	c->pid = cr.pid;
+	c->uid = cr.uid;
+	c->gid = cr.gid;
+	CDS_INIT_LIST_HEAD(&c->out);
+	if (uv_poll_init(d->loop, &c->poll, fd)) {
+		close(fd);
+		free(c);
+		return;
+	}
+	c->poll.data = c;
+	nclients++;
+	cds_list_add_tail(&c->node, &d->clients);
+	update_poll(c);
+}
+
+static void on_listen(uv_poll_t *h, int status, int events)
+{
+	struct tracerd *d = h->data;
+	int i, fd;
+
+	(void)events;
+	if (status < 0)
+		return;
+	for (i = 0; i < 64; i++) {
+		fd = accept4(d->listen_fd, NULL, NULL,
+			     SOCK_CLOEXEC | SOCK_NONBLOCK);
+		if (fd < 0) {
+			if (errno == EMFILE || errno == ENFILE)
+				tracerd_log("cannot accept: %s",
+					    strerror(errno));
+			return;
+		}
+		accept_one(d, fd);
+	}
+}
+
+/* Another tracerd answering on path? Remove a stale socket file. */
+static int check_existing(const struct sockaddr_un *sa)
+{
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0), ret;
+
+	if (fd < 0)
+		return -errno;
+	ret = connect(fd, (const struct sockaddr *)sa, sizeof(*sa));
+	ret = ret < 0 ? -errno : 0;
+	close(fd);
+	if (ret == 0) {
+		tracerd_log("another tracerd is already running on '%s'",
+			    sa->sun_path);
+		return -EADDRINUSE;
+	}
+	if (ret == -ECONNREFUSED) {
+		tracerd_log("replacing stale socket '%s'", sa->sun_path);
+		unlink(sa->sun_path);
+	}
+	return 0;
+}
+
+/* Create the socket's directory (owner only, unless system-wide). */
+static int make_parent(const char *path)
+{
+	char dir[TRACER_PATH_MAX];
+	char *slash;
+
+	snprintf(dir, sizeof(dir), "%s", path);
+	slash = strrchr(dir, '/');
+	if (!slash || slash == dir)
+		return 0;
+	*slash = '\0';
+	if (mkdir(dir, geteuid() == 0 ? 0755 : 0700) < 0 && errno != EEXIST) {
+		tracerd_log("cannot create '%s': %s", dir, strerror(errno));
+		return -errno;
+	}
+	return 0;
+}
+
+int tracerd_listen(struct tracerd *d)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	const char *path = d->cfg.socket_path;
+	int fd, ret;
+
+	if (strlen(path) >= sizeof(sa.sun_path)) {
+		tracerd_log("socket path '%s' is too long", path);
+		return -ENAMETOOLONG;
+	}
+	memcpy(sa.sun_path, path, strlen(path) + 1);
+	ret = make_parent(path);
+	if (!ret)
+		ret = check_existing(&sa);
+	if (ret)
+		return ret;
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (fd < 0 || bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 ||
+	    chmod(path, geteuid() == 0 ? 0666 : 0600) < 0 ||
+	    listen(fd, 128) < 0) {
+		ret = -errno;
+		tracerd_log("cannot listen on '%s': %s", path,
+			    strerror(-ret));
+		if (fd >= 0)
+			close(fd);
+		return ret;
+	}
+	d->listen_fd = fd;
+	uv_poll_init(d->loop, &d->listen_poll, fd);
+	d->listen_poll.data = d;
+	uv_poll_start(&d->listen_poll, UV_READABLE, on_listen);
+	return 0;
+}
+
+void tracerd_server_close(struct tracerd *d)
+{
+	struct tracerd_client *c, *tmp;
+
+	cds_list_for_each_entry_safe(c, tmp, &d->clients, node)
+		tracerd_client_close(c);
+	if (d->listen_fd >= 0) {
+		uv_poll_stop(&d->listen_poll);
+		uv_close((uv_handle_t *)&d->listen_poll, NULL);
+		close(d->listen_fd);
+		unlink(d->cfg.socket_path);
+		d->listen_fd = -1;
+	}
+}

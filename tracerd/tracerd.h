@@ -1,0 +1,197 @@
+/*
+ * tracerd.h - the daemon's internal interfaces.
+ *
+ *   main.c     options, socket path, daemonizing, signals, the loop
+ *   server.c   the listening socket and client connections: frames in and
+ *              out (with descriptors), credentials, dispatch
+ *   process.c  one traced process: control page, pool segments, readers,
+ *              draining sub-buffers into channel files
+ *   session.c  sessions: start, stop (drain everything first), status,
+ *              directories and process.meta
+ *
+ * Everything runs on the libuv loop thread: no locking.
+ */
+#ifndef TRACERD_H
+#define TRACERD_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/types.h>
+#include <uv.h>
+#include <urcu/list.h>
+
+#include "compiler.h"
+#include "pool_layout.h"
+#include "rb.h"
+#include "proto/wire.h"
+
+struct tracerd_config {
+	const char *socket_path;
+	const char *output_dir;
+	uint32_t buffers;		/* initial pool size */
+	uint64_t max_memory;		/* pool cap per process, bytes */
+	uint64_t subbuf_size[TRACER_POOL_CHANNELS];
+	uint64_t subbuf_count[TRACER_POOL_CHANNELS];
+	uint32_t scan_ms;		/* timer-driven scan period */
+};
+
+struct tracerd {
+	uv_loop_t *loop;
+	struct tracerd_config cfg;
+	int listen_fd;
+	uv_poll_t listen_poll;
+	uv_timer_t scan_timer;
+	uv_timer_t stop_timer;
+	uv_signal_t sig[2];
+	struct cds_list_head clients;
+	struct cds_list_head processes;
+	uint64_t session_id;		/* 0: none */
+	uint64_t last_session;
+	char *session_dir;
+	bool stopping;			/* a stop is draining */
+	uint64_t stop_deadline;
+	struct cds_list_head stop_waiters;	/* clients owed a reply */
+	bool quitting;			/* SIGTERM/SIGINT: exit after stop */
+	uint64_t next_process;
+};
+
+/* A frame waiting to be sent, with the descriptors it carries. */
+struct tracerd_out {
+	struct cds_list_head node;
+	char *data;
+	size_t size, sent;
+	int fds[TRACER_WIRE_MAX_FDS];
+	int nfds;
+};
+
+struct tracerd_client {
+	struct tracerd *d;
+	struct cds_list_head node;
+	struct cds_list_head stop_node;	/* in d->stop_waiters */
+	int fd;
+	uv_poll_t poll;
+	pid_t pid;
+	uid_t uid;
+	gid_t gid;
+	char *in;			/* frame being assembled */
+	size_t in_len, in_cap;
+	struct cds_list_head out;
+	size_t out_frames;
+	struct tracerd_process *proc;	/* after Register */
+	bool closing;
+	bool waits_stop;
+};
+
+/* One thread's use of one channel of one buffer: a channel file. */
+struct tracerd_stream {
+	uint64_t instance;		/* stream_instance_id; 0: none */
+	int fd;
+	uint32_t tid;
+};
+
+struct tracerd_buffer {
+	struct tracer_rb_reader rd[TRACER_POOL_CHANNELS];
+	struct tracerd_stream st[TRACER_POOL_CHANNELS];
+	struct tracer_pool_desc *desc;
+	bool broken[TRACER_POOL_CHANNELS];
+};
+
+struct tracerd_segment {
+	int fd;
+	char *base;
+	uint64_t size;
+	uint32_t first, count;
+};
+
+struct tracerd_callsite {
+	uint32_t id;
+	bool vital;
+	char *types, *file, *name, *format;
+	uint32_t line;
+};
+
+struct tracerd_process {
+	struct tracerd *d;
+	struct cds_list_head node;
+	struct tracerd_client *client;	/* NULL once it hung up */
+	pid_t pid, ppid;
+	char *name;
+	char **argv;
+	size_t argc;
+	uint64_t start_time_ns, clock_offset_ns;
+	int control_fd;
+	struct tracer_control *control;
+	int wake_fd;
+	uv_poll_t wake_poll;
+	struct tracerd_segment seg[TRACER_POOL_MAX_SEGMENTS];
+	uint32_t nseg;
+	struct tracerd_buffer *buf;	/* all segments' buffers */
+	uint32_t nbuf;
+	uint64_t pool_bytes;
+	uint64_t buffer_size;
+	uint32_t channel_offset[TRACER_POOL_CHANNELS];
+	struct tracerd_callsite *cs;
+	size_t ncs, cs_cap;
+	char *dir;			/* this session's process directory */
+	FILE *meta;			/* its process.meta, appended to */
+	void *scratch;			/* one sub-buffer, 8-byte aligned */
+	uint64_t scratch_size;
+	uint64_t bytes_written, packets_written, lost_reported;
+	uint64_t dropped_packets;	/* outside any session */
+};
+
+/* main.c */
+void tracerd_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* server.c */
+int tracerd_listen(struct tracerd *d);
+void tracerd_server_close(struct tracerd *d);
+/*
+ * Queue msg (and fds, whose ownership passes to the queue) for client c.
+ * Returns 0, -ENOMEM, -EMSGSIZE, -ENOBUFS (client does not read: it is
+ * disconnected).
+ */
+int tracerd_send(struct tracerd_client *c, const tracer_msg *msg,
+		 const int *fds, int nfds);
+int tracerd_send_error(struct tracerd_client *c, int code, const char *why);
+void tracerd_client_close(struct tracerd_client *c);
+
+/* process.c */
+/*
+ * Create the process of client c from its Register message and send the
+ * Registered reply. Returns 0 or a negative errno (the client is told).
+ */
+int tracerd_process_register(struct tracerd_client *c,
+			     const Tracer__Register *r);
+int tracerd_process_callsites(struct tracerd_process *p,
+			      const Tracer__CallSites *cs);
+/* Drain every complete sub-buffer; grow the pool when asked. */
+void tracerd_process_scan(struct tracerd_process *p);
+/*
+ * Drain everything, including the committed part of open sub-buffers.
+ * Returns the number of channels with a record still being written.
+ */
+unsigned tracerd_process_flush(struct tracerd_process *p);
+void tracerd_process_close_files(struct tracerd_process *p);
+/* The client hung up: salvage, then free. */
+void tracerd_process_gone(struct tracerd_process *p);
+void tracerd_process_free(struct tracerd_process *p);
+void tracerd_process_status(struct tracerd_process *p,
+			    Tracer__ProcessStatus *st);
+
+/* session.c */
+void tracerd_session_start(struct tracerd_client *c);
+void tracerd_session_stop(struct tracerd_client *c);
+void tracerd_status(struct tracerd_client *c);
+/* A process appeared while a session runs: give it its directory. */
+int tracerd_session_add_process(struct tracerd_process *p);
+void tracerd_session_append_callsites(struct tracerd_process *p, size_t from);
+void tracerd_session_note_thread(struct tracerd_process *p, uint32_t tid,
+				 const char *name);
+/* Begin a clean shutdown (signal): stop the session, then leave. */
+void tracerd_quit(struct tracerd *d);
+/* Monotonic milliseconds. */
+uint64_t tracerd_now_ms(void);
+
+#endif /* TRACERD_H */
