@@ -9,8 +9,10 @@
  *
  * The listener thread blocks every signal (the program's signals are not
  * ours) and serves the socket: the registration reply (control page,
- * eventfd, first pool segment), new segments, and call sites to send when
- * a module is loaded (tracer__client_kick writes an eventfd).
+ * eventfd, first pool segment) and new segments. Call sites are sent by
+ * the thread that loads their module (tracer__client_sync_callsites), or
+ * by the listener when the registration completes, so tracerd knows every
+ * call site before any of its events.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -21,7 +23,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/eventfd.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
@@ -38,7 +39,6 @@
 
 static int sock = -1;
 static pthread_mutex_t send_lock = PTHREAD_MUTEX_INITIALIZER;
-static int kick_fd = -1;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t cond;
 static int reg_state;		/* 0 waiting, 1 registered, <0 -errno */
@@ -63,15 +63,6 @@ static void say(const char *fmt, ...)
 bool tracer__client_registered(void)
 {
 	return __atomic_load_n(&reg_state, __ATOMIC_ACQUIRE) == 1;
-}
-
-void tracer__client_kick(void)
-{
-	int saved = errno;
-
-	if (kick_fd >= 0 && write(kick_fd, &(uint64_t){ 1 }, 8) < 0)
-		(void)0;
-	errno = saved;
 }
 
 static void set_state(int st)
@@ -279,25 +270,14 @@ static void disconnect(int err)
 
 static void *listener(void *arg)
 {
-	struct pollfd p[2] = {
-		{ .fd = sock, .events = POLLIN },
-		{ .fd = kick_fd, .events = POLLIN },
-	};
+	struct pollfd p = { .fd = sock, .events = POLLIN };
 	int ret = 0;
 
 	(void)arg;
 	while (!ret) {
-		if (poll(p, 2, -1) < 0)
+		if (poll(&p, 1, -1) < 0)
 			continue;
-		if (p[1].revents & POLLIN) {
-			uint64_t v;
-
-			if (read(kick_fd, &v, sizeof(v)) < 0)
-				(void)0;
-			if (tracer__client_registered())
-				ret = send_callsites();
-		}
-		if (p[0].revents) {
+		if (p.revents) {
 			int fds[TRACER_WIRE_MAX_FDS], nfds = 0;
 			tracer_msg *m;
 
@@ -375,8 +355,7 @@ int tracer__client_start(int timeout_ms)
 		return fd;
 	}
 	sock = fd;
-	kick_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-	ret = kick_fd < 0 ? -errno : send_register();
+	ret = send_register();
 	if (!ret)
 		ret = start_listener();
 	if (ret) {

@@ -56,8 +56,6 @@ extern const struct tracer_control tracer__idle_control TRACER_HIDDEN;
  * or another negative errno (refused, protocol error).
  */
 int tracer__client_start(int timeout_ms) TRACER_HIDDEN;
-/* Wake the listener: new call sites to send. Async-signal-safe. */
-void tracer__client_kick(void) TRACER_HIDDEN;
 bool tracer__client_registered(void) TRACER_HIDDEN;
 /* Send new call sites now, from the calling thread (module load). */
 void tracer__client_sync_callsites(void) TRACER_HIDDEN;

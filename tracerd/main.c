@@ -81,13 +81,13 @@ static int bad_option(const char *opt, const char *val, const char *why)
 	return 2;
 }
 
+/* A number (sizes may take a K, M or G suffix) within [min, max]. */
 static int parse_number(const char *opt, const char *val, uint64_t min,
 			uint64_t max, uint64_t *out, bool size)
 {
 	char why[64];
 
-	if ((size ? parse_size(val, out) : parse_size(val, out)) ||
-	    *out < min || *out > max) {
+	if (parse_size(val, out) || *out < min || *out > max) {
 		snprintf(why, sizeof(why), "expected a %s from %llu to %llu",
 			 size ? "size" : "number", (unsigned long long)min,
 			 (unsigned long long)max);
@@ -213,6 +213,23 @@ static void set_defaults(struct tracerd_config *cfg)
 	cfg->subbuf_size[TRACER_CHANNEL_VITAL] = 8 << 10;
 	cfg->subbuf_count[TRACER_CHANNEL_VITAL] = 128;
 	cfg->scan_ms = 100;
+}
+
+/* Refuse a channel geometry the ring buffer would refuse, up front. */
+static int check_geometry(const struct tracerd_config *cfg)
+{
+	struct tracer_rb_geometry g;
+	const char *why;
+
+	if (tracer__rb_geometry(&g, cfg->subbuf_size[0], cfg->subbuf_count[0],
+				&why)) {
+		fprintf(stderr, "tracerd: invalid --subbuf-size/--subbuf-count"
+			" (%llu x %llu): %s\n",
+			(unsigned long long)cfg->subbuf_size[0],
+			(unsigned long long)cfg->subbuf_count[0], why);
+		return 2;
+	}
+	return 0;
 }
 
 /* Socket and output paths: options, then environment, then defaults. */
@@ -363,6 +380,8 @@ int main(int argc, char **argv)
 
 	set_defaults(&d.cfg);
 	ret = parse_args(argc, argv, &d.cfg, &o);
+	if (!ret)
+		ret = check_geometry(&d.cfg);
 	if (!ret)
 		ret = resolve_paths(&o);
 	if (ret)

@@ -535,7 +535,7 @@ static int make_control(struct tracerd_process *p)
 	p->control = map;
 	p->control->version = TRACER_POOL_VERSION;
 	p->control->size = sizeof(struct tracer_control);
-	p->control->session = p->d->session_id;
+	p->control->session = p->d->stopping ? 0 : p->d->session_id;
 	__atomic_store_n(&p->control->magic, TRACER_CONTROL_MAGIC,
 			 __ATOMIC_RELEASE);
 #ifdef F_SEAL_FUTURE_WRITE
@@ -647,7 +647,7 @@ int tracerd_process_register(struct tracerd_client *c,
 	c->proc = p;
 	cds_list_add_tail(&p->node, &p->d->processes);
 	tracerd_log("registered pid %d (%s)", (int)p->pid, p->name);
-	if (p->d->session_id)
+	if (p->d->session_id && !p->d->stopping)
 		tracerd_session_add_process(p);
 	pool_line(p)->wake_armed = 1;
 	return send_registered(p, ctl_fd, seg_fd);
