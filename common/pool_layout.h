@@ -38,8 +38,8 @@
  *
  *      tracerd creates          thread's first event        thread exit
  *   ------------------> FREE --------------------> IN_USE -----------> FREE
- *                        |  ^  tracerd: keep one      (generation + 1)
- *                        v  |  spare when it grows
+ *                        |  ^  (generation + 1)
+ *                        v  |  tracerd: keeps one spare when it grows
  *                     EMERGENCY -- taken only when no FREE buffer is left
  *
  *   lru_stamp  pool line's release_clock when the buffer was last

@@ -124,7 +124,9 @@ TRACER_API void tracer_unregister_callsites(struct tracer_callsite *begin,
  * "provider:event", FORMAT a printf format string literal, then up to 8
  * arguments of integer, floating-point, pointer or C string type. The
  * format is checked against the arguments at compile time like printf's.
- * Costs one load and one branch when the call site is not recording.
+ * Costs one load and one branch while libtracer is not registered with
+ * tracerd (no daemon); registered but outside a session, a call into the
+ * library that returns after one more load and compare.
  */
 #define tracer_record(...)		TRACER__RECORD(0, __VA_ARGS__)
 /* Same, to the thread's vital channel: rare events that must survive. */

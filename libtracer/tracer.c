@@ -108,8 +108,12 @@ static void write_event(struct tracer_rb_writer *w,
 	uint32_t size = payload_size(cs, args);
 	char *end;
 
-	if (tracer__rb_reserve(w, &ctx, cs->id, size))
-		return;		/* counted as lost by the channel */
+	if (tracer__rb_reserve(w, &ctx, cs->id, size)) {
+		/* -ENOBUFS was counted by the channel; count -EMSGSIZE too. */
+		if (size > w->max_payload)
+			tracer__local_inc64(&w->hdr->lost);
+		return;
+	}
 	end = store_args(ctx.payload, cs, args);
 	/* Zero the alignment padding: the file must not leak memory. */
 	memset(end, 0, (size_t)(-(uintptr_t)end & (TRACER_RB_ALIGN - 1)));

@@ -194,7 +194,7 @@ int main(int argc, char **argv)
 	int ch;
 
 	opterr = 0;
-	while ((ch = getopt_long(argc, argv, "+:", longopts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "+:h", longopts, NULL)) != -1) {
 		switch (ch) {
 		case 's':
 			if (strlen(optarg) >= sizeof(path))

@@ -19,6 +19,7 @@
 #include "tracerd.h"
 
 static bool use_syslog;
+static bool detached;
 static FILE *log_file;
 
 void tracerd_log(const char *fmt, ...)
@@ -27,17 +28,25 @@ void tracerd_log(const char *fmt, ...)
 
 	va_start(ap, fmt);
 	if (log_file) {
+		va_list copy;
+
+		va_copy(copy, ap);
 		fputs("tracerd: ", log_file);
-		vfprintf(log_file, fmt, ap);
+		vfprintf(log_file, fmt, copy);
 		fputc('\n', log_file);
 		fflush(log_file);
-	} else if (use_syslog) {
+		va_end(copy);
+		if (detached)
+			goto out;
+	}
+	if (use_syslog) {
 		vsyslog(LOG_INFO, fmt, ap);
 	} else {
 		fputs("tracerd: ", stderr);
 		vfprintf(stderr, fmt, ap);
 		fputc('\n', stderr);
 	}
+out:
 	va_end(ap);
 }
 
@@ -56,9 +65,11 @@ static int parse_size(const char *s, uint64_t *out)
 	unsigned long long v;
 	int shift = 0;
 
+	if (*s < '0' || *s > '9')	/* no sign, no blanks */
+		return -EINVAL;
 	errno = 0;
 	v = strtoull(s, &end, 10);
-	if (errno || end == s || s[0] == '-')
+	if (errno || end == s)
 		return -EINVAL;
 	switch (*end) {
 	case 'k': case 'K': shift = 10; end++; break;
@@ -66,8 +77,10 @@ static int parse_size(const char *s, uint64_t *out)
 	case 'g': case 'G': shift = 30; end++; break;
 	default: break;
 	}
-	if (*end == 'i' || *end == 'B')
-		end += *end == 'i' && end[1] == 'B' ? 2 : 1;
+	if (shift && *end == 'i' && end[1] == 'B')
+		end += 2;
+	else if (shift && *end == 'B')
+		end++;
 	if (*end || v > (UINT64_MAX >> shift))
 		return -EINVAL;
 	*out = (uint64_t)v << shift;
@@ -85,9 +98,17 @@ static int bad_option(const char *opt, const char *val, const char *why)
 static int parse_number(const char *opt, const char *val, uint64_t min,
 			uint64_t max, uint64_t *out, bool size)
 {
-	char why[64];
+	char why[64], *end;
+	bool bad;
 
-	if (parse_size(val, out) || *out < min || *out > max) {
+	if (size) {
+		bad = parse_size(val, out) != 0;
+	} else {
+		errno = 0;
+		*out = strtoull(val, &end, 10);
+		bad = *val < '0' || *val > '9' || errno || *end;
+	}
+	if (bad || *out < min || *out > max) {
 		snprintf(why, sizeof(why), "expected a %s from %llu to %llu",
 			 size ? "size" : "number", (unsigned long long)min,
 			 (unsigned long long)max);
@@ -123,7 +144,7 @@ static int parse_args(int argc, char **argv, struct tracerd_config *cfg,
 	int ch, ret = 0;
 
 	opterr = 0;
-	while (!ret && (ch = getopt_long(argc, argv, ":", longopts,
+	while (!ret && (ch = getopt_long(argc, argv, ":h", longopts,
 					 NULL)) != -1) {
 		switch (ch) {
 		case 's':
@@ -229,6 +250,17 @@ static int check_geometry(const struct tracerd_config *cfg)
 			(unsigned long long)cfg->subbuf_count[0], why);
 		return 2;
 	}
+	if (g.region_size > (1ULL << 31)) {
+		fprintf(stderr, "tracerd: --subbuf-size x --subbuf-count is more"
+			" than 2 GiB per thread\n");
+		return 2;
+	}
+	if (cfg->max_memory < 2 * g.region_size + (2ULL << 20)) {
+		fprintf(stderr, "tracerd: --max-memory %llu cannot hold even one"
+			" buffer of this size\n",
+			(unsigned long long)cfg->max_memory);
+		return 2;
+	}
 	return 0;
 }
 
@@ -249,7 +281,16 @@ static int resolve_paths(struct options *o)
 			"($HOME is not set): use --output\n");
 		return 1;
 	}
-	if (o->output[0] != '/') {	/* the daemon changes to / */
+	if (o->socket[0] != '/') {	/* the daemon changes to / */
+		if (!getcwd(cwd, sizeof(cwd)) ||
+		    snprintf(out, sizeof(out), "%s/%s", cwd, o->socket) >=
+		    (int)sizeof(o->socket)) {
+			fprintf(stderr, "tracerd: socket path too long\n");
+			return 1;
+		}
+		strcpy(o->socket, out);
+	}
+	if (o->output[0] != '/') {
 		if (!getcwd(cwd, sizeof(cwd)) ||
 		    snprintf(out, sizeof(out), "%s/%s", cwd, o->output) >=
 		    (int)sizeof(out)) {
@@ -290,6 +331,7 @@ static void detach(int ready_fd)
 {
 	int null = open("/dev/null", O_RDWR | O_CLOEXEC);
 
+	detached = true;
 	use_syslog = !log_file;
 	if (use_syslog)
 		openlog("tracerd", LOG_PID, LOG_DAEMON);
@@ -400,9 +442,9 @@ int main(int argc, char **argv)
 	if (tracerd_listen(&d))
 		return 1;
 	setup_loop(&d);
-	tracerd_log("listening on '%s', writing to '%s'", o.socket, o.output);
 	if (ready_fd >= 0)
 		detach(ready_fd);
+	tracerd_log("listening on '%s', writing to '%s'", o.socket, o.output);
 	uv_run(d.loop, UV_RUN_DEFAULT);
 	shutdown_loop(&d);
 	tracerd_log("exited cleanly");

@@ -489,9 +489,10 @@ static void maybe_grow(struct tracerd_process *p)
 		if (TRACER_BUF_STATE(TRACER_READ_ONCE(p->buf[i].desc->state))
 		    == TRACER_BUF_FREE)
 			nfree++;
-	if (!TRACER_READ_ONCE(h->want_grow) && nfree * 4 >= p->nbuf)
-		return;
+	/* want_grow only brought us here early; the rule decides. */
 	TRACER_WRITE_ONCE(h->want_grow, 0);
+	if (nfree * 4 >= p->nbuf)
+		return;
 	fd = add_segment(p, p->nbuf);
 	if (fd >= 0)
 		send_segment(p, fd);

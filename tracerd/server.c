@@ -428,6 +428,13 @@ static int check_existing(const struct sockaddr_un *sa)
 		return -EADDRINUSE;
 	}
 	if (ret == -ECONNREFUSED) {
+		struct stat st;
+
+		if (lstat(sa->sun_path, &st) == 0 && !S_ISSOCK(st.st_mode)) {
+			tracerd_log("'%s' exists and is not a socket",
+				    sa->sun_path);
+			return -EEXIST;
+		}
 		tracerd_log("replacing stale socket '%s'", sa->sun_path);
 		unlink(sa->sun_path);
 	}
@@ -445,9 +452,19 @@ static int make_parent(const char *path)
 	if (!slash || slash == dir)
 		return 0;
 	*slash = '\0';
+	struct stat st;
+
 	if (mkdir(dir, geteuid() == 0 ? 0755 : 0700) < 0 && errno != EEXIST) {
 		tracerd_log("cannot create '%s': %s", dir, strerror(errno));
 		return -errno;
+	}
+	/* In a shared /tmp someone else could have made it first. */
+	if (lstat(dir, &st) < 0 || !S_ISDIR(st.st_mode) ||
+	    (st.st_uid != geteuid() && st.st_uid != 0) ||
+	    (st.st_mode & S_IWOTH && !(st.st_mode & S_ISVTX))) {
+		tracerd_log("'%s' is not a directory of ours that others cannot"
+			    " write to", dir);
+		return -EPERM;
 	}
 	return 0;
 }

@@ -209,24 +209,32 @@ static int make_dirs(const char *path)
 	return 0;
 }
 
-static char *new_session_dir(struct tracerd *d, uint64_t id, int *err)
+/*
+ * OUTPUT/session-YYYYMMDD-HHMMSS-ID; *id is bumped past a name an earlier
+ * tracerd used in the same second.
+ */
+static char *new_session_dir(struct tracerd *d, uint64_t *id, int *err)
 {
 	char path[4096], stamp[32];
 	time_t now = time(NULL);
 	struct tm tm;
+	int tries;
 
 	*err = make_dirs(d->cfg.output_dir);
 	if (*err)
 		return NULL;
 	localtime_r(&now, &tm);
 	strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", &tm);
-	snprintf(path, sizeof(path), "%s/session-%s-%" PRIu64,
-		 d->cfg.output_dir, stamp, id);
-	if (mkdir(path, 0755) < 0) {
-		*err = -errno;
-		return NULL;
+	for (tries = 0; tries < 1000; tries++, (*id)++) {
+		snprintf(path, sizeof(path), "%s/session-%s-%" PRIu64,
+			 d->cfg.output_dir, stamp, *id);
+		if (mkdir(path, 0755) == 0)
+			return strdup(path);
+		if (errno != EEXIST)
+			break;
 	}
-	return strdup(path);
+	*err = -errno;
+	return NULL;
 }
 
 void tracerd_session_start(struct tracerd_client *c)
@@ -234,6 +242,7 @@ void tracerd_session_start(struct tracerd_client *c)
 	struct tracerd *d = c->d;
 	struct tracerd_process *p;
 	char why[4200];
+	uint64_t id;
 	int err = 0;
 
 	if (d->session_id || d->stopping) {
@@ -242,7 +251,8 @@ void tracerd_session_start(struct tracerd_client *c)
 		tracerd_send_error(c, -EALREADY, why);
 		return;
 	}
-	d->session_dir = new_session_dir(d, d->last_session + 1, &err);
+	id = d->last_session + 1;
+	d->session_dir = new_session_dir(d, &id, &err);
 	if (!d->session_dir) {
 		snprintf(why, sizeof(why), "cannot create a session directory "
 			 "under '%s': %s", d->cfg.output_dir,
@@ -251,7 +261,7 @@ void tracerd_session_start(struct tracerd_client *c)
 		tracerd_send_error(c, err ? err : -ENOMEM, why);
 		return;
 	}
-	d->session_id = ++d->last_session;
+	d->session_id = d->last_session = id;
 	cds_list_for_each_entry(p, &d->processes, node)
 		tracerd_session_add_process(p);
 	publish(d, d->session_id);

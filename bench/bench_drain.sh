@@ -1,0 +1,305 @@
+#!/bin/bash
+# bench_drain.sh - libtracer and tracerd benchmarks with the real library
+# and a private tracerd (bench/bench_tracer.c has the details):
+#
+#   first   cost of a thread's first event (taking a buffer from the pool)
+#           against its later events
+#   record  ns per tracer_record() with two int arguments, 1 and 2
+#           threads, in a session while tracerd drains; with no session;
+#           and with libtracer not registered (no tracerd); against the
+#           floor (clock read + 32-byte store)
+#   drain   tracerd's drain rate: 1 and 2 writers flat out, then paced,
+#           DRAIN_SECONDS each; what tracerd wrote and what was lost
+#
+# Run from the build directory, after make (or after building
+# bench/bench_tracer by hand, see bench/bench.am):
+#
+#   cd build && ../bench/bench_drain.sh [first] [record] [drain]
+#
+# No argument runs all three (about 25 s). Settings from the environment:
+# EVENTS (10000000), IDLE_EVENTS (20000000), RUNS (5), FIRST_THREADS (300),
+# DRAIN_SECONDS (2), PACED_MBPS (50). TMPDIR picks the file system tracerd
+# writes to (default /tmp). Measures and prints; fails only when something
+# does not run.
+
+TRACERD=./tracerd/tracerd
+TRACECTL=./tracectl/tracectl
+BENCH=./bench/bench_tracer
+
+EVENTS=${EVENTS:-10000000}
+IDLE_EVENTS=${IDLE_EVENTS:-20000000}
+RUNS=${RUNS:-5}
+FIRST_THREADS=${FIRST_THREADS:-300}
+DRAIN_SECONDS=${DRAIN_SECONDS:-2}
+PACED_MBPS=${PACED_MBPS:-50}
+
+T=
+DPID=
+BPID=
+
+die() {
+	echo "bench_drain.sh: $*" >&2
+	if [ -n "$T" ] && [ -s "$T/tracerd.log" ]; then
+		echo "tracerd log:" >&2
+		sed 's/^/  /' "$T/tracerd.log" >&2
+	fi
+	exit 1
+}
+
+# Stop tracerd with SIGTERM and wait until it has exited.
+stop_daemon() {
+	[ -n "$DPID" ] || return 0
+	kill -TERM "$DPID" 2>/dev/null && tail --pid="$DPID" -f /dev/null
+	DPID=
+}
+
+cleanup() {
+	if [ -n "$BPID" ]; then
+		kill "$BPID" 2>/dev/null
+		wait "$BPID" 2>/dev/null
+	fi
+	exec 3>&-
+	stop_daemon
+	[ -n "$T" ] && rm -rf "$T"
+}
+
+# Start tracerd in the background; returns once it listens.
+start_daemon() {
+	"$TRACERD" --socket "$TRACER_SOCKET" --output "$T/out" \
+		--log "$T/tracerd.log" --daemonize || die "tracerd did not start"
+	DPID=$("$TRACECTL" status | sed -n 's/^tracerd pid //p')
+	[ -n "$DPID" ] || die "tracerd does not answer"
+}
+
+# Start a session; prints its directory.
+session_start() {
+	"$TRACECTL" start | tail -n 1
+}
+
+# Stop the session, once all is on disk.
+session_stop() {
+	"$TRACECTL" stop >/dev/null || die "tracectl stop failed"
+}
+
+# run OUT CMD...: run CMD with its output in OUT, or die.
+run() {
+	local out=$1
+	shift
+	"$@" >"$out" || die "'$*' failed: $(cat "$out")"
+}
+
+# Print OUT's lines but the "@ key=value" ones.
+show() {
+	grep -v '^@ ' "$1"
+}
+
+# val KEY FILE: the last value of KEY on FILE's "@" lines.
+val() {
+	awk -v k="$1" '$1 == "@" { for (i = 2; i <= NF; i++) {
+		n = index($i, "="); if (substr($i, 1, n - 1) == k)
+		v = substr($i, n + 1) } } END { print v }' "$2"
+}
+
+# tracerd's CPU time so far, in ms.
+daemon_cpu_ms() {
+	awk -v hz="$(getconf CLK_TCK)" '{ printf "%d\n", ($14 + $15) * 1000 / hz }' \
+		"/proc/$DPID/stat"
+}
+
+# ---------------------------------------------------------------------
+# first: a thread's first event against its later ones.
+
+bench_first() {
+	local dir
+
+	echo "== first event of a thread: $FIRST_THREADS threads created one" \
+	     "after another, each times its events =="
+	dir=$(session_start) || die "tracectl start failed"
+	run "$T/first.out" "$BENCH" first-event "$FIRST_THREADS"
+	session_stop
+	show "$T/first.out"
+	rm -rf "$dir"
+	echo
+}
+
+# ---------------------------------------------------------------------
+# record: ns per event, against the floor.
+
+# record_case THREADS: one `record` run in its own session; its row, and
+# its lost count in $T/lost.THREADS.
+record_case() {
+	local n=$1 dir produced events
+	dir=$(session_start) || die "tracectl start failed"
+	run "$T/record$n.out" "$BENCH" record "$n" "$EVENTS" "$RUNS"
+	session_stop
+	run "$T/count$n.out" "$BENCH" count "$dir"
+	rm -rf "$dir"
+	show "$T/record$n.out"
+	produced=$(val produced "$T/record$n.out")
+	events=$(val events "$T/count$n.out")
+	echo "$((produced - events)) $produced $(val lost_exit "$T/count$n.out")" \
+		>"$T/lost.$n"
+}
+
+bench_record() {
+	echo "== tracer_record(\"bench:ev\", \"%d %d\", i, j): ns/event," \
+	     "best (median) of $RUNS runs of $EVENTS events =="
+	printf "%-40s %-9s %s\n" case threads ns/event
+	# No tracerd: the floors, then a call site that is not enabled.
+	TRACER_SOCKET=$T/none run "$T/floor.out" "$BENCH" floor "$EVENTS" \
+		"$RUNS"
+	show "$T/floor.out"
+	record_case 1
+	record_case 2
+	run "$T/nosession.out" "$BENCH" idle "$IDLE_EVENTS" "$RUNS"
+	[ "$(val enabled "$T/nosession.out")" = 1 ] ||
+		die "bench_tracer did not register with tracerd"
+	show "$T/nosession.out"
+	TRACER_SOCKET=$T/none run "$T/unreg.out" "$BENCH" idle \
+		"$IDLE_EVENTS" "$RUNS"
+	[ "$(val enabled "$T/unreg.out")" = 0 ] ||
+		die "bench_tracer registered although no tracerd listens"
+	show "$T/unreg.out"
+	record_summary
+	echo
+}
+
+record_summary() {
+	local l1 l2
+
+	read -r -a l1 <"$T/lost.1"
+	read -r -a l2 <"$T/lost.2"
+	awk -v a="${l1[0]}" -v b="${l1[1]}" -v c="${l2[0]}" -v d="${l2[1]}" \
+	    -v ea="${l1[2]}" -v ec="${l2[2]}" 'BEGIN {
+		printf "lost (dropped while tracerd was behind): %d of %d " \
+		       "(%.2f%%, 1 thread), %d of %d (%.2f%%, 2 threads)\n",
+		       a, b, 100 * a / b, c, d, 100 * c / d
+		if (a != ea || c != ec)
+			printf "  (thread_exit events report %d and %d)\n",
+			       ea, ec }'
+	awk -v f="$(val floor "$T/floor.out")" \
+	    -v r1="$(val best "$T/record1.out")" \
+	    -v r2="$(val best "$T/record2.out")" \
+	    -v s1="$(val share "$T/record1.out")" \
+	    -v s2="$(val share "$T/record2.out")" 'BEGIN {
+		printf "writers'"'"' CPU share (CPU time / wall time): " \
+		       "%.0f%% (1 thread), %.0f%% (2 threads)\n", 100 * s1,
+		       100 * s2
+		printf "ratio record / floor: %.2f (best runs)\n", r1 / f
+		printf "ratio 2-thread / 1-thread record (per thread): " \
+		       "%.2f\n", r2 / r1 }'
+}
+
+# ---------------------------------------------------------------------
+# drain: what tracerd writes when writers record as fast as they can.
+
+# Wait until the running bench_tracer printed "holding" (or died).
+wait_holding() {
+	local i
+
+	for ((i = 0; i < 600; i++)); do
+		grep -q '^holding' "$T/drain.out" 2>/dev/null && return 0
+		kill -0 "$BPID" 2>/dev/null || break
+		sleep 0.1
+	done
+	die "bench_tracer drain did not finish: $(cat "$T/drain.out")"
+}
+
+# drain_case THREADS [MBPS]: one row of the drain table.
+drain_case() {
+	local n=$1 mbps=${2:-} dir cpu0 cpu1 pid st
+
+	dir=$(session_start) || die "tracectl start failed"
+	cpu0=$(daemon_cpu_ms)
+	rm -f "$T/hold"
+	mkfifo "$T/hold" || die "mkfifo failed"
+	"$BENCH" drain "$n" "$DRAIN_SECONDS" ${mbps:+"$mbps"} --hold <"$T/hold" \
+		>"$T/drain.out" &
+	BPID=$!
+	exec 3>"$T/hold"
+	wait_holding
+	# The writers have exited; what tracerd has written by now.
+	sleep 0.2
+	pid=$(val pid "$T/drain.out")
+	st=$("$TRACECTL" status | awk -v p="$pid" '$1 == p { print $7 }')
+	echo >&3
+	exec 3>&-
+	wait "$BPID" || die "bench_tracer drain failed"
+	BPID=
+	rm -f "$T/hold"
+	session_stop
+	cpu1=$(daemon_cpu_ms)
+	run "$T/dcount.out" "$BENCH" count "$dir"
+	rm -rf "$dir"
+	drain_row "$n" "${mbps:+paced $mbps MB/s}" "$((cpu1 - cpu0))" "$st"
+}
+
+# drain_row THREADS LOAD CPU_MS STATUS_LOST
+drain_row() {
+	awk -v n="$1" -v load="${2:-flat out}" -v cpu="$3" -v slost="$4" \
+	    -v prod="$(val produced "$T/drain.out")" \
+	    -v ns="$(val elapsed_ns "$T/drain.out")" \
+	    -v ev="$(val events "$T/dcount.out")" \
+	    -v bytes="$(val bytes "$T/dcount.out")" \
+	    -v lost="$(val lost_exit "$T/dcount.out")" 'BEGIN {
+		s = ns / 1e9
+		printf "%-7s %-16s %9.2f %9.1f %9.1f %9.2f %12d %7.2f%% " \
+		       "%10s %6.0f%%\n", n, load, prod / s / 1e6,
+		       prod * 32 / s / 1e6, bytes / s / 1e6, ev / s / 1e6,
+		       lost, 100 * lost / prod, slost, cpu / 10 / s
+		if (prod != ev + lost)
+			printf "        accounting: produced %d != written %d " \
+			       "+ lost %d\n", prod, ev, lost }'
+}
+
+bench_drain() {
+	echo "== tracerd drain rate: writers record for ${DRAIN_SECONDS} s" \
+	     "in a session (32-byte records; MB = 10^6 bytes) =="
+	printf "%-7s %-16s %9s %9s %9s %9s %12s %8s %10s %7s\n" writers load \
+		"made M/s" "made MB/s" "wrote MB/s" "wrote M/s" "lost events" \
+		lost "status" "tracerd"
+	printf "%-7s %-16s %9s %9s %9s %9s %12s %8s %10s %7s\n" "" "" "" "" \
+		"" "" "" "" "LOST" "CPU"
+	drain_case 1
+	drain_case 2
+	drain_case 1 "$PACED_MBPS"
+	drain_case 2 "$PACED_MBPS"
+	echo "made: events recorded by the writers (tracer_record calls);" \
+	     "wrote: channel files' bytes and bench events; lost: sum of the" \
+	     "threads' tracer:thread_exit 'lost N'; status LOST: tracectl" \
+	     "status just after the writers exited; tracerd CPU: its CPU" \
+	     "time over the writers' wall time"
+	echo
+}
+
+# ---------------------------------------------------------------------
+
+for f in "$TRACERD" "$TRACECTL" "$BENCH"; do
+	[ -x "$f" ] || die "$f not found: run from the build directory," \
+			   "after make"
+done
+for s in "$@"; do
+	case $s in
+	first|record|drain) ;;
+	*) die "unknown benchmark '$s' (first, record, drain)" ;;
+	esac
+done
+[ $# -gt 0 ] || set -- first record drain
+
+# A bench_tracer built by hand (see bench.am) finds libtracer here.
+export LD_LIBRARY_PATH=$PWD/libtracer/.libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+T=$(mktemp -d "${TMPDIR:-/tmp}/tracer-bench.XXXXXX") || exit 1
+export TRACER_SOCKET=$T/sock
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+echo "$(nproc) CPUs, $(sed -n 's/^model name\s*: //p' /proc/cpuinfo |
+	head -n 1), clock source $(cat \
+	/sys/devices/system/clocksource/clocksource0/current_clocksource \
+	2>/dev/null); tracerd writes to $T"
+echo
+start_daemon
+for s in "$@"; do
+	"bench_$s"
+done
+stop_daemon
