@@ -117,8 +117,16 @@ bench_first() {
 	dir=$(session_start) || die "tracectl start failed"
 	run "$T/first.out" "$BENCH" first-event "$FIRST_THREADS"
 	session_stop
-	show "$T/first.out"
+	run "$T/fcount.out" "$BENCH" count "$dir"
 	rm -rf "$dir"
+	show "$T/first.out"
+	awk -v p="$(val produced "$T/first.out")" \
+	    -v e="$(val events "$T/fcount.out")" 'BEGIN {
+		m = "dropped events are cheaper: the figures are off"
+		if (p == e)
+			m = "none dropped"
+		printf "in the trace: %d of %d events (%d lost, %s)\n", e, p,
+		       p - e, m }'
 	echo
 }
 

@@ -25,14 +25,15 @@
  *       session (the call enters libtracer, checks the session, returns),
  *       or without tracerd (the call site's `enabled` is 0: a load and a
  *       branch). Which one depends on how it is run; the row says which.
- *   first-event [THREADS [CYCLE]]
+ *   first-event [THREADS [FILL]]
  *       THREADS threads (default 300) created one after another; each
  *       times its first tracer_record() (taking a buffer from the pool),
  *       its second, and the mean of 64 more: median, 99th percentile and
  *       maximum in ns. Twice: in a new process (cold pool: a thread that
  *       opens a sub-buffer is the first to touch its pages), then after
- *       CYCLE more threads (default 2600) went through every sub-buffer of
- *       tracerd's default pool (warm pool: all pages resident).
+ *       FILL threads (default 10, tracerd's default pool size) one after
+ *       another each filled both channels of the buffer it took (warm
+ *       pool: every page resident, as in a process that ran a while).
  *   drain THREADS SECONDS [MBPS] [--hold]
  *       THREADS writers record as fast as they can for SECONDS (or, with
  *       MBPS, paced in 1 ms batches to MBPS megabytes per second in all);
@@ -82,8 +83,14 @@
 #define MAX_WRITERS		64
 #define DEFAULT_FIRST_THREADS	300u
 #define MAX_FIRST_THREADS	100000u
-/* tracerd's default pool: 10 buffers x 256 default sub-buffers. */
-#define DEFAULT_CYCLE_THREADS	2600u
+/*
+ * tracerd's default pool: 10 buffers, each a 4 MiB default channel and a
+ * 1 MiB vital one; 32-byte events fill a little more than that.
+ */
+#define DEFAULT_FILL_THREADS	10u
+#define FILL_DEFAULT_EVENTS	(132 * 1024)
+#define FILL_VITAL_EVENTS	(33 * 1024)
+#define PHASE_PAUSE_S		0.5
 #define LATER_EVENTS		64
 #define SYSCALL_REPS		10000
 #define FLOOR_BYTES		(4u << 20)	/* a default channel's size */
@@ -164,7 +171,7 @@ static void usage(FILE *f)
 	fputs("usage: " PROG " floor [EVENTS [RUNS]]\n"
 	      "       " PROG " record THREADS [EVENTS [RUNS]]\n"
 	      "       " PROG " idle [EVENTS [RUNS]]\n"
-	      "       " PROG " first-event [THREADS [CYCLE]]\n"
+	      "       " PROG " first-event [THREADS [FILL]]\n"
 	      "       " PROG " drain THREADS SECONDS [MBPS] [--hold]\n"
 	      "       " PROG " count DIR\n"
 	      "Run by bench_drain.sh; see the top of bench_tracer.c.\n", f);
@@ -229,6 +236,15 @@ static double sw_stop(const struct stopwatch *sw, uint64_t n, double *share)
 
 	*share = wall ? (double)cpu / (double)wall : 1.0;
 	return (double)wall / (double)n;
+}
+
+static void sleep_seconds(double s)
+{
+	struct timespec ts = { .tv_sec = (time_t)s,
+		.tv_nsec = (long)((s - (double)(time_t)s) * 1e9) };
+
+	while (nanosleep(&ts, &ts) && errno == EINTR)
+		;
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -613,10 +629,19 @@ static void *first_thread(void *arg)
 	return NULL;
 }
 
-/* A thread of the warm-up between the phases: one event, then exit. */
-static void *cycle_thread(void *arg)
+/*
+ * Between the phases: a thread that writes a little more than a whole
+ * default channel and a whole vital channel of tracerd's default geometry,
+ * so that every page of the buffer it took is resident afterwards.
+ */
+static void *fill_thread(void *arg)
 {
-	record_ev((int)(long)arg, 0);
+	int i, t = (int)(long)arg;
+
+	for (i = 0; i < FILL_DEFAULT_EVENTS; i++)
+		record_ev(i, t);
+	for (i = 0; i < FILL_VITAL_EVENTS; i++)
+		tracer_record_vital("bench:fill", "%d %d", i, t);
 	return NULL;
 }
 
@@ -718,7 +743,7 @@ static void first_usage(const char *name, const struct first_sample *s,
 
 static void print_first(const struct first_sample *cold,
 			const struct first_sample *warm, unsigned int n,
-			unsigned int cycle)
+			unsigned int fill)
 {
 	printf("%-36s %23s   %23s\n", "", "cold pool (new process)",
 	       "warm pool");
@@ -733,8 +758,8 @@ static void print_first(const struct first_sample *cold,
 	ROW("events 3..66, mean per event", "later", later);
 	ROW("empty timed region (2 clock reads)", "timer", timer);
 #undef ROW
-	printf("warm pool: measured after %u more threads went through the "
-	       "pool, so that its pages are resident\n", cycle);
+	printf("warm pool: after %u threads, one after another, each filled "
+	       "the two channels of the buffer it took\n", fill);
 	first_usage("cold pool", cold, n);
 	first_usage("warm pool", warm, n);
 	printf("first thread of the process (also records process_start): "
@@ -756,7 +781,7 @@ static void run_first(struct first_sample *s, unsigned int n)
 	}
 }
 
-static int cmd_first(unsigned int n, unsigned int cycle)
+static int cmd_first(unsigned int n, unsigned int fill)
 {
 	struct first_sample *cold = calloc(n, sizeof(*cold));
 	struct first_sample *warm = calloc(n, sizeof(*warm));
@@ -768,10 +793,14 @@ static int cmd_first(unsigned int n, unsigned int cycle)
 		die("the call site is disabled: libtracer is not registered "
 		    "with tracerd (is TRACER_SOCKET right?)");
 	run_first(cold, n);
-	for (i = 0; i < cycle; i++)
-		spawn_one(cycle_thread, (void *)(long)i);
+	sleep_seconds(PHASE_PAUSE_S);	/* tracerd drains the cold phase */
+	for (i = 0; i < fill; i++)
+		spawn_one(fill_thread, (void *)(long)i);
+	sleep_seconds(PHASE_PAUSE_S);
 	run_first(warm, n);
-	print_first(cold, warm, n, cycle);
+	print_first(cold, warm, n, fill);
+	printf("@ produced=%" PRIu64 "\n", (uint64_t)n * 2 *
+	       (2 + LATER_EVENTS) + (uint64_t)fill * FILL_DEFAULT_EVENTS);
 	free(cold);
 	free(warm);
 	return 0;
@@ -826,15 +855,6 @@ static void *drain_thread(void *arg)
 	cpu = clock_ns(CLOCK_THREAD_CPUTIME_ID) - cpu;
 	w->cpu_share = w->elapsed ? (double)cpu / (double)w->elapsed : 0;
 	return NULL;
-}
-
-static void sleep_seconds(double s)
-{
-	struct timespec ts = { .tv_sec = (time_t)s,
-		.tv_nsec = (long)((s - (double)(time_t)s) * 1e9) };
-
-	while (nanosleep(&ts, &ts) && errno == EINTR)
-		;
 }
 
 static void print_drain(const struct bench_run *b, double mbps)
@@ -1152,9 +1172,8 @@ int main(int argc, char **argv)
 		return cmd_first((unsigned int)opt_arg(argc, argv, 2,
 				 "THREADS", DEFAULT_FIRST_THREADS, 2,
 				 MAX_FIRST_THREADS),
-				 (unsigned int)opt_arg(argc, argv, 3, "CYCLE",
-				 DEFAULT_CYCLE_THREADS, 0,
-				 MAX_FIRST_THREADS));
+				 (unsigned int)opt_arg(argc, argv, 3, "FILL",
+				 DEFAULT_FILL_THREADS, 0, 1000));
 	if (strcmp(cmd, "drain") == 0)
 		return drain_main(argc, argv);
 	if (strcmp(cmd, "count") == 0 && argc == 3)

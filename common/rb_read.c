@@ -371,32 +371,48 @@ static uint64_t last_timestamp(const char *base, uint64_t content,
 	return ts;
 }
 
+/* Commit count of the slot at rc, relative to its current lap. */
+static uint64_t committed(const struct tracer_rb_reader *r, uint64_t rc)
+{
+	uint64_t c = tracer__load_acquire(&r->commit[slot_of(r, rc)].count);
+
+	return (c - tracer__rb_lap_base(rc, r->geo.subbuf_order,
+					r->geo.count_order)) & r->cmask;
+}
+
 /*
  * The open sub-buffer at rc holds `used` bytes; are they all committed?
  * Load write_count, then the commit count, then write_count again: every
  * record counted in the commit count was reserved before the second load,
  * so if write_count did not move and the count equals `used`, the records
- * counted are exactly those of [rc, rc + used).
+ * counted are exactly those of [rc, rc + used). *lost is loaded in between,
+ * so it counts no record dropped after those.
  */
 static bool prefix_committed(const struct tracer_rb_reader *r, uint64_t rc,
-			     uint64_t wc)
+			     uint64_t wc, uint64_t *lost)
 {
-	uint64_t c, rel;
+	uint64_t rel = committed(r, rc);
 
-	c = tracer__load_acquire(&r->commit[slot_of(r, rc)].count);
-	rel = (c - tracer__rb_lap_base(rc, r->geo.subbuf_order,
-				       r->geo.count_order)) & r->cmask;
+	*lost = tracer__load_acquire(&r->hdr->lost);
 	return rel == wc - rc &&
 	       tracer__load_acquire(&r->hdr->write_count) == wc;
 }
 
-/* Fill in the end fields the writer has not written yet, in the copy. */
+/*
+ * The copy of `used` bytes is the writer's open sub-buffer: fill in the end
+ * fields it has not written yet, after dropping what was returned before.
+ */
 static void close_copy(struct tracer_rb_reader *r, struct tracer_rb_packet *p,
-		       uint64_t used)
+		       uint64_t rc, uint64_t used, uint64_t lost)
 {
 	p->content_size = used * 8;
-	p->events_discarded = TRACER_READ_ONCE(r->hdr->lost);
-	p->timestamp_end = last_timestamp((const char *)p, used,
+	p->events_discarded = lost;
+	if (r->partial_len && r->partial_pos == rc)
+		strip_consumed(r, p, used);
+	else
+		r->partial_records = 0;
+	p->timestamp_end = last_timestamp((const char *)p,
+					  p->content_size / 8,
 					  p->timestamp_begin);
 }
 
@@ -404,7 +420,7 @@ int tracer__rb_read_partial(struct tracer_rb_reader *r, void *dst,
 			    uint64_t dst_size,
 			    struct tracer_rb_packet_info *info)
 {
-	uint64_t rc = r->read_count, wc, used;
+	uint64_t rc = r->read_count, wc, used, lost;
 	int ret;
 
 	if (dst_size < r->geo.subbuf_size)
@@ -412,8 +428,13 @@ int tracer__rb_read_partial(struct tracer_rb_reader *r, void *dst,
 	if ((uintptr_t)dst % TRACER_RB_ALIGN)
 		return -EINVAL;
 	wc = tracer__load_acquire(&r->hdr->write_count);
-	if (wc - rc >= r->geo.subbuf_size)
+	if (wc - rc >= r->geo.subbuf_size) {
+		/* Complete ones first, unless the oldest one cannot be. */
+		if (wc - rc <= bufsize(r) &&
+		    committed(r, rc) < r->geo.subbuf_size)
+			return -EBUSY;
 		return -EAGAIN;
+	}
 	used = wc - rc;
 	if (used == 0 || (r->partial_len && r->partial_pos == rc &&
 			  used <= r->partial_len))
@@ -421,7 +442,7 @@ int tracer__rb_read_partial(struct tracer_rb_reader *r, void *dst,
 	if (used < TRACER_RB_PACKET_SIZE || used % TRACER_RB_ALIGN)
 		return report(r, -EIO, "write count %" PRIu64 " is inside a "
 			      "packet header", wc);
-	if (!prefix_committed(r, rc, wc))
+	if (!prefix_committed(r, rc, wc, &lost))
 		return -EBUSY;
 	memcpy(dst, r->data + (rc & (bufsize(r) - 1)), used);
 	if (r->mode == TRACER_RB_FLIGHT) {
@@ -430,11 +451,7 @@ int tracer__rb_read_partial(struct tracer_rb_reader *r, void *dst,
 		    bufsize(r))
 			return -ESTALE;
 	}
-	close_copy(r, dst, used);
-	if (r->partial_len && r->partial_pos == rc)
-		strip_consumed(r, dst, used);
-	else
-		r->partial_records = 0;
+	close_copy(r, dst, rc, used, lost);
 	ret = tracer__rb_packet_parse(r, dst, rc, info);
 	if (ret)
 		return ret;

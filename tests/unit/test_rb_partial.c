@@ -6,9 +6,11 @@
  * did: every record once, in order and intact; the packet header fields of
  * partial and stripped packets; -ENODATA, -EBUSY, -EAGAIN, -EBADMSG; loss
  * accounting (recorded + lost + overwritten == produced) in both modes;
- * counters that wrap past 2^64; a long randomized single-threaded run whose
- * every return code is predicted; and a reader thread doing partial and
- * complete reads while a writer thread runs.
+ * counters that wrap past 2^64; the writer running in the middle of a
+ * partial read's copy (made deterministic with a page fault); a long
+ * randomized single-threaded run whose every return code is predicted; and
+ * a reader thread doing partial and complete reads while a writer thread
+ * runs.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -29,7 +31,6 @@ struct chan {
 	char *region;
 	uint64_t size;
 	uint64_t S, B;
-	uint64_t start;
 	struct tracer_rb_writer w;
 	struct tracer_rb_reader r;
 	/* model: what the writer did, by sequence number */
@@ -40,9 +41,9 @@ struct chan {
 	/* what the reader got */
 	uint64_t next;			/* lowest seq not accounted for yet */
 	uint64_t seen, missing, bad;
-	uint64_t part_pos, part_disc;	/* last partial packet: position, */
-	int part_valid;			/* events_discarded */
-	uint64_t first, last, n;	/* seqs of the last packet, count */
+	int part_valid;			/* last packet was partial: */
+	uint64_t part_pos, part_disc;	/* its position, events_discarded */
+	uint64_t first, last;		/* seqs of the last packet's records */
 	uint64_t lost_before;		/* lost when read_partial was called */
 	char error[300];
 };
@@ -64,7 +65,6 @@ static void chan_open(struct chan *c, uint64_t subbuf, uint64_t count,
 	memset(c, 0, sizeof(*c));
 	c->S = subbuf;
 	c->B = subbuf * count;
-	c->start = start;
 	c->region = chk_channel(&cfg, &c->size);
 	c->ts = calloc(MODEL_CAP, sizeof(*c->ts));
 	c->len = calloc(MODEL_CAP, sizeof(*c->len));
@@ -275,7 +275,6 @@ static void verify(struct chan *c, const void *buf,
 		if (rec.timestamp != c->ts[s] || rec.size != c->len[s])
 			fail(c, "record %" PRIu64 ": timestamp or size", s);
 	}
-	c->n = n;
 	if (n != info->records || bytes != info->content_bytes)
 		fail(c, "%s packet %" PRIu64 ": %" PRIu64 " records in %"
 		     PRIu64 " bytes, info says %" PRIu64 " in %" PRIu64, kind,
