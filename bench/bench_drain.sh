@@ -16,11 +16,12 @@
 #
 #   cd build && ../bench/bench_drain.sh [first] [record] [drain]
 #
-# No argument runs all three (about 25 s). Settings from the environment:
-# EVENTS (10000000), IDLE_EVENTS (20000000), RUNS (5), FIRST_THREADS (300),
-# DRAIN_SECONDS (2), PACED_MBPS (50). TMPDIR picks the file system tracerd
-# writes to (default /tmp). Measures and prints; fails only when something
-# does not run.
+# No argument runs all three (about 20 s on 2 CPUs). Settings from the
+# environment: EVENTS (10000000), IDLE_EVENTS (20000000), RUNS (3),
+# FIRST_THREADS (300), DRAIN_SECONDS (2), PACED_MBPS (50; a list such as
+# "50 200" adds a pair of paced rows per rate). TMPDIR picks the file
+# system tracerd writes to (default /tmp). Measures and prints; fails only
+# when something does not run.
 
 TRACERD=./tracerd/tracerd
 TRACECTL=./tracectl/tracectl
@@ -28,7 +29,7 @@ BENCH=./bench/bench_tracer
 
 EVENTS=${EVENTS:-10000000}
 IDLE_EVENTS=${IDLE_EVENTS:-20000000}
-RUNS=${RUNS:-5}
+RUNS=${RUNS:-3}
 FIRST_THREADS=${FIRST_THREADS:-300}
 DRAIN_SECONDS=${DRAIN_SECONDS:-2}
 PACED_MBPS=${PACED_MBPS:-50}
@@ -66,14 +67,18 @@ cleanup() {
 # Start tracerd in the background; returns once it listens.
 start_daemon() {
 	"$TRACERD" --socket "$TRACER_SOCKET" --output "$T/out" \
-		--log "$T/tracerd.log" --daemonize || die "tracerd did not start"
+		--log "$T/tracerd.log" --daemonize ||
+		die "tracerd did not start"
 	DPID=$("$TRACECTL" status | sed -n 's/^tracerd pid //p')
 	[ -n "$DPID" ] || die "tracerd does not answer"
 }
 
-# Start a session; prints its directory.
+# Start a session; prints its directory (the last line).
 session_start() {
-	"$TRACECTL" start | tail -n 1
+	local out
+
+	out=$("$TRACECTL" start) || return 1
+	echo "${out##*$'\n'}"
 }
 
 # Stop the session, once all is on disk.
@@ -102,8 +107,8 @@ val() {
 
 # tracerd's CPU time so far, in ms.
 daemon_cpu_ms() {
-	awk -v hz="$(getconf CLK_TCK)" '{ printf "%d\n", ($14 + $15) * 1000 / hz }' \
-		"/proc/$DPID/stat"
+	awk -v hz="$(getconf CLK_TCK)" \
+		'{ printf "%d\n", ($14 + $15) * 1000 / hz }' "/proc/$DPID/stat"
 }
 
 # ---------------------------------------------------------------------
@@ -145,8 +150,8 @@ record_case() {
 	show "$T/record$n.out"
 	produced=$(val produced "$T/record$n.out")
 	events=$(val events "$T/count$n.out")
-	echo "$((produced - events)) $produced $(val lost_exit "$T/count$n.out")" \
-		>"$T/lost.$n"
+	echo "$((produced - events)) $produced" \
+		"$(val lost_exit "$T/count$n.out")" >"$T/lost.$n"
 }
 
 bench_record() {
@@ -221,8 +226,8 @@ drain_case() {
 	cpu0=$(daemon_cpu_ms)
 	rm -f "$T/hold"
 	mkfifo "$T/hold" || die "mkfifo failed"
-	"$BENCH" drain "$n" "$DRAIN_SECONDS" ${mbps:+"$mbps"} --hold <"$T/hold" \
-		>"$T/drain.out" &
+	"$BENCH" drain "$n" "$DRAIN_SECONDS" ${mbps:+"$mbps"} --hold \
+		<"$T/hold" >"$T/drain.out" &
 	BPID=$!
 	exec 3>"$T/hold"
 	wait_holding
@@ -256,8 +261,8 @@ drain_row() {
 		       prod * 32 / s / 1e6, bytes / s / 1e6, ev / s / 1e6,
 		       lost, 100 * lost / prod, slost, cpu / 10 / s
 		if (prod != ev + lost)
-			printf "        accounting: produced %d != written %d " \
-			       "+ lost %d\n", prod, ev, lost }'
+			printf "        accounting: produced %d != " \
+			       "written %d + lost %d\n", prod, ev, lost }'
 }
 
 bench_drain() {
@@ -270,8 +275,10 @@ bench_drain() {
 		"" "" "" "" "LOST" "CPU"
 	drain_case 1
 	drain_case 2
-	drain_case 1 "$PACED_MBPS"
-	drain_case 2 "$PACED_MBPS"
+	for m in $PACED_MBPS; do
+		drain_case 1 "$m"
+		drain_case 2 "$m"
+	done
 	echo "made: events recorded by the writers (tracer_record calls);" \
 	     "wrote: channel files' bytes and bench events; lost: sum of the" \
 	     "threads' tracer:thread_exit 'lost N'; status LOST: tracectl" \
@@ -304,7 +311,8 @@ trap 'exit 130' INT TERM
 echo "$(nproc) CPUs, $(sed -n 's/^model name\s*: //p' /proc/cpuinfo |
 	head -n 1), clock source $(cat \
 	/sys/devices/system/clocksource/clocksource0/current_clocksource \
-	2>/dev/null); tracerd writes to $T"
+	2>/dev/null); load average $(cut -d ' ' -f 1-3 /proc/loadavg)"
+echo "tracerd writes to $T ($(df --output=fstype "$T" | tail -n 1))"
 echo
 start_daemon
 for s in "$@"; do

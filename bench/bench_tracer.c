@@ -14,7 +14,8 @@
  *   floor [EVENTS [RUNS]]
  *       the floors of a record: a clock_gettime(CLOCK_MONOTONIC) read,
  *       and a clock read plus the stores of a 32-byte record into a
- *       private 4 MiB array (what any tracer must do).
+ *       private 4 MiB array (what any tracer must do); on x86, a raw TSC
+ *       read for reference.
  *   record THREADS [EVENTS [RUNS]]
  *       THREADS threads (1 or 2) record EVENTS events per run, RUNS runs
  *       after a warm-up of 1M events; a thread's cost is its own wall time
@@ -48,7 +49,9 @@
  * Lines starting with "@ " carry key=value results for bench_drain.sh.
  * Nothing is pinned; runs take the best of several to reduce noise.
  */
-#define _GNU_SOURCE
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE 1	/* memfd_create, RUSAGE_THREAD */
+#endif
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -76,7 +79,7 @@
 #define RECORD_BYTES		32	/* header 16 + two 8-byte values */
 #define DEFAULT_EVENTS		10000000ULL
 #define DEFAULT_IDLE_EVENTS	20000000ULL
-#define DEFAULT_RUNS		5u
+#define DEFAULT_RUNS		3u
 #define WARMUP_EVENTS		1000000ULL
 #define MAX_EVENTS		1000000000000ULL
 #define MAX_RUNS		100u
@@ -122,7 +125,7 @@ struct bench_run {
 	int nthreads;
 	uint64_t events;		/* record: per run and thread */
 	unsigned int runs;
-	uint64_t batch;			/* drain: events per period, 0: flat out */
+	uint64_t batch;			/* drain: per period; 0: flat out */
 	pthread_barrier_t barrier;
 	struct writer w[MAX_WRITERS];
 };
@@ -131,7 +134,7 @@ struct first_sample {
 	int index;
 	double first, second, later, timer;
 	double first_cpu;		/* thread CPU time of the first event */
-	long faults;			/* minor faults in the first two events */
+	long faults;			/* minor faults in the first two */
 	long switches;			/* context switches in the first two */
 };
 
@@ -418,8 +421,7 @@ static int cmd_floor(uint64_t events, unsigned int runs)
 #if defined(__x86_64__) || defined(__i386__)
 	for (r = 0; r < runs; r++)
 		v[r] = run_rdtsc(events);
-	print_best("(reference: rdtsc instead of the clock)", "rdtsc", v,
-		   runs);
+	print_best("(reference: TSC read, rdtsc)", "rdtsc", v, runs);
 #endif
 	free(buf);
 	return 0;
@@ -481,6 +483,7 @@ static void print_record(const struct bench_run *b)
 	double mean[MAX_RUNS] = { 0 }, share[MAX_RUNS] = { 0 };
 	double each[MAX_WRITERS], tmp[MAX_RUNS], best, med, sh;
 	uint64_t produced = 0;
+	char threads[16];
 	unsigned int r;
 	int i;
 
@@ -498,8 +501,9 @@ static void print_record(const struct bench_run *b)
 	best = min_of(mean, b->runs);
 	med = median(mean, b->runs);
 	sh = median(share, b->runs);
+	snprintf(threads, sizeof(threads), "%d", b->nthreads);
 	printf(ROW_FMT "%.1f (%.1f)", "tracer_record, 2 x int (session)",
-	       b->nthreads == 1 ? "1" : "2", best, med);
+	       threads, best, med);
 	if (b->nthreads > 1) {
 		printf(" per thread (");
 		for (i = 0; i < b->nthreads; i++)

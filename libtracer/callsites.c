@@ -21,6 +21,20 @@ static size_t count, cap, sent;
 static uint32_t next_id = 1;
 static uint32_t enabled;
 
+/* The value of `enabled` for cs when recording is on or off. */
+static uint32_t enable_value(const struct tracer_callsite *cs, uint32_t on)
+{
+	uint32_t i;
+
+	if (!on)
+		return 0;
+	for (i = 0; i < cs->nargs; i++)
+		if (cs->types[i] == TRACER_ARG_STRING ||
+		    cs->types[i] == TRACER_ARG_LDOUBLE)
+			return TRACER__CS_ON;
+	return TRACER__CS_ON | TRACER__CS_FIXED;
+}
+
 static int grow(void)
 {
 	size_t ncap = cap ? cap * 2 : 256;
@@ -72,7 +86,8 @@ void tracer_register_callsites(struct tracer_callsite *begin,
 			break;
 		cs->id = next_id++;
 		sites[count++] = cs;
-		__atomic_store_n(&cs->enabled, enabled, __ATOMIC_RELAXED);
+		__atomic_store_n(&cs->enabled, enable_value(cs, enabled),
+				 __ATOMIC_RELAXED);
 	}
 	pthread_mutex_unlock(&lock);
 	tracer__client_sync_callsites();
@@ -124,7 +139,8 @@ void tracer__callsites_enable(uint32_t on)
 	enabled = on;
 	for (i = 0; i < count; i++)
 		if (sites[i])
-			__atomic_store_n(&sites[i]->enabled, on,
+			__atomic_store_n(&sites[i]->enabled,
+					 enable_value(sites[i], on),
 					 __ATOMIC_RELAXED);
 	pthread_mutex_unlock(&lock);
 }

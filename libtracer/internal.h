@@ -33,6 +33,9 @@ struct tracer__thread {
 	struct tracer_rb_writer ch[TRACER_POOL_CHANNELS];
 	struct tracer__buffer buf;
 	uint64_t lost_no_buffer;	/* events dropped without a buffer */
+	uint64_t lost_base[TRACER_POOL_CHANNELS];	/* channel `lost` when
+							   the buffer was taken */
+	char name[16];			/* thread name when it took it */
 	uint64_t pool_epoch;		/* pool state when last refused */
 	uint32_t tid;
 	uint8_t state;			/* TRACER__THREAD_* */
@@ -44,6 +47,14 @@ enum {
 	TRACER__THREAD_READY = 1,	/* has a buffer */
 	TRACER__THREAD_EXITED = 2,	/* released; records are dropped */
 };
+
+/*
+ * Bits of tracer_callsite.enabled (the public header promises only
+ * "nonzero: record"): every argument is stored in 8 bytes, so the payload
+ * size is fixed and the values are copied without looking at the types.
+ */
+#define TRACER__CS_ON		1u
+#define TRACER__CS_FIXED	2u
 
 /* The control page: tracerd's, or a static one saying "not recording". */
 extern const struct tracer_control *tracer__control TRACER_HIDDEN;

@@ -240,8 +240,6 @@ int tracer__pool_attach(const struct tracer__buffer *b, int c,
 	w->stream_instance_id = (uint64_t)b->index << 32 |
 				(b->generation & 0xffffffffu);
 	w->on_close = tracer__pool_on_close;
-	/* A new owner's packets count their own losses only. */
-	TRACER_WRITE_ONCE(w->hdr->lost, 0);
 	return 0;
 }
 

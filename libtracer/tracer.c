@@ -120,20 +120,37 @@ static void write_event(struct tracer_rb_writer *w,
 	tracer__rb_commit(w, &ctx);
 }
 
+/* Every argument 8 bytes (TRACER__CS_FIXED): no type dispatch. */
+static void write_fixed(struct tracer_rb_writer *w,
+			const struct tracer_callsite *cs,
+			const union tracer_arg *args)
+{
+	struct tracer_rb_ctx ctx;
+	uint32_t i, n = cs->nargs;
+	uint64_t *p;
+
+	if (tracer__rb_reserve(w, &ctx, cs->id, n * 8))
+		return;		/* counted as lost by the channel */
+	p = ctx.payload;	/* 8-byte aligned: records are */
+	for (i = 0; i < n; i++)
+		p[i] = args[i].u;
+	tracer__rb_commit(w, &ctx);
+}
+
 /* Library events, recorded from the slow path itself. */
 static void record_internal(struct tracer__thread *t, int kind,
 			    uint64_t lost);
 
 static bool take_buffer(struct tracer__thread *t)
 {
-	char name[16] = "";
 	int c;
 
 	if (t->pool_epoch == (tracer__pool_epoch() | 1))
 		return false;	/* still nothing free since last time */
 	t->tid = (uint32_t)syscall(SYS_gettid);
-	prctl(PR_GET_NAME, name, 0, 0, 0);
-	if (tracer__pool_acquire(&t->buf, t->tid, name)) {
+	prctl(PR_GET_NAME, t->name, 0, 0, 0);
+	t->name[15] = '\0';
+	if (tracer__pool_acquire(&t->buf, t->tid, t->name)) {
 		t->pool_epoch = tracer__pool_epoch() | 1;
 		return false;
 	}
@@ -143,19 +160,25 @@ static bool take_buffer(struct tracer__thread *t)
 			t->state = TRACER__THREAD_EXITED;
 			return false;
 		}
+		/* The channel's count runs on across owners: ours from here. */
+		t->lost_base[c] = TRACER_READ_ONCE(t->ch[c].hdr->lost);
 	}
 	pthread_setspecific(exit_key, t);
 	t->state = TRACER__THREAD_READY;
 	return true;
 }
 
-/* The session is s, not the one t is ready for. Returns true to record. */
-static bool thread_prepare(struct tracer__thread *t, uint64_t s)
+/*
+ * The session is s (not 0), not the one t is ready for. Returns true to
+ * record. Out of line and cold: the event path stays small.
+ */
+static bool __attribute__((noinline, cold))
+thread_prepare(struct tracer__thread *t, uint64_t s)
 {
 	int saved = errno;
 	bool ok = false;
 
-	if (s == 0 || t->busy || t->state == TRACER__THREAD_EXITED)
+	if (t->busy || t->state == TRACER__THREAD_EXITED)
 		goto out;
 	t->busy = 1;
 	if (t->state == TRACER__THREAD_NEW && !take_buffer(t)) {
@@ -181,24 +204,27 @@ void tracer_record_emit(const struct tracer_callsite *cs,
 {
 	struct tracer__thread *t = &tls;
 	uint64_t s = TRACER_READ_ONCE(tracer__control->session);
+	struct tracer_rb_writer *w;
 
-	if (tracer_unlikely(s != t->session) && !thread_prepare(t, s))
+	if (tracer_unlikely(s != t->session) &&
+	    (s == 0 || !thread_prepare(t, s)))
 		return;
 	if (tracer_unlikely(cs->id == 0 || cs->nargs > TRACER_MAX_ARGS))
 		return;
-	write_event(&t->ch[cs->vital ? TRACER_CHANNEL_VITAL
-				      : TRACER_CHANNEL_DEFAULT], cs, args);
+	w = &t->ch[cs->vital ? TRACER_CHANNEL_VITAL : TRACER_CHANNEL_DEFAULT];
+	if (tracer_likely(cs->enabled & TRACER__CS_FIXED))
+		write_fixed(w, cs, args);
+	else
+		write_event(w, cs, args);
 }
 
 static void record_internal(struct tracer__thread *t, int kind, uint64_t lost)
 {
 	struct tracer_rb_writer *w = &t->ch[TRACER_CHANNEL_VITAL];
-	char name[16] = "";
 	union tracer_arg a[3];
 
-	prctl(PR_GET_NAME, name, 0, 0, 0);
 	a[0].i = kind == 0 ? (int64_t)getpid() : (int64_t)t->tid;
-	a[1].s = name;
+	a[1].s = t->name;
 	a[2].u = lost;
 	if (kind == 0) {
 		static struct tracer_callsite cs TRACER__SECTION = TRACER__CS_INIT(
@@ -243,9 +269,16 @@ void tracer__thread_exit(void)
 		return;
 	t->busy = 1;
 	if (t->session != 0 &&
-	    TRACER_READ_ONCE(tracer__control->session) == t->session)
-		record_internal(t, 2, TRACER_READ_ONCE(
-			t->ch[TRACER_CHANNEL_DEFAULT].hdr->lost));
+	    TRACER_READ_ONCE(tracer__control->session) == t->session) {
+		uint64_t lost = 0;
+
+		prctl(PR_GET_NAME, t->name, 0, 0, 0);	/* it may have changed */
+		t->name[15] = '\0';
+		for (c = 0; c < TRACER_POOL_CHANNELS; c++)
+			lost += TRACER_READ_ONCE(t->ch[c].hdr->lost) -
+				t->lost_base[c];
+		record_internal(t, 2, lost);
+	}
 	for (c = 0; c < TRACER_POOL_CHANNELS; c++)
 		tracer__rb_flush(&t->ch[c]);
 	t->state = TRACER__THREAD_EXITED;

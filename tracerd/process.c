@@ -30,6 +30,7 @@
 #define MAX_STRING	4096
 #define DRAIN_BUDGET	4096	/* packets per channel per pass */
 #define MAX_ARGS	8	/* TRACER_MAX_ARGS */
+#define BATCH_BYTES	(1 << 20)	/* packets gathered per write(2) */
 
 static const char *const channel_name[TRACER_POOL_CHANNELS] = {
 	"default", "vital",
@@ -355,13 +356,48 @@ static int write_all(int fd, const char *buf, size_t n)
 	return 0;
 }
 
-/* A checked packet in p->scratch: append it to its thread's file. */
+/*
+ * Packets are gathered in p->scratch, one stream at a time, and written
+ * with one write(2) per batch (BATCH_BYTES): large, block-friendly writes.
+ * The batch is empty outside drain_channel() and flush_channel().
+ */
+static void flush_batch(struct tracerd_process *p)
+{
+	int ret;
+
+	if (p->batch_len && p->batch_stream && p->batch_stream->fd >= 0) {
+		ret = write_all(p->batch_stream->fd, p->scratch, p->batch_len);
+		if (ret)
+			tracerd_log("pid %d: cannot write packets: %s",
+				    (int)p->pid, strerror(-ret));
+	}
+	p->batch_len = 0;
+	p->batch_stream = NULL;
+}
+
+/* Where the next packet goes: room for one sub-buffer of `need` bytes. */
+static void *batch_room(struct tracerd_process *p, uint64_t need)
+{
+	if (p->scratch_size - p->batch_len < need)
+		flush_batch(p);
+	return (char *)p->scratch + p->batch_len;
+}
+
+/* The packet at the end of the batch goes to another stream: move it. */
+static char *restart_batch(struct tracerd_process *p, char *pk,
+			   uint64_t bytes)
+{
+	flush_batch(p);
+	memmove(p->scratch, pk, bytes);
+	return p->scratch;
+}
+
+/* A checked packet at the end of the batch: append it to its file. */
 static void emit_packet(struct tracerd_process *p, struct tracerd_buffer *b,
 			int c, const struct tracer_rb_packet_info *info)
 {
-	struct tracer_rb_packet *pk = p->scratch;
+	char *pk = (char *)p->scratch + p->batch_len;
 	struct tracerd_stream *st = &b->st[c];
-	int ret;
 
 	if (!p->dir) {
 		p->dropped_packets++;
@@ -369,17 +405,17 @@ static void emit_packet(struct tracerd_process *p, struct tracerd_buffer *b,
 	}
 	if (info->records == 0)
 		return;
+	if (p->batch_stream != st ||
+	    st->fd < 0 || st->instance != info->stream_instance_id)
+		pk = restart_batch(p, pk, info->content_bytes);
 	if ((st->fd < 0 || st->instance != info->stream_instance_id) &&
 	    open_stream(p, b, c, info))
 		return;
 	/* In the file a packet is as long as its content. */
-	pk->packet_size = pk->content_size;
-	ret = write_all(st->fd, p->scratch, info->content_bytes);
-	if (ret) {
-		tracerd_log("pid %d: cannot write a packet: %s", (int)p->pid,
-			    strerror(-ret));
-		return;
-	}
+	((struct tracer_rb_packet *)(void *)pk)->packet_size =
+		info->content_bytes * 8;
+	p->batch_stream = st;
+	p->batch_len += info->content_bytes;
 	p->bytes_written += info->content_bytes;
 	p->packets_written++;
 }
@@ -404,8 +440,10 @@ static void drain_channel(struct tracerd_process *p, struct tracerd_buffer *b,
 	int n, ret;
 
 	for (n = 0; n < DRAIN_BUDGET && !b->broken[c]; n++) {
-		ret = tracer__rb_read(&b->rd[c], p->scratch, p->scratch_size,
-				      &info);
+		void *dst = batch_room(p, b->rd[c].geo.subbuf_size);
+
+		ret = tracer__rb_read(&b->rd[c], dst, p->scratch_size -
+				      p->batch_len, &info);
 		if (ret == 0)
 			emit_packet(p, b, c, &info);
 		else if (ret == -EAGAIN)
@@ -413,6 +451,7 @@ static void drain_channel(struct tracerd_process *p, struct tracerd_buffer *b,
 		else if (ret == -EBADMSG || ret == -EIO)
 			channel_error(p, b, c, ret);
 	}
+	flush_batch(p);
 }
 
 static void drain(struct tracerd_process *p)
@@ -436,8 +475,10 @@ static unsigned flush_channel(struct tracerd_process *p,
 		drain_channel(p, b, c);
 		ret = tracer__rb_read_partial(&b->rd[c], p->scratch,
 					      p->scratch_size, &info);
-		if (ret == 0)
+		if (ret == 0) {
 			emit_packet(p, b, c, &info);
+			flush_batch(p);
+		}
 		else if (ret == -ENODATA)
 			return 0;
 		else if (ret == -EBUSY)
@@ -577,8 +618,8 @@ static int create_pool(struct tracerd_process *p)
 	for (c = 0; c < TRACER_POOL_CHANNELS; c++)
 		if (p->d->cfg.subbuf_size[c] > max)
 			max = p->d->cfg.subbuf_size[c];
-	p->scratch_size = max;
-	p->scratch = aligned_alloc(64, max);
+	p->scratch_size = max > BATCH_BYTES ? max : BATCH_BYTES;
+	p->scratch = aligned_alloc(64, p->scratch_size);
 	if (!p->scratch)
 		return -ENOMEM;
 	/* The initial buffers plus one in reserve. */

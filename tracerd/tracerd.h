@@ -135,8 +135,10 @@ struct tracerd_process {
 	size_t ncs, cs_cap;
 	char *dir;			/* this session's process directory */
 	FILE *meta;			/* its process.meta, appended to */
-	void *scratch;			/* one sub-buffer, 8-byte aligned */
+	void *scratch;			/* packets to write, 64-byte aligned */
 	uint64_t scratch_size;
+	uint64_t batch_len;		/* bytes of packets in scratch */
+	struct tracerd_stream *batch_stream;	/* whose they are */
 	uint64_t bytes_written, packets_written, lost_reported;
 	uint64_t dropped_packets;	/* outside any session */
 };
