@@ -110,7 +110,7 @@ int tracer__rb_reserve_slow(struct tracer_rb_writer *w,
 	bool opening;
 
 	old = TRACER_READ_ONCE(hdr->write_count);
-	do {
+	for (;;) {
 		uint64_t off = old & w->smask;
 
 		ts = tracer__clock_now();
@@ -120,13 +120,26 @@ int tracer__rb_reserve_slow(struct tracer_rb_writer *w,
 		} else {
 			open = off ? (old | w->smask) + 1 : old;
 			if (!slot_free(w, open, &records)) {
+				/*
+				 * A handler that interrupted us may have opened
+				 * that very sub-buffer since we read `old`: not
+				 * full, just taken. Look again before dropping.
+				 */
+				uint64_t now = TRACER_READ_ONCE(hdr->write_count);
+
+				if (now != old) {
+					old = now;
+					continue;
+				}
 				tracer__local_inc64(&hdr->lost);
 				return -ENOBUFS;
 			}
 			begin = open + TRACER_RB_PACKET_SIZE;
 		}
 		new = begin + len;
-	} while (!tracer__local_cas64(&hdr->write_count, &old, new));
+		if (tracer__local_cas64(&hdr->write_count, &old, new))
+			break;
+	}
 	tracer__wmb_local();	/* flight mode: CAS before the slot stores */
 	if (opening && (old & w->smask)) {
 		close_subbuf(w, old, ts);

@@ -10,6 +10,10 @@
  *   tracee scribble           record, overwrite the process's own tracer
  *                             shared memory with garbage, record again
  *   tracee types              one event of every argument type
+ *   tracee signals N          the main thread records N events while a
+ *                             20 kHz timer signal records into the same
+ *                             buffer from its handler; prints how many
+ *                             the handler recorded
  *   tracee hold N             N threads alive at once record 10 events each,
  *                             then "holding" is printed and they wait for a
  *                             line on stdin before exiting
@@ -21,7 +25,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/mman.h>
+#include <sys/time.h>
 #include <unistd.h>
 
 #include <tracer.h>
@@ -87,6 +93,37 @@ static int run_churn(int total, int alive, int pause_at)
 				return 1;
 		}
 	}
+	return 0;
+}
+
+static volatile sig_atomic_t handler_events;
+
+static void on_alarm(int sig)
+{
+	(void)sig;
+	tracer_record("test:signal", "handler %d", (int)handler_events);
+	handler_events++;
+}
+
+static int run_signals(long n)
+{
+	struct itimerval it = { { 0, 50 }, { 0, 50 } };
+	struct sigaction sa = { .sa_handler = on_alarm };
+	long i;
+
+	sigemptyset(&sa.sa_mask);
+	sa.sa_flags = SA_RESTART;
+	if (sigaction(SIGALRM, &sa, NULL) || setitimer(ITIMER_REAL, &it, NULL))
+		return 1;
+	for (i = 0; i < n; i++)
+		tracer_record("test:main", "main %ld", i);
+	memset(&it, 0, sizeof(it));
+	setitimer(ITIMER_REAL, &it, NULL);
+	/* A signal already pending must not run after we count. */
+	sigemptyset(&sa.sa_mask);
+	sigaddset(&sa.sa_mask, SIGALRM);
+	sigprocmask(SIG_BLOCK, &sa.sa_mask, NULL);
+	printf("%d\n", (int)handler_events);
 	return 0;
 }
 
@@ -207,11 +244,13 @@ int main(int argc, char **argv)
 		return run_print(atoi(argv[2]));
 	if (argc >= 2 && !strcmp(argv[1], "scribble"))
 		return run_scribble();
+	if (argc >= 3 && !strcmp(argv[1], "signals"))
+		return run_signals(atol(argv[2]));
 	if (argc >= 3 && !strcmp(argv[1], "hold"))
 		return run_hold(atoi(argv[2]));
 	if (argc >= 2 && !strcmp(argv[1], "types"))
 		return run_types();
 	fprintf(stderr, "usage: tracee threads N M | churn TOTAL ALIVE [PAUSE]"
-		" | print N | scribble | types | hold N\n");
+		" | print N | scribble | types | hold N | signals N\n");
 	return 2;
 }

@@ -1,0 +1,38 @@
+#!/bin/bash
+# Signal handlers record into the buffer of the thread they interrupt, in
+# the middle of its own records: every event of both is in the trace, in
+# order, nothing torn. And libtracer preloaded into a program that does not
+# know it.
+. "$(dirname "$0")/lib.sh"
+
+# 100,000 events of 32 bytes fit in the default 4 MiB channel, so none may
+# be lost whatever tracerd's speed.
+N=100000
+check "tracerd starts" start_daemon
+dir=$(session_cmd start)
+handled=$("$TRACEE" signals $N)
+check "the program exits 0" [ $? -eq 0 ]
+check "the timer interrupted it ($handled times)" [ "${handled:-0}" -gt 20 ]
+session_cmd stop >/dev/null
+
+"$TRACECTL" view "$dir" >"$T/view"
+check "view reads the trace without error" [ $? -eq 0 ]
+awk -v N=$N -v H="$handled" '
+	/ test:main: main / { if ($NF != m) { bad++; print "main: " $NF " after " m - 1 } m++ }
+	/ test:signal: handler / { if ($NF != h) { bad++; print "handler: " $NF " after " h - 1 } h++ }
+	/ lost [1-9]/ { bad++; print }
+	END { if (m != N || h != H) { print "main " m " of " N ", handler " h " of " H; bad++ } exit bad != 0 }
+	' "$T/view" >"$T/check"
+ok $? "all $N events of the thread and all $handled of its handler, each in order"
+sed "s/^/# /" "$T/check"; grep -E "lost [1-9]" "$T/view" | sed "s/^/# /"
+
+# Preloaded into a program that was not built with it.
+dir=$(session_cmd start)
+lib=$(cd libtracer/.libs && pwd)/libtracer.so
+out=$(LD_PRELOAD=$lib /bin/echo hello); rc=$?
+session_cmd stop >/dev/null
+check "a preloaded program runs unchanged" [ $rc -eq 0 ] && [ "$out" = hello ]
+meta=$(ls "$dir"/echo-*/process.meta 2>/dev/null)
+check "and was registered with tracerd (process.meta)" [ -n "$meta" ] && grep -q "^name echo$" "$meta"
+
+finish
