@@ -29,7 +29,9 @@ sed "s/^/# /" "$T/check"; grep -E "lost [1-9]" "$T/view" | sed "s/^/# /"
 # Preloaded into a program that was not built with it.
 dir=$(session_cmd start)
 lib=$(cd libtracer/.libs && pwd)/libtracer.so
-out=$(LD_PRELOAD=$lib /bin/echo hello); rc=$?
+# A sanitizer build of the library needs its runtime preloaded first.
+runtime=$(ldd "$lib" | awk '/lib(asan|ubsan)/ { printf "%s ", $3 }')
+out=$(LD_PRELOAD="$runtime$lib" /bin/echo hello); rc=$?
 session_cmd stop >/dev/null
 check "a preloaded program runs unchanged" [ $rc -eq 0 ] && [ "$out" = hello ]
 meta=$(ls "$dir"/echo-*/process.meta 2>/dev/null)
