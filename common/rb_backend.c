@@ -122,7 +122,7 @@ int tracer__rb_init(void *region, uint64_t size,
 	hdr->data_offset = geo.data_offset;
 	hdr->write_count = cfg->start_count;
 	hdr->read_count = cfg->start_count;
-	commit = (struct tracer_rb_commit *)((char *)region +
+	commit = (struct tracer_rb_commit *)(void *)((char *)region +
 					     geo.commit_offset);
 	for (i = 0; i < geo.subbuf_count; i++)
 		commit[i].count = first_base(&geo, cfg->start_count, i);
@@ -181,7 +181,7 @@ int tracer__rb_writer_attach(struct tracer_rb_writer *w, void *region,
 		return ret;
 	w->hdr = region;
 	w->data = (char *)region + geo.data_offset;
-	w->commit = (struct tracer_rb_commit *)((char *)region +
+	w->commit = (struct tracer_rb_commit *)(void *)((char *)region +
 						geo.commit_offset);
 	w->smask = geo.subbuf_size - 1;
 	w->cmask = ~0ULL >> geo.count_order;

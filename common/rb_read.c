@@ -81,7 +81,7 @@ int tracer__rb_reader_attach(struct tracer_rb_reader *r, void *region,
 	r->hdr = hdr;
 	r->read_count_shared = &hdr->read_count;
 	r->data = (const char *)region + r->geo.data_offset;
-	r->commit = (const struct tracer_rb_commit *)((const char *)region +
+	r->commit = (const struct tracer_rb_commit *)(const void *)((const char *)region +
 						      r->geo.commit_offset);
 	r->smask = r->geo.subbuf_size - 1;
 	r->cmask = ~0ULL >> r->geo.count_order;

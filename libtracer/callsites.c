@@ -110,17 +110,26 @@ void tracer_unregister_callsites(struct tracer_callsite *begin,
 	pthread_mutex_unlock(&lock);
 }
 
+void tracer__callsites_lock(void)
+{
+	pthread_mutex_lock(&lock);
+}
+
+void tracer__callsites_unlock(void)
+{
+	pthread_mutex_unlock(&lock);
+}
+
+/* Called with the lock held, so no module can be unloaded meanwhile. */
 size_t tracer__callsites_pending(struct tracer_callsite **out, size_t n)
 {
 	size_t got = 0;
 
-	pthread_mutex_lock(&lock);
 	while (sent < count && got < n) {
 		if (sites[sent])
 			out[got++] = sites[sent];
 		sent++;
 	}
-	pthread_mutex_unlock(&lock);
 	return got;
 }
 

@@ -188,7 +188,9 @@ static int send_callsites(void)
 	int ret;
 
 	pthread_mutex_lock(&send_lock);
+	tracer__callsites_lock();
 	ret = send_callsites_locked();
+	tracer__callsites_unlock();
 	pthread_mutex_unlock(&send_lock);
 	return ret;
 }

@@ -74,8 +74,12 @@ void tracer__client_sync_callsites(void) TRACER_HIDDEN;
 /*
  * Call-site registry. tracer__callsites_pending() fills sites with up to n
  * call sites not yet sent to tracerd (and marks them sent); returns how
- * many. tracer__callsites_enable() sets `enabled` on every call site.
+ * many. Call it between tracer__callsites_lock() and _unlock(), and use the
+ * descriptors before unlocking: a module may be unloaded after.
+ * tracer__callsites_enable() sets `enabled` on every call site.
  */
+void tracer__callsites_lock(void) TRACER_HIDDEN;
+void tracer__callsites_unlock(void) TRACER_HIDDEN;
 size_t tracer__callsites_pending(struct tracer_callsite **sites, size_t n)
 	TRACER_HIDDEN;
 void tracer__callsites_enable(uint32_t on) TRACER_HIDDEN;

@@ -80,7 +80,8 @@ int tracer__pool_add_segment(int fd, uint64_t size)
 		munmap(base, size);
 		return ret;
 	}
-	s->desc = (struct tracer_pool_desc *)(s->base + s->hdr->desc_offset);
+	s->desc = (struct tracer_pool_desc *)(void *)(s->base +
+						   s->hdr->desc_offset);
 	/* The segment is complete before threads can see it. */
 	__atomic_store_n(&nsegs, n + 1, __ATOMIC_RELEASE);
 	return 0;

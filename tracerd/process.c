@@ -542,9 +542,34 @@ static void maybe_grow(struct tracerd_process *p)
 			    strerror(-fd));
 }
 
+/*
+ * Close the files of buffers back in the pool whose last owner is all
+ * written out (nothing between the read and write counts): open files then
+ * track the threads alive, not every buffer the pool ever had.
+ */
+static void close_idle_streams(struct tracerd_process *p)
+{
+	uint32_t i;
+	int c;
+
+	for (i = 0; i < p->nbuf; i++) {
+		struct tracerd_buffer *b = &p->buf[i];
+		bool idle = TRACER_BUF_STATE(__atomic_load_n(&b->desc->state,
+					__ATOMIC_ACQUIRE)) != TRACER_BUF_IN_USE;
+
+		for (c = 0; c < TRACER_POOL_CHANNELS && idle; c++)
+			idle = b->st[c].fd < 0 ||
+			       TRACER_READ_ONCE(b->rd[c].hdr->write_count) ==
+			       b->rd[c].read_count;
+		for (c = 0; c < TRACER_POOL_CHANNELS && idle; c++)
+			close_stream(&b->st[c]);
+	}
+}
+
 void tracerd_process_scan(struct tracerd_process *p)
 {
 	drain(p);
+	close_idle_streams(p);
 	maybe_grow(p);
 	/* Arm the wake-up, then look again: no close goes unnoticed. */
 	__atomic_store_n(&pool_line(p)->wake_armed, 1, __ATOMIC_SEQ_CST);

@@ -21,6 +21,15 @@
 #include <uv.h>
 #include <urcu/list.h>
 
+/*
+ * liburcu's list macros recover the entry with caa_container_of(), which
+ * casts through char *: clang's -Wcast-align flags every use although the
+ * pointer came from a properly aligned entry.
+ */
+#ifdef __clang__
+#pragma clang diagnostic ignored "-Wcast-align"
+#endif
+
 #include "compiler.h"
 #include "pool_layout.h"
 #include "rb.h"
