@@ -262,8 +262,16 @@ void tracerd_session_start(struct tracerd_client *c)
 		return;
 	}
 	d->session_id = d->last_session = id;
-	cds_list_for_each_entry(p, &d->processes, node)
+	cds_list_for_each_entry(p, &d->processes, node) {
+		/*
+		 * A thread that read the old session id just before the last
+		 * stop may have committed its event since: it belongs to no
+		 * session, so it is dropped (no directory yet) rather than
+		 * filed under this one.
+		 */
+		tracerd_process_flush(p);
 		tracerd_session_add_process(p);
+	}
 	publish(d, d->session_id);
 	tracerd_log("session %" PRIu64 " started: '%s'", d->session_id,
 		    d->session_dir);
