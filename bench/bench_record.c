@@ -63,6 +63,7 @@
 #include "rb.h"
 
 #define PROG		"bench_record"
+#include "bench.h"
 #define DEFAULT_EVENTS	10000000ULL
 #define DEFAULT_REPS	5u
 #define DEFAULT_POLL_US	50u
@@ -131,10 +132,6 @@ struct bench {
 	uint64_t floor_mask;		/* records in floor_buf - 1 */
 };
 
-struct stopwatch {
-	uint64_t wall, cpu;
-};
-
 typedef int (*run_fn)(struct bench *b, uint64_t n, struct sample *s);
 
 static struct channel channels[MAX_WRITERS];
@@ -143,47 +140,6 @@ static volatile uint64_t sink;
 /* ---------------------------------------------------------------------- */
 /* Small helpers */
 
-static void die(const char *fmt, ...) __attribute__((format(printf, 1, 2),
-						     noreturn));
-
-static void die(const char *fmt, ...)
-{
-	va_list ap;
-
-	fputs(PROG ": ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	exit(1);
-}
-
-static uint64_t clock_ns(clockid_t id)
-{
-	struct timespec ts;
-
-	clock_gettime(id, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
-
-static void sw_start(struct stopwatch *sw)
-{
-	sw->cpu = clock_ns(CLOCK_THREAD_CPUTIME_ID);
-	sw->wall = clock_ns(CLOCK_MONOTONIC);
-}
-
-/* Wall ns per event of n events; *share = CPU time / wall time. */
-static double sw_stop(const struct stopwatch *sw, uint64_t n, double *share)
-{
-	uint64_t wall = clock_ns(CLOCK_MONOTONIC) - sw->wall;
-	uint64_t cpu = clock_ns(CLOCK_THREAD_CPUTIME_ID) - sw->cpu;
-
-	*share = wall ? (double)cpu / (double)wall : 1.0;
-	if (*share > 1.0)
-		*share = 1.0;	/* the CPU interval encloses wall's */
-	return (double)wall / (double)n;
-}
-
 static void cpu_relax(void)
 {
 #if defined(__x86_64__) || defined(__i386__)
@@ -191,30 +147,6 @@ static void cpu_relax(void)
 #else
 	tracer__barrier();
 #endif
-}
-
-static void *alloc_touched(uint64_t size)
-{
-	void *p = aligned_alloc(4096, size);
-
-	if (!p)
-		die("cannot allocate %" PRIu64 " bytes", size);
-	memset(p, 0, size);
-	return p;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
-/* Median of v[0..n); sorts v. */
-static double median(double *v, unsigned int n)
-{
-	qsort(v, n, sizeof(*v), cmp_double);
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
 /* ---------------------------------------------------------------------- */

@@ -74,6 +74,7 @@
 #include <tracer.h>
 
 #define PROG			"bench_tracer"
+#include "bench.h"
 #define EVENT_NAME		"bench:ev"
 #define EXIT_EVENT_NAME		"tracer:thread_exit"
 #define RECORD_BYTES		32	/* header 16 + two 8-byte values */
@@ -104,10 +105,6 @@
 #define MAX_PACKET		(1u << 30)
 #define PATH_BYTES		4096
 #define ROW_FMT			"%-40s %-9s "
-
-struct stopwatch {
-	uint64_t wall, cpu;
-};
 
 /* One writer thread of `record` or `drain`, on its own cache lines. */
 struct writer {
@@ -154,21 +151,6 @@ static int drain_stop;		/* atomic: writers stop at the next chunk */
 /* ---------------------------------------------------------------------- */
 /* Helpers */
 
-static void die(const char *fmt, ...) __attribute__((format(printf, 1, 2),
-						     noreturn));
-
-static void die(const char *fmt, ...)
-{
-	va_list ap;
-
-	fputs(PROG ": ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	exit(1);
-}
-
 static void usage(FILE *f)
 {
 	fputs("usage: " PROG " floor [EVENTS [RUNS]]\n"
@@ -212,33 +194,9 @@ static double parse_seconds(const char *arg)
 	return v;
 }
 
-static uint64_t clock_ns(clockid_t id)
-{
-	struct timespec ts;
-
-	clock_gettime(id, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
-
 static uint64_t now_ns(void)
 {
 	return clock_ns(CLOCK_MONOTONIC);
-}
-
-static void sw_start(struct stopwatch *sw)
-{
-	sw->cpu = clock_ns(CLOCK_THREAD_CPUTIME_ID);
-	sw->wall = now_ns();
-}
-
-/* Wall ns per event of n events; *share = CPU time / wall time. */
-static double sw_stop(const struct stopwatch *sw, uint64_t n, double *share)
-{
-	uint64_t wall = now_ns() - sw->wall;
-	uint64_t cpu = clock_ns(CLOCK_THREAD_CPUTIME_ID) - sw->cpu;
-
-	*share = wall ? (double)cpu / (double)wall : 1.0;
-	return (double)wall / (double)n;
 }
 
 static void sleep_seconds(double s)
@@ -248,13 +206,6 @@ static void sleep_seconds(double s)
 
 	while (nanosleep(&ts, &ts) && errno == EINTR)
 		;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
 }
 
 /* The q-quantile (0..1, nearest rank) of v[0..n); sorts v. */
@@ -267,12 +218,6 @@ static double quantile(double *v, size_t n, double q)
 	return v[i ? (i > n ? n : i) - 1 : 0];
 }
 
-static double median(double *v, size_t n)
-{
-	qsort(v, n, sizeof(*v), cmp_double);
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
 static double min_of(const double *v, size_t n)
 {
 	double m = v[0];
@@ -282,16 +227,6 @@ static double min_of(const double *v, size_t n)
 		if (v[i] < m)
 			m = v[i];
 	return m;
-}
-
-static void *alloc_touched(size_t size)
-{
-	void *p = NULL;
-
-	if (posix_memalign(&p, 4096, size))
-		die("cannot allocate %zu bytes", size);
-	memset(p, 0, size);
-	return p;
 }
 
 static void start_thread(pthread_t *th, void *(*fn)(void *), void *arg)

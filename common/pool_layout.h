@@ -129,6 +129,17 @@ struct tracer_pool_desc {
 	char thread_name[16];		/* not always NUL-terminated */
 } __attribute__((aligned(64)));
 
+/* Bytes of channel c of a buffer: up to the next channel, or the end. */
+static inline uint64_t tracer__pool_channel_size(
+	const uint32_t channel_offset[TRACER_POOL_CHANNELS],
+	uint64_t buffer_size, int c)
+{
+	uint64_t end = c + 1 < TRACER_POOL_CHANNELS ? channel_offset[c + 1]
+						    : buffer_size;
+
+	return end - channel_offset[c];
+}
+
 _Static_assert(sizeof(struct tracer_control) == 128, "control layout");
 _Static_assert(sizeof(struct tracer_pool_header) == 192, "pool header");
 _Static_assert(sizeof(struct tracer_pool_desc) == 64, "descriptor");

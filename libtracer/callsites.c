@@ -133,13 +133,6 @@ size_t tracer__callsites_pending(struct tracer_callsite **out, size_t n)
 	return got;
 }
 
-void tracer__callsites_unsend(void)
-{
-	pthread_mutex_lock(&lock);
-	sent = 0;
-	pthread_mutex_unlock(&lock);
-}
-
 void tracer__callsites_enable(uint32_t on)
 {
 	size_t i;

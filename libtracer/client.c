@@ -26,7 +26,6 @@
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
-#include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -72,26 +71,6 @@ static void set_state(int st)
 		__atomic_store_n(&reg_state, st, __ATOMIC_RELEASE);
 	pthread_cond_broadcast(&cond);
 	pthread_mutex_unlock(&lock);
-}
-
-static int try_connect(const char *path)
-{
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
-	int fd, ret;
-
-	if (strlen(path) >= sizeof(sa.sun_path))
-		return -ENAMETOOLONG;
-	memcpy(sa.sun_path, path, strlen(path) + 1);
-	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-	if (fd < 0)
-		return -errno;
-	ret = connect(fd, (struct sockaddr *)&sa, sizeof(sa));
-	if (ret < 0) {
-		ret = -errno;
-		close(fd);
-		return ret;
-	}
-	return fd;
 }
 
 /* The process's name and arguments, from /proc (bounded). */
@@ -348,7 +327,7 @@ int tracer__client_start(int timeout_ms)
 	verbose = getenv("TRACER_VERBOSE") != NULL;
 	n = tracer__socket_candidates(paths);
 	for (i = 0; i < n; i++) {
-		fd = try_connect(paths[i]);
+		fd = tracer__wire_connect(paths[i], SOCK_NONBLOCK);
 		if (fd >= 0)
 			break;
 	}

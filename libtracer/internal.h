@@ -83,7 +83,6 @@ void tracer__callsites_unlock(void) TRACER_HIDDEN;
 size_t tracer__callsites_pending(struct tracer_callsite **sites, size_t n)
 	TRACER_HIDDEN;
 void tracer__callsites_enable(uint32_t on) TRACER_HIDDEN;
-void tracer__callsites_unsend(void) TRACER_HIDDEN;
 
 /*
  * Pool. tracer__pool_add_segment() maps a segment received from tracerd

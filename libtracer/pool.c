@@ -230,9 +230,8 @@ int tracer__pool_attach(const struct tracer__buffer *b, int c,
 {
 	const struct tracer_pool_header *h = segs[0].hdr;
 	char *region = b->base + h->channel_offset[c];
-	uint64_t size = (c + 1 < TRACER_POOL_CHANNELS ?
-			 h->channel_offset[c + 1] : h->buffer_size) -
-			h->channel_offset[c];
+	uint64_t size = tracer__pool_channel_size(h->channel_offset,
+						  h->buffer_size, c);
 	int ret;
 
 	ret = tracer__rb_writer_attach(w, region, size, tid, NULL);

@@ -137,10 +137,6 @@ static void write_fixed(struct tracer_rb_writer *w,
 	tracer__rb_commit(w, &ctx);
 }
 
-/* Library events, recorded from the slow path itself. */
-static void record_internal(struct tracer__thread *t, int kind,
-			    uint64_t lost);
-
 static bool take_buffer(struct tracer__thread *t)
 {
 	int c;
@@ -188,10 +184,17 @@ thread_prepare(struct tracer__thread *t, uint64_t s)
 		goto out;
 	}
 	t->session = s;
+	/* The library's own events: the thread is ready for session s. */
 	if (__atomic_exchange_n(&process_start_session, s,
 				__ATOMIC_RELAXED) != s)
-		record_internal(t, 0, 0);
-	record_internal(t, 1, t->lost_no_buffer);
+		tracer_record_vital("tracer:process_start", "pid %d name %s",
+				    (int)getpid(), t->name);
+	tracer_record_vital("tracer:thread_start", "tid %d name %s",
+			    (int)t->tid, t->name);
+	if (t->lost_no_buffer)
+		tracer_record_vital("tracer:lost", "%llu events dropped before "
+				    "this thread had a buffer",
+				    (unsigned long long)t->lost_no_buffer);
 	t->busy = 0;
 	ok = true;
 out:
@@ -218,48 +221,6 @@ void tracer_record_emit(const struct tracer_callsite *cs,
 		write_event(w, cs, args);
 }
 
-static void record_internal(struct tracer__thread *t, int kind, uint64_t lost)
-{
-	struct tracer_rb_writer *w = &t->ch[TRACER_CHANNEL_VITAL];
-	union tracer_arg a[3];
-
-	a[0].i = kind == 0 ? (int64_t)getpid() : (int64_t)t->tid;
-	a[1].s = t->name;
-	a[2].u = lost;
-	if (kind == 0) {
-		static struct tracer_callsite cs TRACER__SECTION = TRACER__CS_INIT(
-			1, "tracer:process_start", "pid %d name %s", 2,
-			TRACER_ARG_SIGNED, TRACER_ARG_STRING);
-		a[0].i = getpid();
-		if (cs.id)
-			write_event(w, &cs, a);
-	} else if (kind == 1) {
-		static struct tracer_callsite cs TRACER__SECTION = TRACER__CS_INIT(
-			1, "tracer:thread_start", "tid %d name %s", 2,
-			TRACER_ARG_SIGNED, TRACER_ARG_STRING);
-		if (cs.id)
-			write_event(w, &cs, a);
-		if (lost) {
-			static struct tracer_callsite cl TRACER__SECTION =
-				TRACER__CS_INIT(1, "tracer:lost",
-					"%llu events dropped before this "
-					"thread had a buffer", 1,
-					TRACER_ARG_UNSIGNED);
-			a[0].u = lost;
-			if (cl.id)
-				write_event(w, &cl, a);
-		}
-	} else {
-		static struct tracer_callsite cs TRACER__SECTION = TRACER__CS_INIT(
-			1, "tracer:thread_exit",
-			"tid %d name %s lost %llu", 3, TRACER_ARG_SIGNED,
-			TRACER_ARG_STRING, TRACER_ARG_UNSIGNED);
-		a[2].u = lost;
-		if (cs.id)
-			write_event(w, &cs, a);
-	}
-}
-
 void tracer__thread_exit(void)
 {
 	struct tracer__thread *t = &tls;
@@ -277,7 +238,9 @@ void tracer__thread_exit(void)
 		for (c = 0; c < TRACER_POOL_CHANNELS; c++)
 			lost += TRACER_READ_ONCE(t->ch[c].hdr->lost) -
 				t->lost_base[c];
-		record_internal(t, 2, lost);
+		tracer_record_vital("tracer:thread_exit",
+				    "tid %d name %s lost %llu", (int)t->tid,
+				    t->name, (unsigned long long)lost);
 	}
 	for (c = 0; c < TRACER_POOL_CHANNELS; c++)
 		tracer__rb_flush(&t->ch[c]);

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -123,17 +124,39 @@ static int64_t deadline_of(int timeout_ms)
 	return timeout_ms < 0 ? -1 : now_ms() + timeout_ms;
 }
 
-/* sendmsg the bytes left, with fds on the first call only. */
-static ssize_t send_part(int fd, const char *p, size_t n, const int *fds,
-			 int nfds)
+int tracer__wire_connect(const char *path, int flags)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	size_t n = strlen(path);
+	int fd, ret;
+
+	if (n >= sizeof(sa.sun_path))
+		return -ENAMETOOLONG;
+	memcpy(sa.sun_path, path, n + 1);
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | flags, 0);
+	if (fd < 0)
+		return -errno;
+	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
+		ret = -errno;
+		close(fd);
+		return ret;
+	}
+	return fd;
+}
+
+ssize_t tracer__wire_sendmsg(int fd, const void *buf, size_t len,
+			     const int *fds, int nfds)
 {
 	union {
 		char buf[CMSG_SPACE(sizeof(int) * TRACER_WIRE_MAX_FDS)];
 		struct cmsghdr align;
 	} u;
-	struct iovec iov = { .iov_base = (void *)p, .iov_len = n };
+	struct iovec iov = { .iov_base = (void *)buf, .iov_len = len };
 	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
+	ssize_t n;
 
+	if (nfds < 0 || nfds > TRACER_WIRE_MAX_FDS)
+		return -EINVAL;
 	if (nfds > 0) {
 		struct cmsghdr *c;
 
@@ -146,7 +169,8 @@ static ssize_t send_part(int fd, const char *p, size_t n, const int *fds,
 		c->cmsg_len = CMSG_LEN(sizeof(int) * (size_t)nfds);
 		memcpy(CMSG_DATA(c), fds, sizeof(int) * (size_t)nfds);
 	}
-	return sendmsg(fd, &mh, MSG_NOSIGNAL | MSG_DONTWAIT);
+	n = sendmsg(fd, &mh, MSG_NOSIGNAL | MSG_DONTWAIT);
+	return n < 0 ? -errno : n;
 }
 
 int tracer__wire_send(int fd, const tracer_msg *msg, const int *fds, int nfds,
@@ -163,15 +187,16 @@ int tracer__wire_send(int fd, const tracer_msg *msg, const int *fds, int nfds,
 	if (ret)
 		return ret;
 	while (done < size) {
-		ssize_t n = send_part(fd, (char *)frame + done, size - done,
-				      done ? NULL : fds, done ? 0 : nfds);
+		ssize_t n = tracer__wire_sendmsg(fd, (char *)frame + done,
+						 size - done, done ? NULL : fds,
+						 done ? 0 : nfds);
 
 		if (n >= 0) {
 			done += (size_t)n;
 			continue;
 		}
-		if (errno != EAGAIN && errno != EINTR) {
-			ret = -errno;
+		if (n != -EAGAIN && n != -EINTR) {
+			ret = (int)n;
 			break;
 		}
 		ret = wait_fd(fd, POLLOUT, deadline);

@@ -24,6 +24,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "proto/tracer.pb-c.h"
 
@@ -75,6 +76,20 @@ int tracer__wire_send(int fd, const tracer_msg *msg, const int *fds, int nfds,
 		      int timeout_ms);
 int tracer__wire_recv(int fd, tracer_msg **msg, int *fds, int *nfds,
 		      int timeout_ms, const char **why);
+
+/*
+ * Connect a stream socket to the Unix socket at path; flags are extra
+ * socket() type flags (SOCK_NONBLOCK...), SOCK_CLOEXEC is always added.
+ * Returns the fd, or -ENAMETOOLONG or the errno of socket/connect.
+ */
+int tracer__wire_connect(const char *path, int flags);
+
+/*
+ * One non-blocking sendmsg of buf[0..len) with the nfds descriptors fds
+ * (SCM_RIGHTS, none when nfds is 0). Returns the bytes sent or -errno.
+ */
+ssize_t tracer__wire_sendmsg(int fd, const void *buf, size_t len,
+			     const int *fds, int nfds);
 
 /* Fill a frame header for a message of len bytes. */
 void tracer__wire_header(void *hdr, uint32_t len);

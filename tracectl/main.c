@@ -14,7 +14,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
-#include <sys/un.h>
 #include <unistd.h>
 
 #include "paths.h"
@@ -37,38 +36,15 @@ static int die(const char *what, const char *path, int err)
 	return 1;
 }
 
-static int connect_daemon(const char *path)
-{
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
-	int fd;
-
-	if (strlen(path) >= sizeof(sa.sun_path)) {
-		errno = ENAMETOOLONG;
-		return -1;
-	}
-	memcpy(sa.sun_path, path, strlen(path) + 1);
-	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (fd < 0)
-		return -1;
-	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
-		int e = errno;
-
-		close(fd);
-		errno = e;
-		return -1;
-	}
-	return fd;
-}
-
 /* Send msg, wait for the reply. Returns the reply or NULL (reported). */
 static tracer_msg *request(const char *path, tracer_msg *msg)
 {
 	const char *why = NULL;
 	tracer_msg *reply = NULL;
-	int fd = connect_daemon(path), ret, sent;
+	int fd = tracer__wire_connect(path, 0), ret, sent;
 
 	if (fd < 0) {
-		die("cannot reach tracerd at", path, errno);
+		die("cannot reach tracerd at", path, -fd);
 		return NULL;
 	}
 	sent = tracer__wire_send(fd, msg, NULL, 0, REPLY_TIMEOUT_MS);

@@ -121,16 +121,15 @@ static int init_channels(struct tracerd_process *p, char *buf, uint32_t index)
 	int c, ret;
 
 	for (c = 0; c < TRACER_POOL_CHANNELS; c++) {
-		uint64_t end = c + 1 < TRACER_POOL_CHANNELS ?
-			       p->channel_offset[c + 1] : p->buffer_size;
-
 		rc.subbuf_size = cfg->subbuf_size[c];
 		rc.subbuf_count = cfg->subbuf_count[c];
 		rc.mode = TRACER_RB_DISCARD;
 		rc.stream_id = (uint32_t)c;
 		rc.stream_instance_id = (uint64_t)index << 32;
 		ret = tracer__rb_init(buf + p->channel_offset[c],
-				      end - p->channel_offset[c], &rc, &why);
+				      tracer__pool_channel_size(
+					p->channel_offset, p->buffer_size, c),
+				      &rc, &why);
 		if (ret) {
 			tracerd_log("cannot create a channel: %s", why);
 			return ret;
@@ -147,13 +146,12 @@ static int attach_buffer(struct tracerd_process *p, struct tracerd_buffer *b,
 	memset(b, 0, sizeof(*b));
 	b->desc = desc;
 	for (c = 0; c < TRACER_POOL_CHANNELS; c++) {
-		uint64_t end = c + 1 < TRACER_POOL_CHANNELS ?
-			       p->channel_offset[c + 1] : p->buffer_size;
-
 		b->st[c].fd = -1;
 		ret = tracer__rb_reader_attach(&b->rd[c],
 					       buf + p->channel_offset[c],
-					       end - p->channel_offset[c],
+					       tracer__pool_channel_size(
+						p->channel_offset,
+						p->buffer_size, c),
 					       NULL);
 		if (ret)
 			return ret;
@@ -259,7 +257,6 @@ static int add_segment(struct tracerd_process *p, uint32_t count)
 	s->size = size;
 	s->first = p->nbuf;
 	s->count = count;
-	s->fd = -1;
 	p->nseg++;
 	p->nbuf += count;
 	p->pool_bytes += size;
@@ -795,8 +792,9 @@ void tracerd_process_gone(struct tracerd_process *p)
 	if (busy)
 		tracerd_log("pid %d exited while %u record(s) were being "
 			    "written; they are lost", (int)p->pid, busy);
-	tracerd_log("pid %d (%s) is gone: %" PRIu64 " bytes written",
-		    (int)p->pid, p->name, p->bytes_written);
+	tracerd_log("pid %d (%s) is gone: %" PRIu64 " bytes written, %" PRIu64
+		    " packets outside any session dropped", (int)p->pid,
+		    p->name, p->bytes_written, p->dropped_packets);
 	cds_list_del(&p->node);
 	tracerd_process_free(p);
 }

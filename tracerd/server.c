@@ -76,32 +76,14 @@ static int flush_out(struct tracerd_client *c)
 	struct tracerd_out *o, *tmp;
 
 	cds_list_for_each_entry_safe(o, tmp, &c->out, node) {
-		union {
-			char buf[CMSG_SPACE(sizeof(int) * TRACER_WIRE_MAX_FDS)];
-			struct cmsghdr align;
-		} u;
-		struct iovec iov = { .iov_base = o->data + o->sent,
-				     .iov_len = o->size - o->sent };
-		struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
-		ssize_t n;
+		/* The descriptors go with the frame's first byte. */
+		ssize_t n = tracer__wire_sendmsg(c->fd, o->data + o->sent,
+						 o->size - o->sent,
+						 o->sent ? NULL : o->fds,
+						 o->sent ? 0 : o->nfds);
 
-		if (o->nfds && !o->sent) {
-			struct cmsghdr *cm;
-
-			memset(&u, 0, sizeof(u));
-			mh.msg_control = u.buf;
-			mh.msg_controllen = CMSG_SPACE(sizeof(int) *
-						       (size_t)o->nfds);
-			cm = CMSG_FIRSTHDR(&mh);
-			cm->cmsg_level = SOL_SOCKET;
-			cm->cmsg_type = SCM_RIGHTS;
-			cm->cmsg_len = CMSG_LEN(sizeof(int) * (size_t)o->nfds);
-			memcpy(CMSG_DATA(cm), o->fds,
-			       sizeof(int) * (size_t)o->nfds);
-		}
-		n = sendmsg(c->fd, &mh, MSG_NOSIGNAL | MSG_DONTWAIT);
 		if (n < 0)
-			return errno == EAGAIN || errno == EINTR ? 0 : -errno;
+			return n == -EAGAIN || n == -EINTR ? 0 : (int)n;
 		o->sent += (size_t)n;
 		if (o->sent < o->size)
 			return 0;
@@ -377,8 +359,6 @@ static void accept_one(struct tracerd *d, int fd)
 	c->d = d;
 	c->fd = fd;
 	c->pid = cr.pid;
-	c->uid = cr.uid;
-	c->gid = cr.gid;
 	CDS_INIT_LIST_HEAD(&c->out);
 	if (uv_poll_init(d->loop, &c->poll, fd)) {
 		close(fd);
@@ -415,14 +395,10 @@ static void on_listen(uv_poll_t *h, int status, int events)
 /* Another tracerd answering on path? Remove a stale socket file. */
 static int check_existing(const struct sockaddr_un *sa)
 {
-	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0), ret;
+	int ret = tracer__wire_connect(sa->sun_path, 0);
 
-	if (fd < 0)
-		return -errno;
-	ret = connect(fd, (const struct sockaddr *)sa, sizeof(*sa));
-	ret = ret < 0 ? -errno : 0;
-	close(fd);
-	if (ret == 0) {
+	if (ret >= 0) {
+		close(ret);
 		tracerd_log("another tracerd is already running on '%s'",
 			    sa->sun_path);
 		return -EADDRINUSE;

@@ -62,7 +62,6 @@ struct tracerd {
 	uint64_t stop_deadline;
 	struct cds_list_head stop_waiters;	/* clients owed a reply */
 	bool quitting;			/* SIGTERM/SIGINT: exit after stop */
-	uint64_t next_process;
 };
 
 /* A frame waiting to be sent, with the descriptors it carries. */
@@ -81,8 +80,6 @@ struct tracerd_client {
 	int fd;
 	uv_poll_t poll;
 	pid_t pid;
-	uid_t uid;
-	gid_t gid;
 	char *in;			/* frame being assembled */
 	size_t in_len, in_cap;
 	struct cds_list_head out;
@@ -107,7 +104,6 @@ struct tracerd_buffer {
 };
 
 struct tracerd_segment {
-	int fd;
 	char *base;
 	uint64_t size;
 	uint32_t first, count;
@@ -148,7 +144,7 @@ struct tracerd_process {
 	uint64_t scratch_size;
 	uint64_t batch_len;		/* bytes of packets in scratch */
 	struct tracerd_stream *batch_stream;	/* whose they are */
-	uint64_t bytes_written, packets_written, lost_reported;
+	uint64_t bytes_written, packets_written;
 	uint64_t dropped_packets;	/* outside any session */
 };
 

@@ -13,19 +13,16 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
-#include <sys/un.h>
 #include <unistd.h>
 
 #include "proto/wire.h"
 
 static int dial(const char *path)
 {
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
-	int fd = socket(AF_UNIX, SOCK_STREAM, 0);
+	int fd = tracer__wire_connect(path, 0);
 
-	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", path);
-	if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
-		perror("wire_client: connect");
+	if (fd < 0) {
+		fprintf(stderr, "wire_client: connect: %s\n", strerror(-fd));
 		exit(1);
 	}
 	return fd;
