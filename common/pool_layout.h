@@ -10,9 +10,29 @@
  *
  * Control page (one page, read-only in the process)
  * ------------
- * Written by tracerd only. `session` is the id of the session being
- * recorded, 0 when none: the write path loads it on every event (one plain
- * load) and compares it with the session its thread last prepared for.
+ * Written by tracerd only, read by every thread of the process with plain
+ * loads, never a system call. Two levels:
+ *
+ *   epoch    the one word the event path loads. 0: not recording. Any
+ *            other value names the current state; tracerd gives it a new
+ *            value at every change (start, switch, snapshot, mode), so a
+ *            thread that compares it with the epoch it last acted on knows
+ *            at once whether anything changed.
+ *   seq      sequence lock over the rest (session, mode, switch_seq...):
+ *            a thread whose epoch differs copies them all, and keeps the
+ *            copy only if seq was even and unchanged around it.
+ *
+ *   tracerd (one writer)                 thread (slow path, any number)
+ *   seq = seq + 1          (odd)         do {
+ *   release fence                          s = seq (acquire)
+ *   session, mode, ... , epoch             if s odd: retry (bounded)
+ *   release fence                          copy session, mode, ..., epoch
+ *   seq = seq + 1          (even)          acquire fence
+ *                                        } while (seq != s)
+ *
+ * The bounded retry matters: tracerd may be stopped (SIGSTOP) between its
+ * two increments, and a traced thread must never wait for it; it then
+ * carries on with the state it had.
  *
  * Pool segments
  * -------------
@@ -23,7 +43,7 @@
  *   0            128             192                desc_offset   buffer_offset
  *   +------------+---------------+---------...------+-------------+----------+
  *   | identity   | pool line     |                  | desc[0..n)  | buffer 0 |
- *   | (tracerd)  | (process)     |                  | 64 B each   | buffer 1 |
+ *   | (tracerd)  | (process)     |                  | 128 B each  | buffer 1 |
  *   +------------+---------------+---------...------+-------------+----------+
  *
  *   buffer = channel 0 (default, high rate) + channel 1 (vital), each a
@@ -47,6 +67,9 @@
  *              stamp (least recently used), so the data of the threads that
  *              exited last survives longest.
  *   owner_tid, thread_name  set by the thread that takes the buffer.
+ *   records_base, lost_base  the channels' record and loss counts at that
+ *              moment (set by the taker too), so tracerd can report what
+ *              the owner wrote and lost.
  *
  * A buffer's ring counters are never reset: the next owner writes after
  * the previous one, and each packet names its owner through
@@ -67,11 +90,12 @@
 #ifndef TRACER_POOL_LAYOUT_H
 #define TRACER_POOL_LAYOUT_H
 
+#include <errno.h>
 #include <stdint.h>
 
 #define TRACER_CONTROL_MAGIC	0x54524331u	/* "TRC1" */
 #define TRACER_POOL_MAGIC	0x54525031u	/* "TRP1" */
-#define TRACER_POOL_VERSION	1u
+#define TRACER_POOL_VERSION	2u
 #define TRACER_CONTROL_SIZE	4096u
 
 #define TRACER_POOL_CHANNELS	2
@@ -90,13 +114,66 @@ enum tracer_buf_state {
 #define TRACER_BUF_GEN(s)	((s) >> 8)
 #define TRACER_BUF_WORD(gen, st) (((gen) << 8) | (uint64_t)(st))
 
+enum tracer_control_mode {
+	TRACER_MODE_DISCARD = 0,	/* a full buffer drops new events */
+	TRACER_MODE_FLIGHT = 1,		/* overwrite the oldest sub-buffer */
+};
+
 struct tracer_control {
+	/* line 0: identity, written once before the fd is passed */
 	uint32_t magic;			/* TRACER_CONTROL_MAGIC, stored last */
 	uint32_t version;		/* TRACER_POOL_VERSION */
 	uint32_t size;			/* sizeof(struct tracer_control) */
-	uint32_t reserved0;
-	uint64_t session __attribute__((aligned(64)));	/* 0: not recording */
+	uint32_t tracerd_pid;		/* sender of the update signal */
+
+	/* line 1: the state, under seq */
+	uint64_t epoch __attribute__((aligned(64)));	/* 0: not recording */
+	uint32_t seq;			/* odd while tracerd writes */
+	uint32_t mode;			/* enum tracer_control_mode */
+	uint64_t session;		/* session id, 0: none */
+	uint64_t switch_seq;		/* bumped: threads close sub-buffers */
+	uint64_t filter_generation;	/* last filter tracerd sent */
 } __attribute__((aligned(64)));
+
+/*
+ * What a thread copies from the control page (tracer__control_read()).
+ */
+struct tracer_control_state {
+	uint64_t epoch;
+	uint64_t session;
+	uint64_t switch_seq;
+	uint32_t mode;
+};
+
+/* Signals sent by tracerd carry this value (sigqueue's si_value). */
+#define TRACER_SIGNAL_COOKIE	0x54524347	/* "TRCG" */
+
+/*
+ * Copy the state under the sequence lock, at most `tries` attempts.
+ * Returns 0, or -EAGAIN (tracerd is in the middle of an update).
+ */
+static inline int tracer__control_read(const struct tracer_control *ctl,
+				       struct tracer_control_state *st,
+				       int tries)
+{
+	while (tries-- > 0) {
+		/* Pairs with tracerd's release fence after the odd store. */
+		uint32_t s = __atomic_load_n(&ctl->seq, __ATOMIC_ACQUIRE);
+
+		if (s & 1)
+			continue;
+		st->epoch = __atomic_load_n(&ctl->epoch, __ATOMIC_RELAXED);
+		st->session = __atomic_load_n(&ctl->session, __ATOMIC_RELAXED);
+		st->switch_seq = __atomic_load_n(&ctl->switch_seq,
+						 __ATOMIC_RELAXED);
+		st->mode = __atomic_load_n(&ctl->mode, __ATOMIC_RELAXED);
+		/* The copies above before the second look at seq. */
+		__atomic_thread_fence(__ATOMIC_ACQUIRE);
+		if (__atomic_load_n(&ctl->seq, __ATOMIC_RELAXED) == s)
+			return 0;
+	}
+	return -EAGAIN;
+}
 
 struct tracer_pool_header {
 	/* lines 0-1: identity, written by tracerd before the fd is passed */
@@ -127,6 +204,9 @@ struct tracer_pool_desc {
 	uint32_t owner_tid;
 	uint32_t reserved0;
 	char thread_name[16];		/* not always NUL-terminated */
+	/* Channel counters when the owner took the buffer (status). */
+	uint64_t records_base[TRACER_POOL_CHANNELS];
+	uint64_t lost_base[TRACER_POOL_CHANNELS];
 } __attribute__((aligned(64)));
 
 /* Bytes of channel c of a buffer: up to the next channel, or the end. */
@@ -141,7 +221,9 @@ static inline uint64_t tracer__pool_channel_size(
 }
 
 _Static_assert(sizeof(struct tracer_control) == 128, "control layout");
+_Static_assert(sizeof(struct tracer_control) <= TRACER_CONTROL_SIZE,
+	       "control page");
 _Static_assert(sizeof(struct tracer_pool_header) == 192, "pool header");
-_Static_assert(sizeof(struct tracer_pool_desc) == 64, "descriptor");
+_Static_assert(sizeof(struct tracer_pool_desc) == 128, "descriptor");
 
 #endif /* TRACER_POOL_LAYOUT_H */

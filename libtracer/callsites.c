@@ -7,32 +7,44 @@
  * descriptions of ids it was told about). The listener thread sends the
  * descriptions to tracerd (tracer__callsites_pending()).
  *
+ * It also holds the event filter: the patterns tracerd sent last, which
+ * decide the `enabled` word of every call site, including those of modules
+ * loaded later (filter.c describes a change).
+ *
  * Called from constructors, destructors and the listener thread only,
  * never from the write path: a mutex is fine here.
  */
+#include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
 
 #include "internal.h"
+#include "pattern.h"
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-static struct tracer_callsite **sites;	/* NULL: unloaded */
+static struct tracer_callsite **sites;	/* sites[id - 1]; NULL: unloaded */
 static size_t count, cap, sent;
 static uint32_t next_id = 1;
-static uint32_t enabled;
+static struct tracer__patterns filter;	/* in force when have_filter */
+static bool have_filter;
 
-/* The value of `enabled` for cs when recording is on or off. */
-static uint32_t enable_value(const struct tracer_callsite *cs, uint32_t on)
+static uint32_t fixed_bit(const struct tracer_callsite *cs)
 {
 	uint32_t i;
 
-	if (!on)
-		return 0;
 	for (i = 0; i < cs->nargs; i++)
 		if (cs->types[i] == TRACER_ARG_STRING ||
 		    cs->types[i] == TRACER_ARG_LDOUBLE)
-			return TRACER__CS_ON;
-	return TRACER__CS_ON | TRACER__CS_FIXED;
+			return 0;
+	return TRACER__CS_FIXED;
+}
+
+/* `enabled` for cs under the filter in force (table generation gen). */
+static uint32_t enable_value(const struct tracer_callsite *cs, uint32_t gen)
+{
+	if (!have_filter || !tracer__patterns_match(&filter, cs->name))
+		return 0;
+	return TRACER__CS_WORD(gen, fixed_bit(cs));
 }
 
 static int grow(void)
@@ -86,7 +98,9 @@ void tracer_register_callsites(struct tracer_callsite *begin,
 			break;
 		cs->id = next_id++;
 		sites[count++] = cs;
-		__atomic_store_n(&cs->enabled, enable_value(cs, enabled),
+		__atomic_store_n(&cs->enabled, enable_value(cs,
+				 __atomic_load_n(&tracer__filter_gen,
+						 __ATOMIC_RELAXED)),
 				 __ATOMIC_RELAXED);
 	}
 	pthread_mutex_unlock(&lock);
@@ -133,16 +147,88 @@ size_t tracer__callsites_pending(struct tracer_callsite **out, size_t n)
 	return got;
 }
 
-void tracer__callsites_enable(uint32_t on)
+static void store_all(const struct tracer__filter_table *t, bool only_new)
+{
+	size_t i;
+
+	for (i = 0; i < count; i++) {
+		struct tracer_callsite *cs = sites[i];
+		uint32_t on = t && cs && cs->id < t->n && t->on[cs->id];
+
+		if (!cs || (only_new && (!on || cs->enabled)))
+			continue;
+		/* Relaxed: the generation in the word says which table. */
+		__atomic_store_n(&cs->enabled, on ? TRACER__CS_WORD(
+				 only_new ? 0 : t->gen, fixed_bit(cs)) : 0,
+				 __ATOMIC_RELAXED);
+	}
+}
+
+/* Build the table of p for ids 0..count; counts what it turns on. */
+static struct tracer__filter_table *build(const struct tracer__patterns *p,
+					  uint32_t *enabled)
+{
+	struct tracer__filter_table *t = tracer__filter_new(
+		(uint32_t)count + 1);
+	size_t i;
+
+	*enabled = 0;
+	for (i = 0; t && i < count; i++) {
+		if (sites[i] && tracer__patterns_match(p, sites[i]->name)) {
+			t->on[sites[i]->id] = 1;
+			(*enabled)++;
+		}
+	}
+	return t;
+}
+
+/* The steps of filter.c's "A change", under the lock. */
+static struct tracer__filter_table *switch_to(struct tracer__filter_table *t)
+{
+	struct tracer__filter_table *old;
+
+	store_all(t, true);		/* 1. newly on: ask the table */
+	old = tracer__filter_publish(t);	/* 2. the switch */
+	store_all(t, false);		/* 3. every word exact again */
+	return old;
+}
+
+int tracer__callsites_filter(const char *text, uint32_t *enabled,
+			     uint32_t *total, struct tracer__filter_table **old)
+{
+	struct tracer__filter_table *t;
+	struct tracer__patterns p;
+	char err[320];
+	int ret;
+
+	ret = tracer__patterns_parse(text, &p, err, sizeof(err));
+	if (ret)
+		return ret;
+	pthread_mutex_lock(&lock);
+	t = build(&p, enabled);
+	if (!t) {
+		pthread_mutex_unlock(&lock);
+		tracer__patterns_free(&p);
+		return -ENOMEM;
+	}
+	tracer__patterns_free(&filter);
+	filter = p;
+	have_filter = true;
+	*total = (uint32_t)count;
+	*old = switch_to(t);
+	pthread_mutex_unlock(&lock);
+	return 0;			/* 4. the caller retires *old */
+}
+
+void tracer__callsites_disable(void)
 {
 	size_t i;
 
 	pthread_mutex_lock(&lock);
-	enabled = on;
+	have_filter = false;
 	for (i = 0; i < count; i++)
 		if (sites[i])
-			__atomic_store_n(&sites[i]->enabled,
-					 enable_value(sites[i], on),
+			__atomic_store_n(&sites[i]->enabled, 0,
 					 __ATOMIC_RELAXED);
 	pthread_mutex_unlock(&lock);
 }

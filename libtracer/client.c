@@ -9,7 +9,9 @@
  *
  * The listener thread blocks every signal (the program's signals are not
  * ours) and serves the socket: the registration reply (control page,
- * eventfd, first pool segment) and new segments. Call sites are sent by
+ * eventfd, first pool segment, the filter to start with), new segments,
+ * and new event filters, which it turns into enable tables (callsites.c,
+ * filter.c) and confirms with FilterApplied. Call sites are sent by
  * the thread that loads their module (tracer__client_sync_callsites), or
  * by the listener when the registration completes, so tracerd knows every
  * call site before any of its events.
@@ -42,6 +44,7 @@ static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t cond;
 static int reg_state;		/* 0 waiting, 1 registered, <0 -errno */
 static bool verbose;
+static int update_signal;	/* signal.c's, 0: none */
 
 static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
@@ -117,6 +120,7 @@ static int send_register(void)
 	r.monotonic_ns = tracer__clock_now();
 	r.start_time_ns = (uint64_t)rt.tv_sec * 1000000000ULL +
 			  (uint64_t)rt.tv_nsec;
+	r.signal = update_signal;
 	m.body_case = TRACER__MESSAGE__BODY_REGISTER;
 	m.register_ = &r;
 	return tracer__wire_send(sock, &m, NULL, 0, 1000);
@@ -180,6 +184,39 @@ void tracer__client_sync_callsites(void)
 		send_callsites();
 }
 
+static int send_locked(const tracer_msg *m)
+{
+	int ret;
+
+	pthread_mutex_lock(&send_lock);
+	ret = tracer__wire_send(sock, m, NULL, 0, 1000);
+	pthread_mutex_unlock(&send_lock);
+	return ret;
+}
+
+/* Switch to filter f and tell tracerd. */
+static int apply_filter(const Tracer__Filter *f)
+{
+	Tracer__Message m = TRACER__MESSAGE__INIT;
+	Tracer__FilterApplied a = TRACER__FILTER_APPLIED__INIT;
+	struct tracer__filter_table *old = NULL;
+	uint32_t on = 0, total = 0;
+	int ret;
+
+	a.code = tracer__callsites_filter(f->patterns, &on, &total, &old);
+	if (a.code)
+		say("cannot apply filter '%s': %s", f->patterns,
+		    strerror(-a.code));
+	a.generation = f->generation;
+	a.enabled = on;
+	a.callsites = total;
+	m.body_case = TRACER__MESSAGE__BODY_FILTER_APPLIED;
+	m.filter_applied = &a;
+	ret = send_locked(&m);
+	tracer__filter_retire(old);	/* in force already: tell first */
+	return ret;
+}
+
 static void close_all(int *fds, int n)
 {
 	while (n > 0)
@@ -212,11 +249,15 @@ static int on_registered(const Tracer__Registered *r, int *fds, int nfds)
 		return ret;
 	}
 	tracer__pool_set_wake_fd(fds[1]);
+	ret = send_callsites();
+	if (!ret && r->filter)
+		ret = apply_filter(r->filter);
+	/* Recording can start: call sites know the filter. */
 	__atomic_store_n(&tracer__control, (struct tracer_control *)ctl,
 			 __ATOMIC_RELEASE);
-	tracer__callsites_enable(1);
 	set_state(1);
-	return send_callsites();
+	/* Modules loaded meanwhile did not send theirs: registered now. */
+	return ret ? ret : send_callsites();
 }
 
 static int on_message(tracer_msg *m, int *fds, int nfds)
@@ -228,6 +269,10 @@ static int on_message(tracer_msg *m, int *fds, int nfds)
 		if (nfds != 1)
 			break;
 		return tracer__pool_add_segment(fds[0], m->segment->size);
+	case TRACER__MESSAGE__BODY_FILTER:
+		if (nfds != 0)
+			break;
+		return apply_filter(m->filter);
 	case TRACER__MESSAGE__BODY_ERROR:
 		say("tracerd refused this process: %s",
 		    m->error->message ? m->error->message : "");
@@ -243,9 +288,9 @@ static int on_message(tracer_msg *m, int *fds, int nfds)
 /* Stop tracing: tracerd is gone or spoke nonsense. */
 static void disconnect(int err)
 {
-	tracer__callsites_enable(0);
 	__atomic_store_n(&tracer__control, &tracer__idle_control,
 			 __ATOMIC_RELEASE);
+	tracer__callsites_disable();
 	set_state(err);
 }
 
@@ -336,6 +381,11 @@ int tracer__client_start(int timeout_ms)
 		return fd;
 	}
 	sock = fd;
+	update_signal = tracer__signal_install();
+	if (update_signal < 0) {
+		say("TRACER_SIGNAL: not a real-time signal; no update signal");
+		update_signal = 0;
+	}
 	ret = send_register();
 	if (!ret)
 		ret = start_listener();

@@ -29,7 +29,9 @@ struct tracer__buffer {
 
 /* Per-thread state (initial-exec TLS: no call to reach it). */
 struct tracer__thread {
+	uint64_t epoch;			/* control epoch acted on (never 0) */
 	uint64_t session;		/* session the writers are ready for */
+	uint64_t switch_seq;		/* last switch request acted on */
 	struct tracer_rb_writer ch[TRACER_POOL_CHANNELS];
 	struct tracer__buffer buf;
 	uint64_t lost_no_buffer;	/* events dropped without a buffer */
@@ -49,12 +51,22 @@ enum {
 };
 
 /*
- * Bits of tracer_callsite.enabled (the public header promises only
- * "nonzero: record"): every argument is stored in 8 bytes, so the payload
- * size is fixed and the values are copied without looking at the types.
+ * tracer_callsite.enabled (the public header promises only "nonzero:
+ * record"): 0 when the call site is off, else
+ *
+ *   bits 31..2  generation of the enable table that turned it on (filter.c;
+ *               0: "look at the table", during a filter change)
+ *   bit 1       TRACER__CS_FIXED: every argument is stored in 8 bytes, so
+ *               the payload size is fixed and the values are copied without
+ *               looking at the types
+ *   bit 0       TRACER__CS_ON
  */
 #define TRACER__CS_ON		1u
 #define TRACER__CS_FIXED	2u
+#define TRACER__CS_GEN_SHIFT	2
+#define TRACER__CS_GEN(en)	((en) >> TRACER__CS_GEN_SHIFT)
+#define TRACER__CS_WORD(gen, fixed) \
+	((uint32_t)(gen) << TRACER__CS_GEN_SHIFT | (fixed) | TRACER__CS_ON)
 
 /* The control page: tracerd's, or a static one saying "not recording". */
 extern const struct tracer_control *tracer__control TRACER_HIDDEN;
@@ -82,7 +94,42 @@ void tracer__callsites_lock(void) TRACER_HIDDEN;
 void tracer__callsites_unlock(void) TRACER_HIDDEN;
 size_t tracer__callsites_pending(struct tracer_callsite **sites, size_t n)
 	TRACER_HIDDEN;
-void tracer__callsites_enable(uint32_t on) TRACER_HIDDEN;
+/*
+ * Enable tables (filter.c). One table per filter: on[id] for every call
+ * site id; published by storing its generation in tracer__filter_gen (one
+ * atomic store, the switch), freed after an RCU grace period.
+ */
+struct tracer__filter_table {
+	uint32_t gen;
+	uint32_t n;			/* ids 0..n-1 */
+	uint8_t on[];
+};
+
+/*
+ * Apply a new event filter (pattern.h text) to every call site, and to
+ * those registered later. Returns 0, -EINVAL (bad patterns), -ENOMEM;
+ * *enabled and *total count the call sites on and registered; *old is the
+ * table replaced, for tracer__filter_retire() (the filter is in force
+ * already: retire it after telling tracerd).
+ * tracer__callsites_disable() turns every call site off (no tracerd).
+ */
+int tracer__callsites_filter(const char *patterns, uint32_t *enabled,
+			     uint32_t *total,
+			     struct tracer__filter_table **old) TRACER_HIDDEN;
+void tracer__callsites_disable(void) TRACER_HIDDEN;
+
+extern uint32_t tracer__filter_gen TRACER_HIDDEN;
+
+struct tracer__filter_table *tracer__filter_new(uint32_t n) TRACER_HIDDEN;
+/* Give t the next generation, publish it; returns the table it replaced. */
+struct tracer__filter_table *tracer__filter_publish(
+	struct tracer__filter_table *t) TRACER_HIDDEN;
+/* Wait until no thread can read old, then free it (NULL: nothing). */
+void tracer__filter_retire(struct tracer__filter_table *old) TRACER_HIDDEN;
+/* The generation the next tracer__filter_publish() will give. */
+uint32_t tracer__filter_next_gen(void) TRACER_HIDDEN;
+/* Slow path: does the current table record cs? (RCU read side) */
+bool tracer__filter_allows(const struct tracer_callsite *cs) TRACER_HIDDEN;
 
 /*
  * Pool. tracer__pool_add_segment() maps a segment received from tracerd
@@ -113,5 +160,15 @@ void tracer__pool_on_close(struct tracer_rb_writer *w) TRACER_HIDDEN;
 
 /* Release the calling thread's buffer (thread exit, process exit). */
 void tracer__thread_exit(void) TRACER_HIDDEN;
+/* The update signal arrived from tracerd (signal.c): act on the page. */
+void tracer__thread_signal(void) TRACER_HIDDEN;
+
+/*
+ * The update signal (signal.c). tracer__signal_install() reads
+ * TRACER_SIGNAL (default SIGRTMIN+3, "none" for no signal) and installs
+ * the handler, keeping the program's own as the one it chains to.
+ * Returns the signal number, 0 (none), or a negative errno.
+ */
+int tracer__signal_install(void) TRACER_HIDDEN;
 
 #endif /* TRACER_LIBTRACER_INTERNAL_H */

@@ -3,18 +3,25 @@
  *
  * Write path (tracer_record_emit)
  * ----------
- *   1. one plain load of the control page's `session`, compared with the
- *      session this thread is ready for (thread-local, initial-exec TLS);
- *   2. reserve in the thread's own channel (rb_write.h: a CPU-local CAS),
+ *   1. one plain load of the control page's `epoch`, compared with the
+ *      epoch this thread last acted on (thread-local, initial-exec TLS);
+ *   2. the call site's `enabled` word (already loaded by the macro) names
+ *      the enable table that set it: compared with the current generation
+ *      (one load of a word written only at a filter change);
+ *   3. reserve in the thread's own channel (rb_write.h: a CPU-local CAS),
  *      store the values, commit (CPU-local adds).
- * No lock, no system call, no allocation, no shared cache line: the
- * control page is only read, the channel is the thread's own.
+ * No lock, no system call, no allocation, no shared cache line written:
+ * the control page and the generation are only read, the channel is the
+ * thread's own.
  *
- * A thread whose session does not match takes the slow path
- * (thread_prepare): take a buffer from the pool on the first event, record
- * the process and thread start events for the new session. The slow path
- * may run in a signal handler (the thread's first event can be one); a
- * handler that interrupts it finds `busy` set and drops its event.
+ * A thread whose epoch does not match takes the slow path (thread_sync):
+ * it copies the control page's state under its sequence lock, and acts on
+ * it: take a buffer from the pool on the first event, record the process
+ * and thread start events for a new session, set the channels' mode, close
+ * its sub-buffers when tracerd asked for a switch. The slow path may run
+ * in a signal handler (the thread's first event can be one, and the update
+ * signal runs it too); a handler that interrupts it finds `busy` set and
+ * drops its event.
  *
  * Thread exit (pthread key destructor) and process exit (library
  * destructor) record the thread's exit, switch its channels so tracerd
@@ -41,8 +48,10 @@ const struct tracer_control *tracer__control = &tracer__idle_control;
 
 static __thread struct tracer__thread tls
 	__attribute__((tls_model("initial-exec"))) = {
-	.session = UINT64_MAX,
+	.epoch = UINT64_MAX,
 };
+
+#define CONTROL_TRIES	64	/* sequence-lock attempts before giving up */
 
 static pthread_key_t exit_key;
 static uint64_t process_start_session;
@@ -137,6 +146,16 @@ static void write_fixed(struct tracer_rb_writer *w,
 	tracer__rb_commit(w, &ctx);
 }
 
+/* Records committed in a channel over all its owners (status). */
+static uint64_t records_committed(const struct tracer_rb_writer *w)
+{
+	uint64_t n = 0, i;
+
+	for (i = 0; i < (1ULL << w->count_order); i++)
+		n += TRACER_READ_ONCE(w->commit[i].records);
+	return n;
+}
+
 static bool take_buffer(struct tracer__thread *t)
 {
 	int c;
@@ -158,33 +177,34 @@ static bool take_buffer(struct tracer__thread *t)
 		}
 		/* The channel's count runs on across owners: ours from here. */
 		t->lost_base[c] = TRACER_READ_ONCE(t->ch[c].hdr->lost);
+		t->buf.desc->lost_base[c] = t->lost_base[c];
+		t->buf.desc->records_base[c] = records_committed(&t->ch[c]);
 	}
 	pthread_setspecific(exit_key, t);
 	t->state = TRACER__THREAD_READY;
 	return true;
 }
 
-/*
- * The session is s (not 0), not the one t is ready for. Returns true to
- * record. Out of line and cold: the event path stays small.
- */
-static bool __attribute__((noinline, cold))
-thread_prepare(struct tracer__thread *t, uint64_t s)
+static void set_mode(struct tracer__thread *t, uint32_t mode)
 {
-	int saved = errno;
-	bool ok = false;
+	int c;
 
-	if (t->busy || t->state == TRACER__THREAD_EXITED)
-		goto out;
-	t->busy = 1;
-	if (t->state == TRACER__THREAD_NEW && !take_buffer(t)) {
-		t->lost_no_buffer++;
-		tracer__pool_add_lost(1);
-		t->busy = 0;
-		goto out;
-	}
-	t->session = s;
-	/* The library's own events: the thread is ready for session s. */
+	for (c = 0; c < TRACER_POOL_CHANNELS; c++)
+		t->ch[c].mode = mode == TRACER_MODE_FLIGHT ? TRACER_RB_FLIGHT
+							   : TRACER_RB_DISCARD;
+}
+
+static void switch_channels(struct tracer__thread *t)
+{
+	int c;
+
+	for (c = 0; c < TRACER_POOL_CHANNELS; c++)
+		tracer__rb_flush(&t->ch[c]);
+}
+
+/* The library's own events: the thread is ready for session s. */
+static void record_start(struct tracer__thread *t, uint64_t s)
+{
 	if (__atomic_exchange_n(&process_start_session, s,
 				__ATOMIC_RELAXED) != s)
 		tracer_record_vital("tracer:process_start", "pid %d name %s",
@@ -195,30 +215,119 @@ thread_prepare(struct tracer__thread *t, uint64_t s)
 		tracer_record_vital("tracer:lost", "%llu events dropped before "
 				    "this thread had a buffer",
 				    (unsigned long long)t->lost_no_buffer);
+}
+
+/*
+ * Act on the control page's state st (session not 0). Returns false when
+ * the thread cannot record (no buffer). A new session records the start
+ * events after t is ready, with busy still set: their own emit calls take
+ * the fast path.
+ */
+static bool apply_state(struct tracer__thread *t,
+			const struct tracer_control_state *st)
+{
+	bool fresh = st->session != t->session;
+
+	if (t->state == TRACER__THREAD_NEW && !take_buffer(t)) {
+		t->lost_no_buffer++;
+		tracer__pool_add_lost(1);
+		return false;
+	}
+	if (fresh) {
+		set_mode(t, st->mode);
+		t->session = st->session;
+	} else if (st->switch_seq != t->switch_seq) {
+		switch_channels(t);
+	}
+	t->switch_seq = st->switch_seq;
+	t->epoch = st->epoch;
+	if (fresh)
+		record_start(t, st->session);
+	return true;
+}
+
+/*
+ * The epoch changed to e (not 0). Returns true to record. Out of line and
+ * cold: the event path stays small.
+ */
+static bool __attribute__((noinline, cold))
+thread_sync(struct tracer__thread *t, uint64_t e)
+{
+	struct tracer_control_state st;
+	int saved = errno;
+	bool ok = false;
+
+	(void)e;
+	if (t->busy || t->state == TRACER__THREAD_EXITED)
+		goto out;
+	t->busy = 1;
+	if (tracer__control_read(tracer__control, &st, CONTROL_TRIES)) {
+		/* tracerd is mid-update (or stopped there): carry on. */
+		ok = t->state == TRACER__THREAD_READY && t->session != 0;
+	} else if (st.session != 0 && st.epoch != 0) {
+		ok = apply_state(t, &st);
+	}
 	t->busy = 0;
-	ok = true;
 out:
 	errno = saved;
 	return ok;
+}
+
+void tracer__thread_signal(void)
+{
+	struct tracer__thread *t = &tls;
+	uint64_t e = TRACER_READ_ONCE(tracer__control->epoch);
+
+	if (t->state != TRACER__THREAD_READY || t->busy)
+		return;
+	if (e == 0) {
+		/* Session stopped: make the last sub-buffers complete. */
+		if (t->session != 0) {
+			t->busy = 1;
+			switch_channels(t);
+			t->busy = 0;
+		}
+		return;
+	}
+	if (e != t->epoch)
+		thread_sync(t, e);
 }
 
 void tracer_record_emit(const struct tracer_callsite *cs,
 			const union tracer_arg *args)
 {
 	struct tracer__thread *t = &tls;
-	uint64_t s = TRACER_READ_ONCE(tracer__control->session);
+	uint64_t e = TRACER_READ_ONCE(tracer__control->epoch);
 	struct tracer_rb_writer *w;
+	uint32_t en;
 
-	if (tracer_unlikely(s != t->session) &&
-	    (s == 0 || !thread_prepare(t, s)))
+	if (tracer_unlikely(e != t->epoch) && (e == 0 || !thread_sync(t, e)))
 		return;
 	if (tracer_unlikely(cs->id == 0 || cs->nargs > TRACER_MAX_ARGS))
 		return;
+	/*
+	 * Relaxed loads: any mismatch goes to the table, which decides;
+	 * a match means the word was set from the current table.
+	 */
+	en = __atomic_load_n(&cs->enabled, __ATOMIC_RELAXED);
+	if (tracer_unlikely(TRACER__CS_GEN(en) !=
+			    TRACER_READ_ONCE(tracer__filter_gen)) &&
+	    !tracer__filter_allows(cs))
+		return;
 	w = &t->ch[cs->vital ? TRACER_CHANNEL_VITAL : TRACER_CHANNEL_DEFAULT];
-	if (tracer_likely(cs->enabled & TRACER__CS_FIXED))
+	if (tracer_likely(en & TRACER__CS_FIXED))
 		write_fixed(w, cs, args);
 	else
 		write_event(w, cs, args);
+}
+
+/* Is the session t recorded for still the current one? */
+static bool still_recording(const struct tracer__thread *t)
+{
+	struct tracer_control_state st;
+
+	return tracer__control_read(tracer__control, &st, CONTROL_TRIES) == 0
+	       && st.session == t->session;
 }
 
 void tracer__thread_exit(void)
@@ -229,8 +338,7 @@ void tracer__thread_exit(void)
 	if (t->state != TRACER__THREAD_READY || t->busy)
 		return;
 	t->busy = 1;
-	if (t->session != 0 &&
-	    TRACER_READ_ONCE(tracer__control->session) == t->session) {
+	if (t->session != 0 && still_recording(t)) {
 		uint64_t lost = 0;
 
 		prctl(PR_GET_NAME, t->name, 0, 0, 0);	/* it may have changed */
@@ -242,10 +350,9 @@ void tracer__thread_exit(void)
 				    "tid %d name %s lost %llu", (int)t->tid,
 				    t->name, (unsigned long long)lost);
 	}
-	for (c = 0; c < TRACER_POOL_CHANNELS; c++)
-		tracer__rb_flush(&t->ch[c]);
+	switch_channels(t);
 	t->state = TRACER__THREAD_EXITED;
-	t->session = UINT64_MAX;
+	t->epoch = UINT64_MAX;
 	tracer__pool_release(&t->buf);
 	errno = saved;
 }
@@ -261,7 +368,7 @@ static void atfork_child(void)
 {
 	tracer__control = &tracer__idle_control;
 	tls.state = TRACER__THREAD_EXITED;
-	tls.session = UINT64_MAX;
+	tls.epoch = UINT64_MAX;
 }
 
 static int register_timeout_ms(void)

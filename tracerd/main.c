@@ -55,7 +55,7 @@ static void usage(FILE *f)
 	fputs("usage: tracerd [--socket PATH] [--output DIR] [--daemonize]\n"
 	      "               [--buffers N] [--max-memory SIZE]\n"
 	      "               [--subbuf-size SIZE] [--subbuf-count N]\n"
-	      "               [--scan-ms MS] [--log FILE]\n", f);
+	      "               [--scan-ms MS] [--log FILE] [--ready-fd FD]\n", f);
 }
 
 /* "64K", "4M", "1G" or plain bytes. Returns 0 or -EINVAL. */
@@ -121,6 +121,7 @@ struct options {
 	char socket[TRACER_PATH_MAX];
 	char output[PATH_MAX];
 	bool daemonize;
+	int ready_fd;			/* --ready-fd, -1: none */
 };
 
 static int parse_args(int argc, char **argv, struct tracerd_config *cfg,
@@ -136,6 +137,7 @@ static int parse_args(int argc, char **argv, struct tracerd_config *cfg,
 		{ "subbuf-count", required_argument, NULL, 'N' },
 		{ "scan-ms", required_argument, NULL, 't' },
 		{ "log", required_argument, NULL, 'l' },
+		{ "ready-fd", required_argument, NULL, 'r' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -181,6 +183,11 @@ static int parse_args(int argc, char **argv, struct tracerd_config *cfg,
 			ret = parse_number("--scan-ms", optarg, 1, 60000, &v,
 					   false);
 			cfg->scan_ms = (uint32_t)v;
+			break;
+		case 'r':
+			ret = parse_number("--ready-fd", optarg, 0, INT_MAX, &v,
+					   false);
+			o->ready_fd = (int)v;
 			break;
 		case 'l':
 			log_file = fopen(optarg, "ae");
@@ -348,6 +355,14 @@ static void detach(int ready_fd)
 	close(ready_fd);
 }
 
+/* --ready-fd: one byte once tracerd listens, for whoever started it. */
+static void signal_ready(int fd)
+{
+	if (write(fd, "y", 1) < 0)
+		tracerd_log("--ready-fd %d: %s", fd, strerror(errno));
+	close(fd);
+}
+
 static void on_scan(uv_timer_t *t)
 {
 	struct tracerd *d = t->data;
@@ -355,6 +370,7 @@ static void on_scan(uv_timer_t *t)
 
 	cds_list_for_each_entry_safe(p, tmp, &d->processes, node)
 		tracerd_process_scan(p);
+	tracerd_waiters_check(d);
 }
 
 static void on_signal(uv_signal_t *h, int signum)
@@ -386,6 +402,10 @@ static void setup_loop(struct tracerd *d)
 		       d->cfg.scan_ms);
 	uv_timer_init(d->loop, &d->stop_timer);
 	d->stop_timer.data = d;
+	uv_timer_init(d->loop, &d->switch_timer);
+	d->switch_timer.data = d;
+	uv_timer_init(d->loop, &d->live_timer);
+	d->live_timer.data = d;
 	for (i = 0; i < 2; i++) {
 		uv_signal_init(d->loop, &d->sig[i]);
 		d->sig[i].data = d;
@@ -417,7 +437,7 @@ static void shutdown_loop(struct tracerd *d)
 int main(int argc, char **argv)
 {
 	static struct tracerd d;
-	struct options o = { .daemonize = false };
+	struct options o = { .daemonize = false, .ready_fd = -1 };
 	int ret, ready_fd = -1;
 
 	set_defaults(&d.cfg);
@@ -439,11 +459,15 @@ int main(int argc, char **argv)
 	CDS_INIT_LIST_HEAD(&d.clients);
 	CDS_INIT_LIST_HEAD(&d.processes);
 	CDS_INIT_LIST_HEAD(&d.stop_waiters);
+	CDS_INIT_LIST_HEAD(&d.switch_waiters);
+	CDS_INIT_LIST_HEAD(&d.waiters);
 	if (tracerd_listen(&d))
 		return 1;
 	setup_loop(&d);
 	if (ready_fd >= 0)
 		detach(ready_fd);
+	if (o.ready_fd >= 0)
+		signal_ready(o.ready_fd);
 	tracerd_log("listening on '%s', writing to '%s'", o.socket, o.output);
 	uv_run(d.loop, UV_RUN_DEFAULT);
 	shutdown_loop(&d);

@@ -28,7 +28,9 @@
 #define INSTANCE_MASK	0xffffffff00000000ULL
 #define MAX_CALLSITES	65536
 #define MAX_STRING	4096
-#define DRAIN_BUDGET	4096	/* packets per channel per pass */
+#define DRAIN_BUDGET	32	/* packets per channel per pass, then the
+				   loop serves others (see yield_drain) */
+#define SNAPSHOT_BUDGET	(1 << 20)	/* packets per channel, at most */
 #define MAX_ARGS	8	/* TRACER_MAX_ARGS */
 #define BATCH_BYTES	(1 << 20)	/* packets gathered per write(2) */
 
@@ -48,8 +50,8 @@ static char *dup_bounded(const char *s, size_t max)
 	return d;
 }
 
-/* Sizes of one buffer: both channels, each page aligned. */
-static int buffer_geometry(const struct tracerd_config *cfg,
+/* Sizes of one buffer of p: both channels, each page aligned. */
+static int buffer_geometry(const struct tracerd_process *p,
 			   uint32_t off[TRACER_POOL_CHANNELS], uint64_t *size)
 {
 	struct tracer_rb_geometry g;
@@ -58,8 +60,8 @@ static int buffer_geometry(const struct tracerd_config *cfg,
 	int c, ret;
 
 	for (c = 0; c < TRACER_POOL_CHANNELS; c++) {
-		ret = tracer__rb_geometry(&g, cfg->subbuf_size[c],
-					  cfg->subbuf_count[c], &why);
+		ret = tracer__rb_geometry(&g, p->subbuf_size[c],
+					  p->subbuf_count[c], &why);
 		if (ret) {
 			tracerd_log("%s channel: %s", channel_name[c], why);
 			return ret;
@@ -116,13 +118,12 @@ fail:
 static int init_channels(struct tracerd_process *p, char *buf, uint32_t index)
 {
 	struct tracer_rb_config rc = { 0 };
-	const struct tracerd_config *cfg = &p->d->cfg;
 	const char *why;
 	int c, ret;
 
 	for (c = 0; c < TRACER_POOL_CHANNELS; c++) {
-		rc.subbuf_size = cfg->subbuf_size[c];
-		rc.subbuf_count = cfg->subbuf_count[c];
+		rc.subbuf_size = p->subbuf_size[c];
+		rc.subbuf_count = p->subbuf_count[c];
 		rc.mode = TRACER_RB_DISCARD;
 		rc.stream_id = (uint32_t)c;
 		rc.stream_instance_id = (uint64_t)index << 32;
@@ -318,22 +319,27 @@ static int create_file(const char *dir, int c, uint32_t tid)
 	return fd;
 }
 
-static int open_stream(struct tracerd_process *p, struct tracerd_buffer *b,
+/*
+ * Start the file of the thread whose packet info is: pair is the buffer's
+ * two streams (default, vital), pair[c] the one to use.
+ */
+static int open_stream(const struct tracerd_sink *sink,
+		       struct tracerd_stream *pair, struct tracerd_buffer *b,
 		       int c, const struct tracer_rb_packet_info *info)
 {
-	struct tracerd_stream *st = &b->st[c];
+	struct tracerd_stream *st = &pair[c];
 	char name[17];
 
 	close_stream(st);
-	st->fd = create_file(p->dir, c, info->tid);
+	st->fd = create_file(sink->dir, c, info->tid);
 	if (st->fd < 0)
 		return -1;
 	st->instance = info->stream_instance_id;
 	st->tid = info->tid;
-	if (b->st[!c].instance != st->instance) {
+	if (pair[!c].instance != st->instance) {
 		memcpy(name, b->desc->thread_name, 16);
 		name[16] = '\0';
-		tracerd_session_note_thread(p, info->tid, name);
+		tracerd_note_thread(sink->meta, info->tid, name);
 	}
 	return 0;
 }
@@ -390,13 +396,14 @@ static char *restart_batch(struct tracerd_process *p, char *pk,
 }
 
 /* A checked packet at the end of the batch: append it to its file. */
-static void emit_packet(struct tracerd_process *p, struct tracerd_buffer *b,
-			int c, const struct tracer_rb_packet_info *info)
+static void emit_to(struct tracerd_process *p, const struct tracerd_sink *sink,
+		    struct tracerd_stream *pair, struct tracerd_buffer *b,
+		    int c, const struct tracer_rb_packet_info *info)
 {
 	char *pk = (char *)p->scratch + p->batch_len;
-	struct tracerd_stream *st = &b->st[c];
+	struct tracerd_stream *st = &pair[c];
 
-	if (!p->dir) {
+	if (!sink->dir) {
 		p->dropped_packets++;
 		return;
 	}
@@ -406,7 +413,7 @@ static void emit_packet(struct tracerd_process *p, struct tracerd_buffer *b,
 	    st->fd < 0 || st->instance != info->stream_instance_id)
 		pk = restart_batch(p, pk, info->content_bytes);
 	if ((st->fd < 0 || st->instance != info->stream_instance_id) &&
-	    open_stream(p, b, c, info))
+	    open_stream(sink, pair, b, c, info))
 		return;
 	/* In the file a packet is as long as its content. */
 	((struct tracer_rb_packet *)(void *)pk)->packet_size =
@@ -415,6 +422,15 @@ static void emit_packet(struct tracerd_process *p, struct tracerd_buffer *b,
 	p->batch_len += info->content_bytes;
 	p->bytes_written += info->content_bytes;
 	p->packets_written++;
+}
+
+/* The session's files. */
+static void emit_packet(struct tracerd_process *p, struct tracerd_buffer *b,
+			int c, const struct tracer_rb_packet_info *info)
+{
+	struct tracerd_sink sink = { .dir = p->dir, .meta = p->meta };
+
+	emit_to(p, &sink, b->st, b, c, info);
 }
 
 /* ------------------------------------------------------------------ */
@@ -430,11 +446,12 @@ static void channel_error(struct tracerd_process *p, struct tracerd_buffer *b,
 		b->broken[c] = true;
 }
 
-static void drain_channel(struct tracerd_process *p, struct tracerd_buffer *b,
+/* Returns true when the budget ran out with packets left. */
+static bool drain_channel(struct tracerd_process *p, struct tracerd_buffer *b,
 			  int c)
 {
 	struct tracer_rb_packet_info info;
-	int n, ret;
+	int n, ret = 0;
 
 	for (n = 0; n < DRAIN_BUDGET && !b->broken[c]; n++) {
 		void *dst = batch_room(p, b->rd[c].geo.subbuf_size);
@@ -449,16 +466,32 @@ static void drain_channel(struct tracerd_process *p, struct tracerd_buffer *b,
 			channel_error(p, b, c, ret);
 	}
 	flush_batch(p);
+	return n == DRAIN_BUDGET;
 }
 
-static void drain(struct tracerd_process *p)
+static bool drain(struct tracerd_process *p)
 {
+	bool more = false;
 	uint32_t i;
 	int c;
 
 	for (i = 0; i < p->nbuf; i++)
 		for (c = 0; c < TRACER_POOL_CHANNELS; c++)
-			drain_channel(p, &p->buf[i], c);
+			more |= drain_channel(p, &p->buf[i], c);
+	return more;
+}
+
+/*
+ * Packets are left: come back through the loop (our own eventfd), so that
+ * requests and other processes are served in between, not after a writer
+ * that never stops.
+ */
+static void yield_drain(struct tracerd_process *p)
+{
+	uint64_t one = 1;
+
+	if (write(p->wake_fd, &one, sizeof(one)) < 0)
+		(void)0;	/* the scan timer comes back anyway */
 }
 
 /* The committed part of the open sub-buffer. Returns 1 if busy. */
@@ -469,7 +502,11 @@ static unsigned flush_channel(struct tracerd_process *p,
 	int tries, ret;
 
 	for (tries = 0; tries < 8 && !b->broken[c]; tries++) {
-		drain_channel(p, b, c);
+		int rounds;
+
+		for (rounds = 0; rounds < 128 && drain_channel(p, b, c);
+		     rounds++)
+			;
 		ret = tracer__rb_read_partial(&b->rd[c], p->scratch,
 					      p->scratch_size, &info);
 		if (ret == 0) {
@@ -563,14 +600,30 @@ static void close_idle_streams(struct tracerd_process *p)
 	}
 }
 
+/* A flight-recorder session keeps everything in the buffers. */
+static bool flight_recording(const struct tracerd *d)
+{
+	return d->session_id && !d->stopping &&
+	       d->sess.mode == TRACER_MODE_FLIGHT;
+}
+
 void tracerd_process_scan(struct tracerd_process *p)
 {
-	drain(p);
+	bool more;
+
+	if (flight_recording(p->d)) {
+		maybe_grow(p);
+		return;
+	}
+	more = drain(p);
+
 	close_idle_streams(p);
 	maybe_grow(p);
 	/* Arm the wake-up, then look again: no close goes unnoticed. */
 	__atomic_store_n(&pool_line(p)->wake_armed, 1, __ATOMIC_SEQ_CST);
-	drain(p);
+	more |= drain(p);
+	if (more)
+		yield_drain(p);
 	if (p->meta)
 		fflush(p->meta);
 }
@@ -599,7 +652,7 @@ static int make_control(struct tracerd_process *p)
 	p->control = map;
 	p->control->version = TRACER_POOL_VERSION;
 	p->control->size = sizeof(struct tracer_control);
-	p->control->session = p->d->stopping ? 0 : p->d->session_id;
+	p->control->tracerd_pid = (uint32_t)getpid();
 	__atomic_store_n(&p->control->magic, TRACER_CONTROL_MAGIC,
 			 __ATOMIC_RELEASE);
 #ifdef F_SEAL_FUTURE_WRITE
@@ -626,7 +679,24 @@ static int copy_identity(struct tracerd_process *p, const Tracer__Register *r)
 	}
 	p->start_time_ns = r->start_time_ns;
 	p->clock_offset_ns = r->start_time_ns - r->monotonic_ns;
+	p->signal = r->signal;
 	return 0;
+}
+
+/* tracerd's geometry, or the session's for the default channel. */
+static void pick_geometry(struct tracerd_process *p)
+{
+	const struct tracerd *d = p->d;
+	int c;
+
+	for (c = 0; c < TRACER_POOL_CHANNELS; c++) {
+		p->subbuf_size[c] = d->cfg.subbuf_size[c];
+		p->subbuf_count[c] = d->cfg.subbuf_count[c];
+	}
+	if ((d->session_id || d->starting) && d->sess.subbuf_size)
+		p->subbuf_size[0] = d->sess.subbuf_size;
+	if ((d->session_id || d->starting) && d->sess.subbuf_count)
+		p->subbuf_count[0] = d->sess.subbuf_count;
 }
 
 static int create_pool(struct tracerd_process *p)
@@ -634,12 +704,13 @@ static int create_pool(struct tracerd_process *p)
 	uint64_t max = 0;
 	int c, ret;
 
-	ret = buffer_geometry(&p->d->cfg, p->channel_offset, &p->buffer_size);
+	pick_geometry(p);
+	ret = buffer_geometry(p, p->channel_offset, &p->buffer_size);
 	if (ret)
 		return ret;
 	for (c = 0; c < TRACER_POOL_CHANNELS; c++)
-		if (p->d->cfg.subbuf_size[c] > max)
-			max = p->d->cfg.subbuf_size[c];
+		if (p->subbuf_size[c] > max)
+			max = p->subbuf_size[c];
 	p->scratch_size = max > BATCH_BYTES ? max : BATCH_BYTES;
 	p->scratch = aligned_alloc(64, p->scratch_size);
 	if (!p->scratch)
@@ -648,10 +719,19 @@ static int create_pool(struct tracerd_process *p)
 	return add_segment(p, p->d->cfg.buffers + 1);
 }
 
+static void close_all3(const int fds[3])
+{
+	int i;
+
+	for (i = 0; i < 3; i++)
+		close(fds[i]);
+}
+
 static int send_registered(struct tracerd_process *p, int ctl_fd, int seg_fd)
 {
 	Tracer__Message m = TRACER__MESSAGE__INIT;
 	Tracer__Registered r = TRACER__REGISTERED__INIT;
+	Tracer__Filter f = TRACER__FILTER__INIT;
 	int fds[3] = { ctl_fd, dup(p->wake_fd), seg_fd };
 
 	if (fds[1] < 0) {
@@ -661,6 +741,14 @@ static int send_registered(struct tracerd_process *p, int ctl_fd, int seg_fd)
 	}
 	r.control_size = TRACER_CONTROL_SIZE;
 	r.segment_size = p->seg[0].size;
+	p->filter = strdup(tracerd_session_filter_text(p->d));
+	if (!p->filter) {
+		close_all3(fds);
+		return -ENOMEM;
+	}
+	f.generation = p->filter_sent = 1;
+	f.patterns = p->filter;
+	r.filter = &f;
 	m.body_case = TRACER__MESSAGE__BODY_REGISTERED;
 	m.registered = &r;
 	return tracerd_send(p->client, &m, fds, 3);
@@ -711,8 +799,13 @@ int tracerd_process_register(struct tracerd_client *c,
 	c->proc = p;
 	cds_list_add_tail(&p->node, &p->d->processes);
 	tracerd_log("registered pid %d (%s)", (int)p->pid, p->name);
-	if (p->d->session_id && !p->d->stopping)
+	if (p->d->session_id && !p->d->stopping) {
 		tracerd_session_add_process(p);
+		tracerd_process_set_mode(p, p->d->sess.mode);
+		tracerd_control_publish(p, p->d->session_id, p->d->sess.mode,
+					false);
+		p->in_session = true;
+	}
 	pool_line(p)->wake_armed = 1;
 	return send_registered(p, ctl_fd, seg_fd);
 }
@@ -830,6 +923,7 @@ void tracerd_process_free(struct tracerd_process *p)
 	free(p->cs);
 	free(p->buf);
 	free(p->name);
+	free(p->filter);
 	free(p->scratch);
 	if (p->wake_fd >= 0 && uv_is_active((uv_handle_t *)&p->wake_poll)) {
 		uv_poll_stop(&p->wake_poll);
@@ -843,26 +937,255 @@ void tracerd_process_free(struct tracerd_process *p)
 	free(p);
 }
 
-void tracerd_process_status(struct tracerd_process *p,
-			    Tracer__ProcessStatus *st)
+/* Records committed in channel c of b over all owners. */
+static uint64_t records_committed(const struct tracerd_buffer *b, int c)
+{
+	const struct tracer_rb_reader *r = &b->rd[c];
+	uint64_t n = 0, i;
+
+	for (i = 0; i < r->geo.subbuf_count; i++)
+		n += TRACER_READ_ONCE(r->commit[i].records);
+	return n;
+}
+
+static void totals(const struct tracerd_process *p, uint64_t *records,
+		   uint64_t *lost)
 {
 	uint32_t i;
 	int c;
+
+	*records = 0;
+	*lost = TRACER_READ_ONCE(pool_line((struct tracerd_process *)p)->
+				 lost_no_buffer);
+	for (i = 0; i < p->nbuf; i++)
+		for (c = 0; c < TRACER_POOL_CHANNELS; c++) {
+			*records += records_committed(&p->buf[i], c);
+			*lost += TRACER_READ_ONCE(p->buf[i].rd[c].hdr->lost);
+		}
+}
+
+void tracerd_process_baseline(struct tracerd_process *p)
+{
+	totals(p, &p->base_records, &p->base_lost);
+}
+
+/* Default channel: share not yet read (discard) or filled (flight). */
+static uint32_t use_permille(const struct tracerd_process *p,
+			     const struct tracerd_buffer *b)
+{
+	const struct tracer_rb_reader *r = &b->rd[TRACER_CHANNEL_DEFAULT];
+	uint64_t B = r->geo.subbuf_size * r->geo.subbuf_count;
+	uint64_t wc = TRACER_READ_ONCE(r->hdr->write_count);
+	uint64_t used = wc - r->read_count;	/* flight: since the start */
+
+	(void)p;
+	if (used > B)
+		used = B;
+	return (uint32_t)(used * 1000 / B);
+}
+
+static char no_name[1];
+
+static void thread_status(const struct tracerd_process *p, uint32_t i,
+			  Tracer__ThreadStatus *t)
+{
+	const struct tracerd_buffer *b = &p->buf[i];
+	char *name = malloc(17);
+	int c;
+
+	tracer__thread_status__init(t);
+	t->tid = TRACER_READ_ONCE(b->desc->owner_tid);
+	if (name) {
+		memcpy(name, b->desc->thread_name, 16);
+		name[16] = '\0';
+	}
+	t->name = name ? name : no_name;
+	t->buffer = i;
+	for (c = 0; c < TRACER_POOL_CHANNELS; c++) {
+		t->events_written += records_committed(b, c) -
+				     TRACER_READ_ONCE(b->desc->records_base[c]);
+		t->events_lost += TRACER_READ_ONCE(b->rd[c].hdr->lost) -
+				  TRACER_READ_ONCE(b->desc->lost_base[c]);
+	}
+	t->use_permille = use_permille(p, b);
+}
+
+static bool in_use(const struct tracerd_buffer *b)
+{
+	return TRACER_BUF_STATE(TRACER_READ_ONCE(b->desc->state)) ==
+	       TRACER_BUF_IN_USE;
+}
+
+static void threads_status(struct tracerd_process *p,
+			   Tracer__ProcessStatus *st)
+{
+	uint32_t i, n = 0;
+
+	for (i = 0; i < p->nbuf; i++)
+		n += in_use(&p->buf[i]);
+	st->threads = calloc(n ? n : 1, sizeof(*st->threads));
+	if (!st->threads)
+		return;
+	for (i = 0; i < p->nbuf && st->n_threads < n; i++) {
+		Tracer__ThreadStatus *t;
+
+		if (!in_use(&p->buf[i]) || !(t = malloc(sizeof(*t))))
+			continue;
+		thread_status(p, i, t);
+		st->threads[st->n_threads++] = t;
+	}
+}
+
+void tracerd_process_status(struct tracerd_process *p,
+			    Tracer__ProcessStatus *st)
+{
+	uint64_t records, lost;
+	uint32_t i;
 
 	st->pid = (uint32_t)p->pid;
 	st->name = p->name;
 	st->buffers = p->nbuf;
 	st->pool_bytes = p->pool_bytes;
+	st->pool_cap = p->d->cfg.max_memory;
 	st->segments = p->nseg;
 	st->bytes_written = p->bytes_written;
 	st->packets_written = p->packets_written;
-	st->events_lost = TRACER_READ_ONCE(pool_line(p)->lost_no_buffer);
-	for (i = 0; i < p->nbuf; i++) {
-		if (TRACER_BUF_STATE(TRACER_READ_ONCE(p->buf[i].desc->state))
-		    == TRACER_BUF_IN_USE)
-			st->buffers_in_use++;
-		for (c = 0; c < TRACER_POOL_CHANNELS; c++)
-			st->events_lost += TRACER_READ_ONCE(
-				p->buf[i].rd[c].hdr->lost);
+	st->filter = p->filter ? p->filter : (char *)"*";
+	st->filter_sent = p->filter_sent;
+	st->filter_applied = p->filter_acked;
+	st->subbuf_size = p->subbuf_size[TRACER_CHANNEL_DEFAULT];
+	st->subbuf_count = (uint32_t)p->subbuf_count[TRACER_CHANNEL_DEFAULT];
+	totals(p, &records, &lost);
+	st->events_lost = lost;
+	if (p->in_session) {
+		st->events_written = records - p->base_records;
+		st->events_lost_session = lost - p->base_lost;
 	}
+	for (i = 0; i < p->nbuf; i++)
+		st->buffers_in_use += in_use(&p->buf[i]);
+	threads_status(p, st);
+}
+
+void tracerd_process_status_free(Tracer__ProcessStatus *st)
+{
+	size_t i;
+
+	for (i = 0; i < st->n_threads; i++) {
+		if (st->threads[i]->name != no_name)
+			free(st->threads[i]->name);
+		free(st->threads[i]);
+	}
+	free(st->threads);
+	st->threads = NULL;
+	st->n_threads = 0;
+}
+
+struct tracerd_process *tracerd_process_find(struct tracerd *d, pid_t pid)
+{
+	struct tracerd_process *p;
+
+	cds_list_for_each_entry(p, &d->processes, node)
+		if (p->pid == pid)
+			return p;
+	return NULL;
+}
+
+void tracerd_process_set_mode(struct tracerd_process *p, uint32_t mode)
+{
+	uint32_t i;
+	int c;
+
+	for (i = 0; i < p->nbuf; i++)
+		for (c = 0; c < TRACER_POOL_CHANNELS; c++)
+			p->buf[i].rd[c].mode = mode == TRACER_MODE_FLIGHT ?
+				TRACER_RB_FLIGHT : TRACER_RB_DISCARD;
+}
+
+/* One look at the open sub-buffer of a channel that drained nothing. */
+static void live_channel(struct tracerd_process *p, struct tracerd_buffer *b,
+			 int c)
+{
+	struct tracer_rb_packet_info info;
+
+	if (b->broken[c] || b->rd[c].read_count != b->live_mark[c]) {
+		b->live_mark[c] = b->rd[c].read_count;
+		return;
+	}
+	if (tracer__rb_read_partial(&b->rd[c], p->scratch, p->scratch_size,
+				    &info) == 0) {
+		emit_packet(p, b, c, &info);
+		flush_batch(p);
+	}
+	b->live_mark[c] = b->rd[c].read_count;
+}
+
+void tracerd_process_live(struct tracerd_process *p)
+{
+	uint32_t i;
+	int c;
+
+	if (!p->dir || flight_recording(p->d))
+		return;
+	for (i = 0; i < p->nbuf; i++)
+		for (c = 0; c < TRACER_POOL_CHANNELS; c++)
+			live_channel(p, &p->buf[i], c);
+}
+
+/* ------------------------------------------------------------------ */
+/* Snapshots                                                           */
+
+/* Everything channel c of b holds, read through a copy of its reader. */
+static int snapshot_channel(struct tracerd_process *p,
+			    const struct tracerd_sink *sink,
+			    struct tracerd_stream *pair,
+			    struct tracerd_buffer *b, int c)
+{
+	struct tracer_rb_reader r = b->rd[c];
+	struct tracer_rb_packet_info info;
+	uint64_t shadow = r.read_count, n = r.geo.subbuf_count;
+	int ret, k;
+
+	r.read_count_shared = &shadow;	/* the writer never sees it */
+	r.slot_records = malloc(n * sizeof(uint64_t));
+	if (!r.slot_records)
+		return -ENOMEM;
+	memcpy(r.slot_records, b->rd[c].slot_records, n * sizeof(uint64_t));
+	for (k = 0; k < SNAPSHOT_BUDGET; k++) {
+		void *dst = batch_room(p, r.geo.subbuf_size);
+
+		ret = tracer__rb_read(&r, dst, p->scratch_size - p->batch_len,
+				      &info);
+		if (ret == 0)
+			emit_to(p, sink, pair, b, c, &info);
+		else if (ret != -ESTALE && ret != -EBADMSG)
+			break;
+	}
+	flush_batch(p);
+	if (tracer__rb_read_partial(&r, p->scratch, p->scratch_size,
+				    &info) == 0) {
+		emit_to(p, sink, pair, b, c, &info);
+		flush_batch(p);
+	}
+	free(r.slot_records);
+	return 0;
+}
+
+int tracerd_process_snapshot(struct tracerd_process *p,
+			     const struct tracerd_sink *sink)
+{
+	struct tracerd_stream pair[TRACER_POOL_CHANNELS];
+	uint32_t i;
+	int c, ret = 0;
+
+	for (i = 0; i < p->nbuf && !ret; i++) {
+		for (c = 0; c < TRACER_POOL_CHANNELS; c++)
+			pair[c] = (struct tracerd_stream){ .fd = -1 };
+		for (c = 0; c < TRACER_POOL_CHANNELS && !ret; c++)
+			if (!p->buf[i].broken[c])
+				ret = snapshot_channel(p, sink, pair,
+						       &p->buf[i], c);
+		for (c = 0; c < TRACER_POOL_CHANNELS; c++)
+			close_stream(&pair[c]);
+	}
+	return ret;
 }

@@ -57,6 +57,9 @@ void tracerd_client_close(struct tracerd_client *c)
 	cds_list_del(&c->node);
 	if (c->waits_stop)
 		cds_list_del(&c->stop_node);
+	if (c->waits_switch)
+		cds_list_del(&c->switch_node);
+	tracerd_waiters_forget(c);
 	cds_list_for_each_entry_safe(o, tmp, &c->out, node) {
 		cds_list_del(&o->node);
 		free_out(o);
@@ -182,12 +185,25 @@ static void dispatch(struct tracerd_client *c, tracer_msg *m)
 		if (ret)
 			{ reject(c, ret, "invalid call site description"); return; }
 		return;
+	case TRACER__MESSAGE__BODY_FILTER_APPLIED:
+		if (!c->proc)
+			{ reject(c, -EPROTO, "FilterApplied before Register"); return; }
+		tracerd_control_filter_applied(c->proc, m->filter_applied);
+		return;
 	case TRACER__MESSAGE__BODY_SESSION_START:
-		{ tracerd_session_start(c); return; }
+		{ tracerd_session_start(c, m->session_start); return; }
 	case TRACER__MESSAGE__BODY_SESSION_STOP:
 		{ tracerd_session_stop(c); return; }
 	case TRACER__MESSAGE__BODY_STATUS_REQUEST:
 		{ tracerd_status(c); return; }
+	case TRACER__MESSAGE__BODY_FILTER_REQUEST:
+		{ tracerd_session_filter(c, m->filter_request); return; }
+	case TRACER__MESSAGE__BODY_SWITCH_REQUEST:
+		{ tracerd_session_switch(c); return; }
+	case TRACER__MESSAGE__BODY_SNAPSHOT_REQUEST:
+		{ tracerd_session_snapshot(c); return; }
+	case TRACER__MESSAGE__BODY_LIST_REQUEST:
+		{ tracerd_list(c, m->list_request); return; }
 	default:
 		{ reject(c, -EPROTO, "unexpected message type"); return; }
 	}

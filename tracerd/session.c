@@ -1,18 +1,26 @@
 /*
- * session.c - sessions: `tracectl start`, `stop` and `status`.
+ * session.c - sessions: `tracectl start`, `stop`, `filter`, `switch`,
+ * `snapshot`, `status` and `list`.
  *
- * Start creates OUTPUT/session-YYYYMMDD-HHMMSS-ID with one directory per
- * traced process (NAME-PID, with its process.meta) and publishes the
- * session id in every control page: threads start recording at their next
- * event.
+ * Start checks the options, sends the session's filter to every process
+ * whose filter differs and waits (control.c) until they confirm it, then
+ * creates OUTPUT/session-YYYYMMDD-HHMMSS-ID with one directory per traced
+ * process (NAME-PID, with its process.meta), publishes the session in
+ * every control page and queues the update signal: threads start recording
+ * at once, with the filter already in place.
  *
- * Stop publishes 0 in every control page, then drains every channel,
- * including the committed part of each open sub-buffer, retrying every
- * couple of milliseconds while a record is still being written (a thread
- * that read the old session id just before the switch); only then are the
- * files closed and the stop answered, so `tracectl stop` returns once
- * everything recorded is in the files. The format of process.meta is in
- * doc/session-files.md.
+ * Stop publishes "no session" in every control page, then drains every
+ * channel, including the committed part of each open sub-buffer, retrying
+ * every couple of milliseconds while a record is still being written (a
+ * thread that read the old state just before the switch); only then are
+ * the files closed and the stop answered, so `tracectl stop` returns once
+ * everything recorded is in the files. In flight-recorder mode nothing is
+ * written while the session runs; stop writes what the buffers hold.
+ *
+ * Switch asks every thread to close its sub-buffers (control page and
+ * signal) and drains everything committed, the same way. Snapshot (flight
+ * mode) writes what every buffer holds into SESSION/snapshot-N without
+ * consuming it. The format of process.meta is in doc/session-files.md.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -25,9 +33,12 @@
 #include <unistd.h>
 
 #include "tracerd.h"
+#include "pattern.h"
 
 #define STOP_RETRY_MS	2
 #define STOP_GIVE_UP_MS	2000
+#define LIVE_DEFAULT_MS	1000
+#define LIVE_MAX_MS	3600000
 
 uint64_t tracerd_now_ms(void)
 {
@@ -54,12 +65,12 @@ static void put_field(FILE *f, const char *s)
 	}
 }
 
-static FILE *open_meta(const struct tracerd_process *p, const char *mode)
+static FILE *open_meta(const char *dir, const char *mode)
 {
 	char path[4096];
 	FILE *f;
 
-	snprintf(path, sizeof(path), "%s/process.meta", p->dir);
+	snprintf(path, sizeof(path), "%s/process.meta", dir);
 	f = fopen(path, mode);
 	if (!f)
 		tracerd_log("cannot write '%s': %s", path, strerror(errno));
@@ -86,13 +97,13 @@ static void put_callsites(FILE *f, const struct tracerd_process *p,
 	}
 }
 
-static int write_meta(struct tracerd_process *p)
+FILE *tracerd_process_meta(struct tracerd_process *p, const char *dir)
 {
-	FILE *f = open_meta(p, "w");
+	FILE *f = open_meta(dir, "w");
 	size_t i;
 
 	if (!f)
-		return -errno;
+		return NULL;
 	fprintf(f, "tracer-process 1\npid %d\nppid %d\nname ", (int)p->pid,
 		(int)p->ppid);
 	put_field(f, p->name);
@@ -106,10 +117,9 @@ static int write_meta(struct tracerd_process *p)
 	put_callsites(f, p, 0);
 	if (fflush(f)) {
 		fclose(f);
-		return -errno;
+		return NULL;
 	}
-	p->meta = f;
-	return 0;
+	return f;
 }
 
 /* process.meta stays open while the session runs; flushed after scans. */
@@ -121,13 +131,12 @@ void tracerd_session_append_callsites(struct tracerd_process *p, size_t from)
 	}
 }
 
-void tracerd_session_note_thread(struct tracerd_process *p, uint32_t tid,
-				 const char *name)
+void tracerd_note_thread(FILE *meta, uint32_t tid, const char *name)
 {
-	if (p->meta) {
-		fprintf(p->meta, "thread %" PRIu32 " ", tid);
-		put_field(p->meta, name);
-		fputc('\n', p->meta);
+	if (meta) {
+		fprintf(meta, "thread %" PRIu32 " ", tid);
+		put_field(meta, name);
+		fputc('\n', meta);
 	}
 }
 
@@ -145,48 +154,84 @@ static void process_dir_name(const struct tracerd_process *p, char *buf,
 	snprintf(buf + strlen(buf), size - strlen(buf), "-%d", (int)p->pid);
 }
 
-int tracerd_session_add_process(struct tracerd_process *p)
+/* mkdir dir/NAME-PID; returns its path (malloc'ed) or NULL. */
+static char *make_process_dir(const struct tracerd_process *p,
+			      const char *dir)
 {
 	char name[128], path[4096];
-	int ret;
 
 	process_dir_name(p, name, sizeof(name));
-	snprintf(path, sizeof(path), "%s/%s", p->d->session_dir, name);
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
 	if (mkdir(path, 0755) < 0 && errno != EEXIST) {
-		ret = -errno;
 		tracerd_log("cannot create '%s': %s", path, strerror(errno));
-		return ret;
+		return NULL;
 	}
-	p->dir = strdup(path);
-	if (!p->dir)
-		return -ENOMEM;
-	ret = write_meta(p);
-	if (ret) {
-		free(p->dir);
-		p->dir = NULL;
-	}
-	return ret;
+	return strdup(path);
 }
 
-static void publish(struct tracerd *d, uint64_t session)
+int tracerd_session_add_process(struct tracerd_process *p)
+{
+	p->dir = make_process_dir(p, p->d->session_dir);
+	if (!p->dir)
+		return -EIO;
+	p->meta = tracerd_process_meta(p, p->dir);
+	if (!p->meta) {
+		free(p->dir);
+		p->dir = NULL;
+		return -EIO;
+	}
+	return 0;
+}
+
+const char *tracerd_session_filter_text(struct tracerd *d)
+{
+	if ((d->session_id || d->starting) && d->sess.events)
+		return d->sess.events;
+	return "*";
+}
+
+/* Every control page says session (0: none), then threads are told. */
+static void publish(struct tracerd *d, uint64_t session, bool bump_switch)
 {
 	struct tracerd_process *p;
 
-	cds_list_for_each_entry(p, &d->processes, node)
-		__atomic_store_n(&p->control->session, session,
-				 __ATOMIC_SEQ_CST);
+	cds_list_for_each_entry(p, &d->processes, node) {
+		tracerd_control_publish(p, session, d->sess.mode, bump_switch);
+		tracerd_control_signal(p);
+	}
+}
+
+static const char *mode_name(uint32_t mode)
+{
+	return mode == TRACER_MODE_FLIGHT ? "flight" : "discard";
 }
 
 static void reply_session(struct tracerd_client *c, uint64_t id,
-			  const char *dir)
+			  const char *dir, const char *warning)
 {
 	Tracer__Message m = TRACER__MESSAGE__INIT;
 	Tracer__Session s = TRACER__SESSION__INIT;
 
 	s.id = id;
 	s.directory = (char *)dir;
+	s.mode = (char *)mode_name(c->d->sess.mode);
+	s.warning = (char *)(warning ? warning : "");
 	m.body_case = TRACER__MESSAGE__BODY_SESSION;
 	m.session = &s;
+	tracerd_send(c, &m, NULL, 0);
+}
+
+void tracerd_reply_done(struct tracerd_client *c, uint32_t processes,
+			const char *dir, const char *warning)
+{
+	Tracer__Message m = TRACER__MESSAGE__INIT;
+	Tracer__Done done = TRACER__DONE__INIT;
+
+	done.processes = processes;
+	done.directory = (char *)(dir ? dir : "");
+	done.warning = (char *)(warning ? warning : "");
+	m.body_case = TRACER__MESSAGE__BODY_DONE;
+	m.done = &done;
 	tracerd_send(c, &m, NULL, 0);
 }
 
@@ -237,45 +282,199 @@ static char *new_session_dir(struct tracerd *d, uint64_t *id, int *err)
 	return NULL;
 }
 
-void tracerd_session_start(struct tracerd_client *c)
+/* ------------------------------------------------------------------ */
+/* Start                                                               */
+
+static void clear_opts(struct tracerd *d)
+{
+	free(d->sess.events);
+	memset(&d->sess, 0, sizeof(d->sess));
+}
+
+static int parse_mode(const char *s, uint32_t *mode)
+{
+	if (!s || !*s || !strcmp(s, "discard"))
+		*mode = TRACER_MODE_DISCARD;
+	else if (!strcmp(s, "flight"))
+		*mode = TRACER_MODE_FLIGHT;
+	else
+		return -EINVAL;
+	return 0;
+}
+
+/* Check req into o; on error why says what is wrong. */
+static int check_opts(struct tracerd *d, const Tracer__SessionStart *req,
+		      struct tracerd_session_opts *o, char *why, size_t n)
+{
+	struct tracer__patterns pats;
+	struct tracer_rb_geometry g;
+	const char *gwhy;
+	int ret;
+
+	memset(o, 0, sizeof(*o));
+	if (parse_mode(req->mode, &o->mode)) {
+		snprintf(why, n, "unknown mode '%.100s' (discard or flight)",
+			 req->mode);
+		return -EINVAL;
+	}
+	ret = tracer__patterns_parse(req->events, &pats, why, n);
+	if (ret)
+		return ret;
+	tracer__patterns_free(&pats);
+	o->subbuf_size = req->subbuf_size;
+	o->subbuf_count = req->subbuf_count;
+	if (tracer__rb_geometry(&g, o->subbuf_size ? o->subbuf_size :
+				d->cfg.subbuf_size[0], o->subbuf_count ?
+				o->subbuf_count : d->cfg.subbuf_count[0],
+				&gwhy)) {
+		snprintf(why, n, "sub-buffers: %s", gwhy);
+		return -EINVAL;
+	}
+	o->live_ms = req->live_interval_ms ? req->live_interval_ms
+					   : LIVE_DEFAULT_MS;
+	if (o->live_ms > LIVE_MAX_MS) {
+		snprintf(why, n, "live interval above %d ms", LIVE_MAX_MS);
+		return -EINVAL;
+	}
+	o->events = strdup(req->events && *req->events ? req->events : "*");
+	return o->events ? 0 : -ENOMEM;
+}
+
+static bool start_refused(struct tracerd_client *c)
 {
 	struct tracerd *d = c->d;
-	struct tracerd_process *p;
 	char why[4200];
-	uint64_t id;
+
+	if (!d->session_id && !d->stopping && !d->starting)
+		return false;
+	snprintf(why, sizeof(why), "a session is already %s%s%s%s",
+		 d->stopping ? "stopping" : d->starting ? "starting" :
+		 "started", d->session_dir ? ": '" : "",
+		 d->session_dir ? d->session_dir : "",
+		 d->session_dir ? "'" : "");
+	tracerd_send_error(c, -EALREADY, why);
+	return true;
+}
+
+static int make_session_dir(struct tracerd_client *c)
+{
+	struct tracerd *d = c->d;
+	char why[4200];
 	int err = 0;
 
-	if (d->session_id || d->stopping) {
-		snprintf(why, sizeof(why), "a session is already %s: '%s'",
-			 d->stopping ? "stopping" : "started", d->session_dir);
-		tracerd_send_error(c, -EALREADY, why);
+	d->pending_id = d->last_session + 1;
+	d->session_dir = new_session_dir(d, &d->pending_id, &err);
+	if (d->session_dir)
+		return 0;
+	snprintf(why, sizeof(why), "cannot create a session directory "
+		 "under '%s': %s", d->cfg.output_dir,
+		 strerror(err ? -err : ENOMEM));
+	tracerd_log("%s", why);
+	tracerd_send_error(c, err ? err : -ENOMEM, why);
+	return -1;
+}
+
+void tracerd_session_start(struct tracerd_client *c,
+			   const Tracer__SessionStart *req)
+{
+	struct tracerd *d = c->d;
+	struct tracerd_session_opts o;
+	struct tracerd_process *p;
+	char why[600];
+	int ret;
+
+	if (start_refused(c))
+		return;
+	ret = check_opts(d, req, &o, why, sizeof(why));
+	if (ret) {
+		tracerd_send_error(c, ret, ret == -ENOMEM ? "out of memory"
+							   : why);
 		return;
 	}
-	id = d->last_session + 1;
-	d->session_dir = new_session_dir(d, &id, &err);
-	if (!d->session_dir) {
-		snprintf(why, sizeof(why), "cannot create a session directory "
-			 "under '%s': %s", d->cfg.output_dir,
-			 strerror(err ? -err : ENOMEM));
-		tracerd_log("%s", why);
-		tracerd_send_error(c, err ? err : -ENOMEM, why);
+	if (make_session_dir(c)) {
+		free(o.events);
 		return;
 	}
-	d->session_id = d->last_session = id;
-	cds_list_for_each_entry(p, &d->processes, node) {
-		/*
-		 * A thread that read the old session id just before the last
-		 * stop may have committed its event since: it belongs to no
-		 * session, so it is dropped (no directory yet) rather than
-		 * filed under this one.
-		 */
-		tracerd_process_flush(p);
-		tracerd_session_add_process(p);
+	d->sess = o;
+	d->starting = true;
+	cds_list_for_each_entry(p, &d->processes, node)
+		tracerd_control_send_filter(p, d->sess.events);
+	if (!tracerd_wait_filters(c, TRACERD_WAIT_START, 0)) {
+		tracerd_session_started(d, NULL, NULL);	/* no one to tell */
+		return;
 	}
-	publish(d, d->session_id);
-	tracerd_log("session %" PRIu64 " started: '%s'", d->session_id,
+	tracerd_waiters_check(d);
+}
+
+static void on_live(uv_timer_t *t)
+{
+	struct tracerd *d = t->data;
+	struct tracerd_process *p;
+
+	cds_list_for_each_entry(p, &d->processes, node)
+		tracerd_process_live(p);
+}
+
+/* A process joins the session: directory, reader mode, counters. */
+static void join(struct tracerd_process *p)
+{
+	/*
+	 * A thread that read the old state just before the last stop may
+	 * have committed its event since: it belongs to no session, so it
+	 * is dropped (no directory yet) rather than filed under this one.
+	 */
+	tracerd_process_flush(p);
+	tracerd_process_set_mode(p, p->d->sess.mode);
+	tracerd_session_add_process(p);
+	tracerd_process_baseline(p);
+	p->in_session = true;
+}
+
+void tracerd_session_started(struct tracerd *d, struct tracerd_client *c,
+			     const char *warning)
+{
+	struct tracerd_process *p;
+
+	d->starting = false;
+	d->session_id = d->last_session = d->pending_id;
+	d->snapshots = 0;
+	cds_list_for_each_entry(p, &d->processes, node)
+		join(p);
+	publish(d, d->session_id, false);
+	if (d->sess.mode == TRACER_MODE_DISCARD)
+		uv_timer_start(&d->live_timer, on_live, d->sess.live_ms,
+			       d->sess.live_ms);
+	tracerd_log("session %" PRIu64 " started (%s, events '%s'): '%s'",
+		    d->session_id, mode_name(d->sess.mode), d->sess.events,
 		    d->session_dir);
-	reply_session(c, d->session_id, d->session_dir);
+	if (c)
+		reply_session(c, d->session_id, d->session_dir, warning);
+}
+
+/* ------------------------------------------------------------------ */
+/* Stop                                                                */
+
+static void end_session(struct tracerd *d)
+{
+	struct tracerd_process *p;
+	struct tracerd_client *c, *tmp;
+
+	cds_list_for_each_entry(p, &d->processes, node) {
+		tracerd_process_close_files(p);
+		p->in_session = false;
+	}
+	tracerd_log("session %" PRIu64 " stopped: '%s'", d->session_id,
+		    d->session_dir);
+	cds_list_for_each_entry_safe(c, tmp, &d->stop_waiters, stop_node) {
+		cds_list_del(&c->stop_node);
+		c->waits_stop = false;
+		reply_session(c, d->session_id, d->session_dir, NULL);
+	}
+	free(d->session_dir);
+	d->session_dir = NULL;
+	d->session_id = 0;
+	d->stopping = false;
+	clear_opts(d);
 }
 
 /* Drain until no record is in flight (or we give up), then answer. */
@@ -283,7 +482,6 @@ static void stop_step(uv_timer_t *t)
 {
 	struct tracerd *d = t->data;
 	struct tracerd_process *p;
-	struct tracerd_client *c, *tmp;
 	unsigned busy = 0;
 
 	cds_list_for_each_entry(p, &d->processes, node)
@@ -296,19 +494,7 @@ static void stop_step(uv_timer_t *t)
 		tracerd_log("stop: %u record(s) still being written after "
 			    "%d ms; not waiting for them", busy,
 			    STOP_GIVE_UP_MS);
-	cds_list_for_each_entry(p, &d->processes, node)
-		tracerd_process_close_files(p);
-	tracerd_log("session %" PRIu64 " stopped: '%s'", d->session_id,
-		    d->session_dir);
-	cds_list_for_each_entry_safe(c, tmp, &d->stop_waiters, stop_node) {
-		cds_list_del(&c->stop_node);
-		c->waits_stop = false;
-		reply_session(c, d->session_id, d->session_dir);
-	}
-	free(d->session_dir);
-	d->session_dir = NULL;
-	d->session_id = 0;
-	d->stopping = false;
+	end_session(d);
 	if (d->quitting)
 		tracerd_quit(d);
 }
@@ -316,10 +502,24 @@ static void stop_step(uv_timer_t *t)
 static void begin_stop(struct tracerd *d)
 {
 	d->stopping = true;
-	publish(d, 0);
+	uv_timer_stop(&d->live_timer);
+	publish(d, 0, false);
 	d->stop_deadline = tracerd_now_ms() + STOP_GIVE_UP_MS;
 	d->stop_timer.data = d;
 	stop_step(&d->stop_timer);
+}
+
+/* Refuse a request that needs a running session; true if refused. */
+static bool no_session(struct tracerd_client *c)
+{
+	struct tracerd *d = c->d;
+
+	if (d->session_id && !d->stopping)
+		return false;
+	tracerd_send_error(c, -ENOENT, d->stopping ? "the session is stopping"
+			   : d->starting ? "the session is still starting"
+			   : "no session is started");
+	return true;
 }
 
 void tracerd_session_stop(struct tracerd_client *c)
@@ -327,7 +527,9 @@ void tracerd_session_stop(struct tracerd_client *c)
 	struct tracerd *d = c->d;
 
 	if (!d->session_id) {
-		tracerd_send_error(c, -ENOENT, "no session is started");
+		tracerd_send_error(c, -ENOENT, d->starting ?
+				   "the session is still starting" :
+				   "no session is started");
 		return;
 	}
 	if (!c->waits_stop) {
@@ -338,6 +540,175 @@ void tracerd_session_stop(struct tracerd_client *c)
 		begin_stop(d);
 }
 
+/* ------------------------------------------------------------------ */
+/* Filter, switch, snapshot                                            */
+
+void tracerd_session_filter(struct tracerd_client *c,
+			    const Tracer__FilterRequest *req)
+{
+	struct tracerd *d = c->d;
+	struct tracer__patterns pats;
+	struct tracerd_process *p;
+	char why[600], *copy;
+
+	if (no_session(c))
+		return;
+	if (tracer__patterns_parse(req->patterns, &pats, why, sizeof(why))) {
+		tracerd_send_error(c, -EINVAL, why);
+		return;
+	}
+	tracer__patterns_free(&pats);
+	if (req->pid && !tracerd_process_find(d, (pid_t)req->pid)) {
+		snprintf(why, sizeof(why), "no traced process has pid %" PRIu32,
+			 req->pid);
+		tracerd_send_error(c, -ESRCH, why);
+		return;
+	}
+	if (!req->pid && (copy = strdup(req->patterns))) {
+		free(d->sess.events);
+		d->sess.events = copy;
+	}
+	cds_list_for_each_entry(p, &d->processes, node)
+		if (!req->pid || p->pid == (pid_t)req->pid)
+			tracerd_control_send_filter(p, req->patterns);
+	if (tracerd_wait_filters(c, TRACERD_WAIT_FILTER, (pid_t)req->pid))
+		tracerd_waiters_check(d);
+}
+
+static unsigned count_processes(struct tracerd *d)
+{
+	struct tracerd_process *p;
+	unsigned n = 0;
+
+	cds_list_for_each_entry(p, &d->processes, node)
+		n++;
+	return n;
+}
+
+static void switch_step(uv_timer_t *t)
+{
+	struct tracerd *d = t->data;
+	struct tracerd_process *p;
+	struct tracerd_client *c, *tmp;
+	unsigned busy = 0;
+
+	cds_list_for_each_entry(p, &d->processes, node)
+		busy += tracerd_process_flush(p);
+	if (busy && tracerd_now_ms() < d->switch_deadline) {
+		uv_timer_start(&d->switch_timer, switch_step, STOP_RETRY_MS, 0);
+		return;
+	}
+	d->switching = false;
+	cds_list_for_each_entry_safe(c, tmp, &d->switch_waiters, switch_node) {
+		cds_list_del(&c->switch_node);
+		c->waits_switch = false;
+		tracerd_reply_done(c, count_processes(d), NULL, busy ?
+				   "some records were still being written "
+				   "after 2 s; they come later" : NULL);
+	}
+}
+
+void tracerd_session_switch(struct tracerd_client *c)
+{
+	struct tracerd *d = c->d;
+
+	if (no_session(c))
+		return;
+	if (d->sess.mode == TRACER_MODE_FLIGHT) {
+		tracerd_send_error(c, -EINVAL, "switch writes to the channel "
+				   "files, which a flight-recorder session "
+				   "does not; use tracectl snapshot");
+		return;
+	}
+	publish(d, d->session_id, true);
+	if (!c->waits_switch) {
+		c->waits_switch = true;
+		cds_list_add_tail(&c->switch_node, &d->switch_waiters);
+	}
+	/* A later request drains what was committed before it, too. */
+	d->switch_deadline = tracerd_now_ms() + STOP_GIVE_UP_MS;
+	if (!d->switching) {
+		d->switching = true;
+		d->switch_timer.data = d;
+		switch_step(&d->switch_timer);
+	}
+}
+
+/* Snapshot of p into dir/NAME-PID. */
+static int snapshot_one(struct tracerd_process *p, const char *dir)
+{
+	struct tracerd_sink sink;
+	char *pdir = make_process_dir(p, dir);
+	int ret;
+
+	if (!pdir)
+		return -EIO;
+	sink.dir = pdir;
+	sink.meta = tracerd_process_meta(p, pdir);
+	ret = sink.meta ? tracerd_process_snapshot(p, &sink) : -EIO;
+	if (sink.meta && fclose(sink.meta) && !ret)
+		ret = -errno;
+	free(pdir);
+	return ret;
+}
+
+void tracerd_session_snapshot(struct tracerd_client *c)
+{
+	struct tracerd *d = c->d;
+	struct tracerd_process *p;
+	char dir[4200], why[4300];
+	unsigned n = 0, failed = 0;
+
+	if (no_session(c))
+		return;
+	if (d->sess.mode != TRACER_MODE_FLIGHT) {
+		tracerd_send_error(c, -EINVAL, "snapshot needs a flight-recorder"
+				   " session (tracectl start --mode flight); "
+				   "in discard mode use tracectl switch");
+		return;
+	}
+	snprintf(dir, sizeof(dir), "%s/snapshot-%" PRIu64, d->session_dir,
+		 ++d->snapshots);
+	if (mkdir(dir, 0755) < 0) {
+		snprintf(why, sizeof(why), "cannot create '%s': %s", dir,
+			 strerror(errno));
+		tracerd_send_error(c, -errno, why);
+		return;
+	}
+	publish(d, d->session_id, true);
+	cds_list_for_each_entry(p, &d->processes, node) {
+		n++;
+		failed += snapshot_one(p, dir) != 0;
+	}
+	snprintf(why, sizeof(why), "%u process(es) could not be written "
+		 "(see tracerd's log)", failed);
+	tracerd_reply_done(c, n, dir, failed ? why : NULL);
+}
+
+/* ------------------------------------------------------------------ */
+/* Status and list                                                     */
+
+static void fill_status(struct tracerd *d, Tracer__Status *st)
+{
+	st->pid = (uint32_t)getpid();
+	st->version = (char *)PACKAGE_VERSION;
+	st->socket = (char *)d->cfg.socket_path;
+	st->output = (char *)d->cfg.output_dir;
+	st->session_id = d->session_id;
+	st->session_directory = d->session_dir && d->session_id ?
+				d->session_dir : (char *)"";
+	st->mode = d->session_id ? (char *)mode_name(d->sess.mode)
+				 : (char *)"";
+	st->filter = d->session_id && d->sess.events ? d->sess.events
+						     : (char *)"";
+	st->live_interval_ms = d->session_id ? d->sess.live_ms : 0;
+	st->max_memory = d->cfg.max_memory;
+	st->subbuf_size = d->session_id && d->sess.subbuf_size ?
+			  d->sess.subbuf_size : d->cfg.subbuf_size[0];
+	st->subbuf_count = (uint32_t)(d->session_id && d->sess.subbuf_count ?
+			   d->sess.subbuf_count : d->cfg.subbuf_count[0]);
+}
+
 void tracerd_status(struct tracerd_client *c)
 {
 	struct tracerd *d = c->d;
@@ -345,10 +716,8 @@ void tracerd_status(struct tracerd_client *c)
 	Tracer__Status st = TRACER__STATUS__INIT;
 	Tracer__ProcessStatus *ps = NULL, **pp = NULL;
 	struct tracerd_process *p;
-	size_t n = 0, i = 0;
+	size_t n = count_processes(d), i = 0;
 
-	cds_list_for_each_entry(p, &d->processes, node)
-		n++;
 	ps = calloc(n ? n : 1, sizeof(*ps));
 	pp = calloc(n ? n : 1, sizeof(*pp));
 	if (!ps || !pp) {
@@ -363,18 +732,79 @@ void tracerd_status(struct tracerd_client *c)
 		pp[i] = &ps[i];
 		i++;
 	}
-	st.pid = (uint32_t)getpid();
-	st.socket = (char *)d->cfg.socket_path;
-	st.output = (char *)d->cfg.output_dir;
-	st.session_id = d->session_id;
-	st.session_directory = d->session_dir ? d->session_dir : (char *)"";
+	fill_status(d, &st);
 	st.n_processes = n;
 	st.processes = pp;
 	m.body_case = TRACER__MESSAGE__BODY_STATUS;
 	m.status = &st;
-	tracerd_send(c, &m, NULL, 0);
+	if (tracerd_send(c, &m, NULL, 0) == -EMSGSIZE)
+		tracerd_send_error(c, -EMSGSIZE, "status too large for one "
+				   "message");
+	for (i = 0; i < n; i++)
+		tracerd_process_status_free(&ps[i]);
 	free(ps);
 	free(pp);
+}
+
+/* The call sites of p as EventInfo entries appended to l. */
+static int list_process(struct tracerd_process *p, Tracer__EventInfo **l,
+			Tracer__EventInfo *e, size_t *n)
+{
+	struct tracer__patterns pats;
+	char why[320];
+	size_t i;
+
+	if (tracer__patterns_parse(p->filter, &pats, why, sizeof(why)))
+		return -EINVAL;
+	for (i = 0; i < p->ncs; i++, (*n)++) {
+		tracer__event_info__init(&e[*n]);
+		e[*n].name = p->cs[i].name;
+		e[*n].format = p->cs[i].format;
+		e[*n].file = p->cs[i].file;
+		e[*n].line = p->cs[i].line;
+		e[*n].pid = (uint32_t)p->pid;
+		e[*n].vital = p->cs[i].vital;
+		e[*n].enabled = tracer__patterns_match(&pats, p->cs[i].name);
+		l[*n] = &e[*n];
+	}
+	tracer__patterns_free(&pats);
+	return 0;
+}
+
+void tracerd_list(struct tracerd_client *c, const Tracer__ListRequest *req)
+{
+	Tracer__Message m = TRACER__MESSAGE__INIT;
+	Tracer__EventList el = TRACER__EVENT_LIST__INIT;
+	struct tracerd_process *p;
+	Tracer__EventInfo *e, **l;
+	size_t total = 0;
+	char why[100];
+
+	if (req->pid && !tracerd_process_find(c->d, (pid_t)req->pid)) {
+		snprintf(why, sizeof(why), "no traced process has pid %" PRIu32,
+			 req->pid);
+		tracerd_send_error(c, -ESRCH, why);
+		return;
+	}
+	cds_list_for_each_entry(p, &c->d->processes, node)
+		total += p->ncs;
+	e = calloc(total ? total : 1, sizeof(*e));
+	l = calloc(total ? total : 1, sizeof(*l));
+	if (e && l) {
+		cds_list_for_each_entry(p, &c->d->processes, node)
+			if (!req->pid || p->pid == (pid_t)req->pid)
+				list_process(p, l, e, &el.n_events);
+		el.events = l;
+		m.body_case = TRACER__MESSAGE__BODY_EVENT_LIST;
+		m.event_list = &el;
+		if (tracerd_send(c, &m, NULL, 0) == -EMSGSIZE)
+			tracerd_send_error(c, -EMSGSIZE, "too many events for "
+					   "one message; use --pid");
+	} else {
+		tracerd_send_error(c, -ENOMEM, "out of memory");
+	}
+	free(e);
+	free(l);
 }
 
 void tracerd_quit(struct tracerd *d)

@@ -49,7 +49,7 @@ stop_daemon() {
 
 # The session directory printed by tracectl start/stop (last line).
 session_cmd() {
-	"$TRACECTL" "$1" | tail -n 1
+	"$TRACECTL" "$@" | tail -n 1
 }
 
 finish() {
@@ -63,3 +63,42 @@ finish() {
 	exit "$tap_failed"
 }
 trap 'stop_daemon; rm -rf "$T"' INT TERM
+
+# Programs driven over a pipe (tests/integration/controlee.c): spawn NAME
+# ARGS... starts it as a coprocess whose fds are in NAME_in/NAME_out and
+# pid in NAME_pid, and waits for its "ready" line.
+spawn() {
+	local name=$1 fin fout
+	shift
+	fin=$T/$name.in
+	fout=$T/$name.out
+	rm -f "$fin" "$fout"
+	mkfifo "$fin" "$fout"
+	"$@" <"$fin" >"$fout" &
+	eval "${name}_pid=$!"
+	exec {fd_w}>"$fin" {fd_r}<"$fout"
+	eval "${name}_in=$fd_w ${name}_out=$fd_r"
+	local line
+	read -r -t 10 line <&"$fd_r" && [ "$line" = ready ]
+}
+
+# cmd NAME COMMAND: send one command, print its one-line answer.
+cmd() {
+	local fin fout line
+	eval "fin=\$${1}_in fout=\$${1}_out"
+	echo "$2" >&"$fin"
+	read -r -t 30 line <&"$fout" && echo "$line"
+}
+
+# quit NAME: ask it to exit; returns its exit status.
+quit() {
+	local fin pid
+	eval "fin=\$${1}_in pid=\$${1}_pid"
+	echo q >&"$fin"
+	wait "$pid"
+}
+
+# Milliseconds since the epoch.
+now_ms() {
+	echo $(($(date +%s%N) / 1000000))
+}

@@ -1,0 +1,140 @@
+/*
+ * pattern.c - parsing and matching event-name filters (pattern.h).
+ */
+#include <errno.h>
+#include <fnmatch.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pattern.h"
+
+static bool is_separator(char ch)
+{
+	return ch == ',' || ch == ' ' || ch == '\t' || ch == '\n';
+}
+
+/* Returns NULL if glob[0..len) is well formed, else why not. */
+static const char *check_glob(const char *g, size_t len)
+{
+	size_t i;
+
+	if (len == 0)
+		return "empty pattern";
+	if (len > TRACER_PATTERN_MAX_LEN)
+		return "pattern longer than 255 bytes";
+	for (i = 0; i < len; i++) {
+		unsigned char ch = (unsigned char)g[i];
+
+		if (ch < 0x21 || ch > 0x7e)
+			return "pattern has a control or non-ASCII character";
+		if (ch == '\\' && ++i >= len)
+			return "pattern ends with '\\'";
+		if (ch != '[')
+			continue;
+		/* A class: [!x], [^x]; a ']' right after the opening is data. */
+		i++;
+		if (i < len && (g[i] == '!' || g[i] == '^'))
+			i++;
+		if (i < len && g[i] == ']')
+			i++;
+		while (i < len && g[i] != ']')
+			i++;
+		if (i >= len)
+			return "unbalanced '[' in pattern";
+	}
+	return NULL;
+}
+
+static int add(struct tracer__patterns *p, const char *g, size_t len,
+	       bool exclude, size_t *cap)
+{
+	if (p->n == TRACER_PATTERNS_MAX)
+		return -E2BIG;
+	if (p->n == *cap) {
+		size_t ncap = *cap ? *cap * 2 : 8;
+		struct tracer__pattern *v = realloc(p->v, ncap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		p->v = v;
+		*cap = ncap;
+	}
+	p->v[p->n].glob = strndup(g, len);
+	if (!p->v[p->n].glob)
+		return -ENOMEM;
+	p->v[p->n].exclude = exclude;
+	p->n++;
+	return 0;
+}
+
+static int parse_one(struct tracer__patterns *p, const char *s, size_t len,
+		     size_t *cap, char *err, size_t errlen)
+{
+	bool exclude = s[0] == '-';
+	const char *why = check_glob(s + exclude, len - exclude);
+	int ret;
+
+	if (why) {
+		snprintf(err, errlen, "bad pattern '%.*s': %s",
+			 (int)(len > 300 ? 300 : len), s, why);
+		return -EINVAL;
+	}
+	ret = add(p, s + exclude, len - exclude, exclude, cap);
+	if (ret == -E2BIG)
+		snprintf(err, errlen, "too many patterns (at most %d)",
+			 TRACER_PATTERNS_MAX);
+	else if (ret)
+		snprintf(err, errlen, "out of memory");
+	return ret;
+}
+
+int tracer__patterns_parse(const char *text, struct tracer__patterns *p,
+			   char *err, size_t errlen)
+{
+	size_t cap = 0, len;
+	int ret = 0;
+
+	memset(p, 0, sizeof(*p));
+	if (!text)
+		text = "";
+	while (!ret && *text) {
+		while (is_separator(*text))
+			text++;
+		for (len = 0; text[len] && !is_separator(text[len]); len++)
+			if (text[len] == '\\' && text[len + 1])
+				len++;
+		if (len)
+			ret = parse_one(p, text, len, &cap, err, errlen);
+		text += len;
+	}
+	if (!ret && p->n == 0)
+		ret = add(p, "*", 1, false, &cap);
+	if (ret) {
+		tracer__patterns_free(p);
+		return ret;
+	}
+	p->default_on = p->v[0].exclude;
+	return 0;
+}
+
+bool tracer__patterns_match(const struct tracer__patterns *p,
+			    const char *name)
+{
+	size_t i = p->n;
+
+	while (i-- > 0)
+		if (fnmatch(p->v[i].glob, name, 0) == 0)
+			return !p->v[i].exclude;
+	return p->default_on || strncmp(name, "tracer:", 7) == 0;
+}
+
+void tracer__patterns_free(struct tracer__patterns *p)
+{
+	size_t i;
+
+	for (i = 0; i < p->n; i++)
+		free(p->v[i].glob);
+	free(p->v);
+	memset(p, 0, sizeof(*p));
+}

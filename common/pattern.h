@@ -1,0 +1,54 @@
+/*
+ * pattern.h - event-name filters: `tracectl start --events`,
+ * `tracectl filter`, and the enable table of every traced process.
+ *
+ * Text: a comma- or space-separated list of globs over event names
+ * (`*`, `?`, `[...]`, `\` quotes the next character), each optionally
+ * preceded by `-` to exclude what it matches. For a given name, the last
+ * pattern that matches decides. A name no pattern matches is recorded when
+ * the first pattern is an exclusion (`-libc:malloc` alone means "all but
+ * libc:malloc"), or when it is one of the library's own lifecycle events
+ * (`tracer:*`); otherwise it is not. An empty text means `*`.
+ *
+ *   'libc:*,-libc:malloc'   libc events except malloc (and tracer:*)
+ *   '*'                     everything
+ *   '-*'                    nothing at all
+ *
+ * Used by tracectl (to reject a bad pattern at once), tracerd (list,
+ * validation) and libtracer's listener thread; never on the event path.
+ */
+#ifndef TRACER_PATTERN_H
+#define TRACER_PATTERN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#define TRACER_PATTERN_MAX_LEN	255	/* bytes in one glob */
+#define TRACER_PATTERNS_MAX	65536	/* globs in one list */
+
+struct tracer__pattern {
+	char *glob;
+	bool exclude;
+};
+
+struct tracer__patterns {
+	struct tracer__pattern *v;
+	size_t n;
+	bool default_on;		/* first pattern is an exclusion */
+};
+
+/*
+ * Parse text into p (free it with tracer__patterns_free()). On error, err
+ * (errlen bytes) gets a one-line reason naming the pattern.
+ * Returns 0, -EINVAL (bad pattern), -E2BIG (too many), -ENOMEM.
+ */
+int tracer__patterns_parse(const char *text, struct tracer__patterns *p,
+			   char *err, size_t errlen);
+
+/* Is an event called name recorded under p? */
+bool tracer__patterns_match(const struct tracer__patterns *p,
+			    const char *name);
+
+void tracer__patterns_free(struct tracer__patterns *p);
+
+#endif /* TRACER_PATTERN_H */

@@ -1,0 +1,73 @@
+"""check_filter.py - checks the events of one process recorded while its
+filter changed (tests/integration/test_control.sh).
+
+usage: check_filter.py EVENTS PHASES W0 W1 [W0 W1 ...] END
+
+EVENTS  lines "thread seq name" (name test:a for even seq, test:b odd)
+PHASES  Python literal: list of sets of names ('a', 'b') each filter lets
+        through, one more than there are windows
+W0 W1   per-thread counters read before and after each filter command
+        (space-separated, one number per thread)
+END     counters read before the session stopped (one per thread)
+
+Discard mode may drop events tracerd could not keep up with, so only the
+events present are judged: outside the windows each must be allowed by
+the filter then in force, and each filter must let through every name it
+allows; inside a window, per thread, no event allowed only by the old
+filter may follow one allowed only by the new (a clean cut).
+"""
+import ast
+import sys
+
+
+def main(argv):
+    path, phases = argv[1], ast.literal_eval(argv[2])
+    counters = [list(map(int, c.split())) for c in argv[3:]]
+    windows, end = counters[:-1], counters[-1]
+    got = {}
+    for line in open(path):
+        t, s, name = line.split()
+        got.setdefault(int(t), []).append((int(s), name[5:]))
+    bad = []
+    for t in range(len(end)):
+        bad += check_thread(t, sorted(got.get(t, [])), phases, windows, end)
+    for msg in bad[:10]:
+        print(msg)
+    return 1 if bad else 0
+
+
+def check_thread(t, ev, phases, windows, end):
+    bad = []
+    cuts = [(windows[2 * i][t], windows[2 * i + 1][t] + 1)
+            for i in range(len(windows) // 2)]
+    seen = [set() for _ in phases]
+    for s, n in ev:
+        inside = [i for i, (b0, b1) in enumerate(cuts) if b0 <= s <= b1]
+        if inside:
+            i = inside[0]
+            if n not in phases[i] | phases[i + 1]:
+                bad.append(f'thread {t} seq {s} {n}: allowed by neither '
+                           f'filter around change {i}')
+            continue
+        k = sum(1 for (b0, b1) in cuts if s > b1)
+        seen[k].add(n)
+        if n not in phases[k]:
+            bad.append(f'thread {t} seq {s} {n}: filtered out in phase {k}')
+    for k, want in enumerate(phases):
+        if seen[k] != want:
+            bad.append(f'thread {t} phase {k}: names {sorted(seen[k])}, '
+                       f'expected {sorted(want)}')
+    for i, (b0, b1) in enumerate(cuts):
+        old, new = phases[i], phases[i + 1]
+        cut = [(s, n) for s, n in ev if b0 <= s <= b1]
+        last_old = max([s for s, n in cut if n in old - new], default=-1)
+        first_new = min([s for s, n in cut if n in new - old],
+                        default=1 << 62)
+        if last_old > first_new:
+            bad.append(f'thread {t} change {i}: {last_old} (old filter '
+                       f'only) after {first_new} (new filter only)')
+    return bad
+
+
+if __name__ == '__main__':
+    sys.exit(main(sys.argv))

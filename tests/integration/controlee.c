@@ -1,0 +1,226 @@
+/*
+ * controlee.c - a traced program driven through its standard input, for
+ * the control tests (start/stop windows, filters, switch, snapshot, the
+ * update signal). It answers each command line with one line.
+ *
+ *   controlee stream N [PACE]
+ *                          N threads record without pause (or one event
+ *                          every PACE nanoseconds, busy-waiting on the
+ *                          clock), alternating "test:a" and "test:b"
+ *                          events that carry the thread index, a
+ *                          per-thread sequence number and a check value
+ *                          (seq * 7 + 3)
+ *   controlee burst        records only when told
+ *   controlee handler MODE installs its own handler for SIGRTMIN+3 with
+ *                          sigaction (MODE "sigaction") or signal()
+ *                          ("signal"), counts the signals it gets
+ *   controlee block        blocks SIGRTMIN+3 in every thread, then as burst
+ *
+ * Commands:
+ *   c        print the counters: per-thread sequence numbers (stream), or
+ *            the signals the program's handler got (handler)
+ *   r N      the main thread records N events "test:burst" (seq, check)
+ *   v        the main thread records one vital event "test:vital"
+ *   w N      a new thread records N events "test:worker" and exits
+ *   p        print the signal mask bit and pending state of SIGRTMIN+3
+ *   q        stop and exit 0
+ * Every command prints one line ("ok ..." or the counters).
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <tracer.h>
+
+#define MAX_THREADS 8
+
+static int nthreads;
+static long pace_ns;
+static unsigned long seqs[MAX_THREADS];	/* events each thread completed */
+static int stop_flag;
+static unsigned long burst_seq;
+static volatile sig_atomic_t handled;
+
+static long now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000L + ts.tv_nsec;
+}
+
+static void *stream_thread(void *arg)
+{
+	int t = (int)(long)arg;
+	unsigned long s = 0;
+	long next = now_ns();
+
+	while (!__atomic_load_n(&stop_flag, __ATOMIC_RELAXED)) {
+		if (pace_ns) {
+			while (now_ns() < next)
+				;
+			next += pace_ns;
+		}
+		if (s & 1)
+			tracer_record("test:b", "thread %d seq %lu check %lu", t,
+				      s, s * 7 + 3);
+		else
+			tracer_record("test:a", "thread %d seq %lu check %lu", t,
+				      s, s * 7 + 3);
+		/* Counted once recorded: the test reads it after a command. */
+		__atomic_store_n(&seqs[t], ++s, __ATOMIC_RELEASE);
+	}
+	return NULL;
+}
+
+static void *worker(void *arg)
+{
+	long i, n = (long)arg;
+
+	for (i = 0; i < n; i++)
+		tracer_record("test:worker", "seq %ld", i);
+	return NULL;
+}
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	handled++;
+}
+
+static void print_counters(void)
+{
+	int t;
+
+	if (nthreads == 0) {
+		printf("%d\n", (int)handled);
+		return;
+	}
+	for (t = 0; t < nthreads; t++)
+		printf("%s%lu", t ? " " : "",
+		       __atomic_load_n(&seqs[t], __ATOMIC_ACQUIRE));
+	putchar('\n');
+}
+
+static void record_burst(long n)
+{
+	long i;
+
+	for (i = 0; i < n; i++, burst_seq++)
+		tracer_record("test:burst", "seq %lu check %lu", burst_seq,
+			      burst_seq * 7 + 3);
+	printf("ok %lu\n", burst_seq);
+}
+
+static void run_worker(long n)
+{
+	pthread_t th;
+
+	if (pthread_create(&th, NULL, worker, (void *)n) == 0)
+		pthread_join(th, NULL);
+	printf("ok worker\n");
+}
+
+/* Blocked in this thread? Pending for the process or this thread? */
+static void print_sigstate(void)
+{
+	sigset_t mask, pend;
+
+	pthread_sigmask(SIG_BLOCK, NULL, &mask);
+	sigpending(&pend);
+	printf("blocked %d pending %d\n", sigismember(&mask, SIGRTMIN + 3),
+	       sigismember(&pend, SIGRTMIN + 3));
+}
+
+static int serve(void)
+{
+	char line[128];
+
+	for (;;) {
+		if (!fgets(line, sizeof(line), stdin)) {
+			/* The program's handler has no SA_RESTART. */
+			if (errno != EINTR || feof(stdin))
+				return 0;
+			clearerr(stdin);
+			continue;
+		}
+		switch (line[0]) {
+		case 'c': print_counters(); break;
+		case 'r': record_burst(atol(line + 1)); break;
+		case 'v':
+			tracer_record_vital("test:vital", "vital %lu",
+					    burst_seq);
+			printf("ok vital\n");
+			break;
+		case 'w': run_worker(atol(line + 1)); break;
+		case 'p': print_sigstate(); break;
+		case 'q': return 0;
+		default: printf("unknown command\n"); break;
+		}
+		fflush(stdout);
+	}
+}
+
+static int run_stream(int n)
+{
+	pthread_t th[MAX_THREADS];
+	int t, ret;
+
+	if (n < 1 || n > MAX_THREADS)
+		return 2;
+	nthreads = n;
+	for (t = 0; t < n; t++)
+		pthread_create(&th[t], NULL, stream_thread, (void *)(long)t);
+	printf("ready\n");
+	fflush(stdout);
+	ret = serve();
+	__atomic_store_n(&stop_flag, 1, __ATOMIC_RELAXED);
+	for (t = 0; t < n; t++)
+		pthread_join(th[t], NULL);
+	return ret;
+}
+
+static int install(const char *how)
+{
+	struct sigaction sa;
+
+	if (!strcmp(how, "signal"))
+		return signal(SIGRTMIN + 3, on_signal) == SIG_ERR;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	return sigaction(SIGRTMIN + 3, &sa, NULL);
+}
+
+int main(int argc, char **argv)
+{
+	const char *mode = argc > 1 ? argv[1] : "";
+	sigset_t set;
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (!strcmp(mode, "stream") && (argc == 3 || argc == 4)) {
+		pace_ns = argc == 4 ? atol(argv[3]) : 0;
+		return run_stream(atoi(argv[2]));
+	}
+	if (!strcmp(mode, "handler") && argc == 3 && install(argv[2]))
+		return 1;
+	if (!strcmp(mode, "block")) {
+		sigemptyset(&set);
+		sigaddset(&set, SIGRTMIN + 3);
+		pthread_sigmask(SIG_BLOCK, &set, NULL);
+	}
+	if (!strcmp(mode, "burst") || !strcmp(mode, "block") ||
+	    !strcmp(mode, "handler")) {
+		printf("ready\n");
+		fflush(stdout);
+		return serve();
+	}
+	fprintf(stderr, "usage: controlee stream N | burst | block | "
+		"handler sigaction|signal\n");
+	return 2;
+}

@@ -1,0 +1,766 @@
+/*
+ * control.c - what tracectl's subcommands share (control.h): options,
+ * error lines, numbers, the request/reply exchange with tracerd; and the
+ * simple subcommands start, stop, filter, switch and snapshot.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "control.h"
+#include "pattern.h"
+#include "rb.h"
+
+#define REPLY_TIMEOUT_MS 60000
+
+/* Keys of the options every subcommand takes. */
+#define KEY_SOCKET	0x1000
+#define KEY_HELP	0x1001
+
+static const struct tracer__ctl_opt common_opts[] = {
+	{ "socket", KEY_SOCKET, true },
+	{ "help", KEY_HELP, false },
+	{ NULL, 0, false },
+};
+
+/* ---- Error lines -------------------------------------------------------- */
+
+static void vline(const struct tracer__ctl *c, const char *see,
+		  const char *fmt, va_list ap)
+{
+	fputs("tracectl: ", stderr);
+	if (c)
+		fprintf(stderr, "%s: ", c->cmd);
+	vfprintf(stderr, fmt, ap);
+	if (see)
+		fprintf(stderr, " (see 'tracectl %s --help')", see);
+	fputc('\n', stderr);
+}
+
+int tracer__ctl_usage_error(const struct tracer__ctl *c, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vline(c, NULL, fmt, ap);
+	va_end(ap);
+	return CTL_USAGE;
+}
+
+int tracer__ctl_syntax_error(const struct tracer__ctl *c, const char *fmt,
+			     ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vline(c, c->cmd, fmt, ap);
+	va_end(ap);
+	return CTL_USAGE;
+}
+
+int tracer__ctl_fail(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vline(NULL, NULL, fmt, ap);
+	va_end(ap);
+	return CTL_FAIL;
+}
+
+void tracer__ctl_warn(const char *warning)
+{
+	if (warning && warning[0])
+		fprintf(stderr, "tracectl: warning: %s\n", warning);
+}
+
+/* ---- Options ------------------------------------------------------------ */
+
+void tracer__ctl_args_init(struct tracer__ctl_args *a, struct tracer__ctl *c,
+			   const struct tracer__ctl_opt *opts, int argc,
+			   char **argv)
+{
+	memset(a, 0, sizeof(*a));
+	a->ctl = c;
+	a->opts = opts;
+	a->argc = argc;
+	a->argv = argv;
+	a->i = 1;
+}
+
+static int stop(struct tracer__ctl_args *a, int status)
+{
+	a->status = status;
+	return CTL_STOP;
+}
+
+static const struct tracer__ctl_opt *lookup(const struct tracer__ctl_opt *t,
+					    const char *name, size_t len)
+{
+	for (; t && t->name; t++)
+		if (strlen(t->name) == len && !strncmp(t->name, name, len))
+			return t;
+	return NULL;
+}
+
+/* "--name", "--name=value" or "--name value". */
+static int long_opt(struct tracer__ctl_args *a, const char *arg)
+{
+	const char *name = arg + 2, *eq = strchr(name, '=');
+	size_t len = eq ? (size_t)(eq - name) : strlen(name);
+	const struct tracer__ctl_opt *o = lookup(a->opts, name, len);
+
+	if (!o)
+		o = lookup(common_opts, name, len);
+	if (!o)
+		return stop(a, tracer__ctl_syntax_error(a->ctl,
+			"unknown option '%.*s'", (int)len + 2, arg));
+	if (!o->arg && eq)
+		return stop(a, tracer__ctl_syntax_error(a->ctl,
+			"option '--%s' takes no value", o->name));
+	a->val = eq ? eq + 1 : NULL;
+	if (o->arg && !eq) {
+		if (a->i >= a->argc)
+			return stop(a, tracer__ctl_syntax_error(a->ctl,
+				"option '--%s' needs a value", o->name));
+		a->val = a->argv[a->i++];
+	}
+	return o->key;
+}
+
+/* --socket, and --help (exits). Returns 0 to go on, or CTL_STOP. */
+static int common_opt(struct tracer__ctl_args *a, int key)
+{
+	struct tracer__ctl *c = a->ctl;
+
+	if (key == KEY_HELP) {	/* done: nothing else to do or check */
+		fputs(c->usage, stdout);
+		exit(CTL_OK);
+	}
+	if (!a->val[0])
+		return stop(a, tracer__ctl_usage_error(c,
+			"--socket needs a non-empty PATH"));
+	if (strlen(a->val) >= sizeof(c->socket))
+		return stop(a, tracer__ctl_usage_error(c,
+			"--socket: '%s' is longer than %zu bytes", a->val,
+			sizeof(c->socket) - 1));
+	strcpy(c->socket, a->val);
+	return 0;
+}
+
+static int option(struct tracer__ctl_args *a, const char *arg)
+{
+	if (!strcmp(arg, "-h"))
+		return KEY_HELP;
+	if (arg[1] == '-')
+		return long_opt(a, arg);
+	if (a->dash_args) {
+		a->val = arg;
+		return CTL_ARG;
+	}
+	return stop(a, tracer__ctl_syntax_error(a->ctl,
+		"unknown option '%s'", arg));
+}
+
+int tracer__ctl_next(struct tracer__ctl_args *a)
+{
+	for (;;) {
+		const char *arg;
+		int key;
+
+		if (a->i >= a->argc)
+			return CTL_END;
+		arg = a->argv[a->i++];
+		if (a->only_args || arg[0] != '-' || !arg[1]) {
+			a->val = arg;
+			return CTL_ARG;
+		}
+		if (!strcmp(arg, "--")) {
+			a->only_args = true;
+			continue;
+		}
+		key = option(a, arg);
+		if (key != KEY_HELP && key != KEY_SOCKET)
+			return key;
+		if (common_opt(a, key))
+			return CTL_STOP;
+	}
+}
+
+int tracer__ctl_no_args(struct tracer__ctl_args *a)
+{
+	int key = tracer__ctl_next(a);
+
+	if (key == CTL_ARG)
+		return tracer__ctl_syntax_error(a->ctl,
+			"unexpected argument '%s'", a->val);
+	if (key == CTL_STOP)
+		return a->status;
+	return 0;	/* CTL_END: an option key cannot come without opts */
+}
+
+/* ---- Numbers ------------------------------------------------------------ */
+
+/* Leading decimal digits of s into *v. Returns NULL or why not. */
+static const char *digits(const char *s, uint64_t *v, char **end)
+{
+	if (s[0] == '-' && s[1] >= '0' && s[1] <= '9')
+		return "is negative";
+	if (s[0] < '0' || s[0] > '9')
+		return "is not a number";
+	errno = 0;
+	*v = strtoull(s, end, 10);
+	return errno == ERANGE ? "is too large" : NULL;
+}
+
+static int unit_shift(char ch)
+{
+	switch (ch) {
+	case 'k': case 'K': return 10;
+	case 'm': case 'M': return 20;
+	case 'g': case 'G': return 30;
+	default: return 0;
+	}
+}
+
+/* An optional K, M or G suffix (then "iB" or "B") at s. */
+static const char *suffix(const char *s, uint64_t *v)
+{
+	int shift = unit_shift(*s);
+
+	if (shift) {
+		s++;
+		if (s[0] == 'i' && s[1] == 'B')
+			s += 2;
+		else if (s[0] == 'B')
+			s++;
+	}
+	if (*s)
+		return "is not a size (bytes, or a number with K, M or G)";
+	if (*v > (UINT64_MAX >> shift))
+		return "is too large";
+	*v <<= shift;
+	return NULL;
+}
+
+/* "4K", "1G", "3000": a size as the user would write it. */
+static const char *show(char *buf, size_t size, uint64_t v, unsigned flags)
+{
+	static const char units[] = "GMK";
+	int i;
+
+	for (i = 0; i < 3 && (flags & CTL_NUM_SIZE); i++) {
+		int shift = 10 * (3 - i);
+
+		if (v >= (1ULL << shift) && !(v & ((1ULL << shift) - 1))) {
+			snprintf(buf, size, "%" PRIu64 "%c", v >> shift,
+				 units[i]);
+			return buf;
+		}
+	}
+	snprintf(buf, size, "%" PRIu64, v);
+	return buf;
+}
+
+int tracer__ctl_number(const struct tracer__ctl *c, const char *opt,
+		       const char *val, uint64_t min, uint64_t max,
+		       unsigned flags, uint64_t *out)
+{
+	char *end, lo[32], hi[32];
+	const char *why = digits(val, out, &end);
+
+	if (!why && (flags & CTL_NUM_SIZE))
+		why = suffix(end, out);
+	else if (!why && *end)
+		why = "is not a number";
+	if (!why && (flags & CTL_NUM_POW2) && (*out & (*out - 1)))
+		why = "is not a power of two";
+	if (!why && (*out < min || *out > max))
+		return tracer__ctl_usage_error(c,
+			"%s: '%s' is out of range (%s to %s)", opt, val,
+			show(lo, sizeof(lo), min, flags),
+			show(hi, sizeof(hi), max, flags));
+	if (why)
+		return tracer__ctl_usage_error(c, "%s: '%s' %s", opt, val, why);
+	return 0;
+}
+
+int tracer__ctl_pid(const struct tracer__ctl *c, const char *val,
+		    uint32_t *pid)
+{
+	uint64_t v = 0;
+	int ret = tracer__ctl_number(c, "--pid", val, 1, INT32_MAX, 0, &v);
+
+	*pid = (uint32_t)v;
+	return ret;
+}
+
+int tracer__ctl_patterns(const char *text)
+{
+	struct tracer__patterns p;
+	char err[512];
+
+	if (tracer__patterns_parse(text, &p, err, sizeof(err)))
+		return tracer__ctl_fail("%s", err);
+	tracer__patterns_free(&p);
+	return 0;
+}
+
+/* ---- Talking to tracerd ------------------------------------------------- */
+
+int tracer__ctl_resolve_socket(struct tracer__ctl *c)
+{
+	const char *env = getenv(TRACER_SOCKET_ENV);
+
+	if (c->socket[0] || !tracer__socket_path(c->socket, sizeof(c->socket)))
+		return 0;
+	return tracer__ctl_fail("socket path '%s' is longer than %zu bytes",
+				env ? env : "", sizeof(c->socket) - 1);
+}
+
+/* Send msg, wait for the reply. Returns the reply or NULL (reported). */
+static tracer_msg *exchange(const char *path, tracer_msg *msg)
+{
+	const char *why = NULL;
+	tracer_msg *reply = NULL;
+	int fd = tracer__wire_connect(path, 0), ret, sent;
+
+	if (fd < 0) {
+		tracer__ctl_fail("cannot reach tracerd at '%s': %s", path,
+				 strerror(-fd));
+		return NULL;
+	}
+	sent = tracer__wire_send(fd, msg, NULL, 0, REPLY_TIMEOUT_MS);
+	/* Even if sending failed, a refusal may be waiting to be read. */
+	ret = tracer__wire_recv(fd, &reply, NULL, NULL,
+				sent ? 1000 : REPLY_TIMEOUT_MS, &why);
+	if (ret && sent) {
+		ret = sent;
+		why = NULL;
+	}
+	close(fd);
+	if (ret) {
+		tracer__ctl_fail("no answer from tracerd at '%s': %s", path,
+				 why ? why : strerror(-ret));
+		return NULL;
+	}
+	return reply;
+}
+
+tracer_msg *tracer__ctl_call(const struct tracer__ctl *c, tracer_msg *msg,
+			     int want)
+{
+	tracer_msg *r = exchange(c->socket, msg);
+
+	if (!r || (int)r->body_case == want)
+		return r;
+	if (r->body_case == TRACER__MESSAGE__BODY_ERROR &&
+	    r->error->message[0])
+		tracer__ctl_fail("%s", r->error->message);
+	else if (r->body_case == TRACER__MESSAGE__BODY_ERROR)
+		tracer__ctl_fail("tracerd refused: %s",
+				 strerror(-r->error->code));
+	else
+		tracer__ctl_fail("unexpected reply from tracerd at '%s'",
+				 c->socket);
+	tracer__wire_free(r);
+	return NULL;
+}
+
+/* ---- start, stop -------------------------------------------------------- */
+
+enum { KEY_MODE = 1, KEY_EVENTS, KEY_SUBBUF_SIZE, KEY_SUBBUF_COUNT,
+       KEY_LIVE, KEY_PID };
+
+const struct tracer__ctl_opt tracer__ctl_start_opts[] = {
+	{ "mode", KEY_MODE, true },
+	{ "events", KEY_EVENTS, true },
+	{ "subbuf-size", KEY_SUBBUF_SIZE, true },
+	{ "subbuf-count", KEY_SUBBUF_COUNT, true },
+	{ "live-interval", KEY_LIVE, true },
+	{ NULL, 0, false },
+};
+
+static int mode_opt(const struct tracer__ctl *c, struct tracer__ctl_start *s,
+		    const char *val)
+{
+	if (strcmp(val, "discard") && strcmp(val, "flight"))
+		return tracer__ctl_usage_error(c,
+			"--mode must be 'discard' or 'flight', not '%s'", val);
+	s->mode = val;
+	return 0;
+}
+
+int tracer__ctl_start_opt(const struct tracer__ctl *c,
+			  struct tracer__ctl_start *s, int key,
+			  const char *val)
+{
+	switch (key) {
+	case KEY_MODE:
+		return mode_opt(c, s, val);
+	case KEY_EVENTS:
+		s->events = val;
+		return tracer__ctl_patterns(val);
+	case KEY_SUBBUF_SIZE:
+		return tracer__ctl_number(c, "--subbuf-size", val, 4096,
+					  1ULL << 30, CTL_NUM_SIZE |
+					  CTL_NUM_POW2, &s->subbuf_size);
+	case KEY_SUBBUF_COUNT:
+		return tracer__ctl_number(c, "--subbuf-count", val, 2, 65536,
+					  CTL_NUM_POW2, &s->subbuf_count);
+	case KEY_LIVE:
+		return tracer__ctl_number(c, "--live-interval", val, 1,
+					  3600000, 0, &s->live_ms);
+	default:
+		return tracer__ctl_syntax_error(c, "unexpected option");
+	}
+}
+
+int tracer__ctl_start_check(const struct tracer__ctl *c,
+			    const struct tracer__ctl_start *s)
+{
+	struct tracer_rb_geometry geo;
+	const char *why = NULL;
+	char a[32], b[32];
+
+	if (!s->subbuf_size || !s->subbuf_count ||
+	    !tracer__rb_geometry(&geo, s->subbuf_size, s->subbuf_count, &why))
+		return 0;
+	return tracer__ctl_usage_error(c,
+		"--subbuf-size %s with --subbuf-count %s: %s",
+		show(a, sizeof(a), s->subbuf_size, CTL_NUM_SIZE),
+		show(b, sizeof(b), s->subbuf_count, 0), why);
+}
+
+static void fill_start(Tracer__SessionStart *m,
+		       const struct tracer__ctl_start *s)
+{
+	m->mode = (char *)(s->mode ? s->mode : "");
+	m->events = (char *)(s->events ? s->events : "");
+	m->subbuf_size = s->subbuf_size;
+	m->subbuf_count = (uint32_t)s->subbuf_count;
+	m->live_interval_ms = (uint32_t)s->live_ms;
+}
+
+int tracer__ctl_session(const struct tracer__ctl *c,
+			const struct tracer__ctl_start *s)
+{
+	Tracer__Message m = TRACER__MESSAGE__INIT;
+	Tracer__SessionStart start = TRACER__SESSION_START__INIT;
+	Tracer__SessionStop stop_msg = TRACER__SESSION_STOP__INIT;
+	const Tracer__Session *r;
+	tracer_msg *reply;
+
+	m.body_case = s ? TRACER__MESSAGE__BODY_SESSION_START :
+		TRACER__MESSAGE__BODY_SESSION_STOP;
+	if (s)
+		fill_start(m.session_start = &start, s);
+	else
+		m.session_stop = &stop_msg;
+	reply = tracer__ctl_call(c, &m, TRACER__MESSAGE__BODY_SESSION);
+	if (!reply)
+		return CTL_FAIL;
+	r = reply->session;
+	tracer__ctl_warn(r->warning);
+	if (s)
+		printf("session %" PRIu64 " started (%s); trace directory:\n",
+		       r->id, r->mode[0] ? r->mode :
+		       s->mode ? s->mode : "discard");
+	else
+		printf("session %" PRIu64 " stopped; trace directory:\n",
+		       r->id);
+	printf("%s\n", r->directory);
+	tracer__wire_free(reply);
+	return CTL_OK;
+}
+
+static int start_cmd(struct tracer__ctl *c, int argc, char **argv)
+{
+	struct tracer__ctl_start s = { .mode = NULL };
+	struct tracer__ctl_args a;
+	int key, ret = 0;
+
+	tracer__ctl_args_init(&a, c, tracer__ctl_start_opts, argc, argv);
+	while (!ret && (key = tracer__ctl_next(&a)) != CTL_END) {
+		if (key == CTL_STOP)
+			return a.status;
+		if (key == CTL_ARG)
+			return tracer__ctl_syntax_error(c,
+				"unexpected argument '%s'", a.val);
+		ret = tracer__ctl_start_opt(c, &s, key, a.val);
+	}
+	if (!ret)
+		ret = tracer__ctl_start_check(c, &s);
+	if (!ret)
+		ret = tracer__ctl_resolve_socket(c);
+	return ret ? ret : tracer__ctl_session(c, &s);
+}
+
+static int stop_cmd(struct tracer__ctl *c, int argc, char **argv)
+{
+	struct tracer__ctl_args a;
+	int ret;
+
+	tracer__ctl_args_init(&a, c, NULL, argc, argv);
+	ret = tracer__ctl_no_args(&a);
+	if (!ret)
+		ret = tracer__ctl_resolve_socket(c);
+	return ret ? ret : tracer__ctl_session(c, NULL);
+}
+
+/* ---- filter, switch, snapshot ------------------------------------------ */
+
+/* Append arg to *text, a ',' between. Returns 0 or CTL_FAIL (reported). */
+static int join(char **text, const char *arg)
+{
+	size_t len = *text ? strlen(*text) : 0;
+	char *t = realloc(*text, len + strlen(arg) + 2);
+
+	if (!t)
+		return tracer__ctl_fail("out of memory");
+	if (len)
+		t[len++] = ',';
+	strcpy(t + len, arg);
+	*text = t;
+	return 0;
+}
+
+static const struct tracer__ctl_opt pid_opts[] = {
+	{ "pid", KEY_PID, true },
+	{ NULL, 0, false },
+};
+
+/* filter's arguments: PATTERNS... and --pid. Returns 0 or the status. */
+static int filter_args(struct tracer__ctl *c, int argc, char **argv,
+		       char **text, uint32_t *pid)
+{
+	struct tracer__ctl_args a;
+	int key, ret = 0;
+
+	tracer__ctl_args_init(&a, c, pid_opts, argc, argv);
+	a.dash_args = true;	/* "-libc:malloc" is an exclusion */
+	while (!ret && (key = tracer__ctl_next(&a)) != CTL_END) {
+		if (key == CTL_STOP)
+			return a.status;
+		if (key == CTL_ARG)
+			ret = a.val[0] ? join(text, a.val) : 0;
+		else
+			ret = tracer__ctl_pid(c, a.val, pid);
+	}
+	if (!ret && !*text)
+		return tracer__ctl_usage_error(c, "missing PATTERNS");
+	return ret;
+}
+
+/* Send a request answered by Done. Returns the reply or NULL (reported). */
+static tracer_msg *done_request(const struct tracer__ctl *c, tracer_msg *m)
+{
+	tracer_msg *r = tracer__ctl_call(c, m, TRACER__MESSAGE__BODY_DONE);
+
+	if (r)
+		tracer__ctl_warn(r->done->warning);
+	return r;
+}
+
+static int filter_cmd(struct tracer__ctl *c, int argc, char **argv)
+{
+	Tracer__Message m = TRACER__MESSAGE__INIT;
+	Tracer__FilterRequest f = TRACER__FILTER_REQUEST__INIT;
+	tracer_msg *r = NULL;
+	char *text = NULL;
+	uint32_t pid = 0;
+	int ret = filter_args(c, argc, argv, &text, &pid);
+
+	if (!ret)
+		ret = tracer__ctl_patterns(text);
+	if (!ret)
+		ret = tracer__ctl_resolve_socket(c);
+	if (!ret) {
+		f.patterns = text;
+		f.pid = pid;
+		m.body_case = TRACER__MESSAGE__BODY_FILTER_REQUEST;
+		m.filter_request = &f;
+		r = done_request(c, &m);
+		ret = r ? CTL_OK : CTL_FAIL;
+	}
+	if (r)
+		printf("filter '%s' applied to %" PRIu32 " process(es)\n",
+		       text, r->done->processes);
+	tracer__wire_free(r);
+	free(text);
+	return ret;
+}
+
+static int switch_cmd(struct tracer__ctl *c, int argc, char **argv)
+{
+	Tracer__Message m = TRACER__MESSAGE__INIT;
+	Tracer__SwitchRequest sw = TRACER__SWITCH_REQUEST__INIT;
+	struct tracer__ctl_args a;
+	tracer_msg *r;
+	int ret;
+
+	tracer__ctl_args_init(&a, c, NULL, argc, argv);
+	ret = tracer__ctl_no_args(&a);
+	if (!ret)
+		ret = tracer__ctl_resolve_socket(c);
+	if (ret)
+		return ret;
+	m.body_case = TRACER__MESSAGE__BODY_SWITCH_REQUEST;
+	m.switch_request = &sw;
+	r = done_request(c, &m);
+	if (!r)
+		return CTL_FAIL;
+	printf("switched %" PRIu32 " process(es)\n", r->done->processes);
+	tracer__wire_free(r);
+	return CTL_OK;
+}
+
+static int snapshot_cmd(struct tracer__ctl *c, int argc, char **argv)
+{
+	Tracer__Message m = TRACER__MESSAGE__INIT;
+	Tracer__SnapshotRequest sn = TRACER__SNAPSHOT_REQUEST__INIT;
+	struct tracer__ctl_args a;
+	tracer_msg *r;
+	int ret;
+
+	tracer__ctl_args_init(&a, c, NULL, argc, argv);
+	ret = tracer__ctl_no_args(&a);
+	if (!ret)
+		ret = tracer__ctl_resolve_socket(c);
+	if (ret)
+		return ret;
+	m.body_case = TRACER__MESSAGE__BODY_SNAPSHOT_REQUEST;
+	m.snapshot_request = &sn;
+	r = done_request(c, &m);
+	if (!r)
+		return CTL_FAIL;
+	printf("snapshot of %" PRIu32 " process(es); directory:\n%s\n",
+	       r->done->processes, r->done->directory);
+	tracer__wire_free(r);
+	return CTL_OK;
+}
+
+/* ---- The table ---------------------------------------------------------- */
+
+#define SOCKET_HELP \
+	"  --socket PATH         tracerd's socket (default: $TRACER_SOCKET,\n" \
+	"                        else the per-user or system-wide socket)\n" \
+	"  -h, --help            show this help\n"
+
+static const char start_usage[] =
+	"usage: tracectl start [--mode discard|flight] [--events PATTERNS]\n"
+	"                      [--subbuf-size BYTES] [--subbuf-count N]\n"
+	"                      [--live-interval MS]\n"
+	"\n"
+	"Start recording a session; print its trace directory last.\n"
+	"\n"
+	"  --mode MODE           when a buffer is full: 'discard' new events\n"
+	"                        (default) or overwrite the oldest: 'flight'\n"
+	"  --events PATTERNS     events to record: globs separated by ',' or\n"
+	"                        ' ', '-' in front excludes, the last match\n"
+	"                        wins (default: every event)\n"
+	"  --subbuf-size BYTES   default channel sub-buffer size: a power of\n"
+	"                        two from 4K to 1G (K, M, G: powers of 1024)\n"
+	"  --subbuf-count N      default channel sub-buffers: a power of two\n"
+	"                        from 2 to 65536\n"
+	"  --live-interval MS    how often partly filled buffers are written\n"
+	"                        out, 1 to 3600000 ms (default 1000)\n"
+	SOCKET_HELP;
+
+static const char stop_usage[] =
+	"usage: tracectl stop\n"
+	"\n"
+	"Stop the session once everything recorded is on disk; print its\n"
+	"trace directory last.\n"
+	"\n" SOCKET_HELP;
+
+static const char filter_usage[] =
+	"usage: tracectl filter PATTERNS [--pid PID]\n"
+	"\n"
+	"Change which events are recorded, at once, in every traced process\n"
+	"(and those to come) or only in process PID. PATTERNS: globs over\n"
+	"event names separated by ',' or ' ' (several arguments are joined);\n"
+	"'-' in front excludes; the last matching pattern wins. Example:\n"
+	"  tracectl filter 'libc:*,-libc:malloc'\n"
+	"\n"
+	"  --pid PID             only this traced process\n"
+	SOCKET_HELP;
+
+static const char switch_usage[] =
+	"usage: tracectl switch\n"
+	"\n"
+	"Close the sub-buffers being filled in every traced process so that\n"
+	"what they hold is written out now (discard mode; in flight mode,\n"
+	"use 'tracectl snapshot').\n"
+	"\n" SOCKET_HELP;
+
+static const char snapshot_usage[] =
+	"usage: tracectl snapshot\n"
+	"\n"
+	"Write what the buffers hold now (flight mode) into a new directory;\n"
+	"print it last.\n"
+	"\n" SOCKET_HELP;
+
+static const char status_usage[] =
+	"usage: tracectl status [--json]\n"
+	"\n"
+	"Show tracerd, the session, and every traced process and thread.\n"
+	"\n"
+	"  --json                one JSON object with every field\n"
+	SOCKET_HELP;
+
+static const char list_usage[] =
+	"usage: tracectl list [--pid PID] [--json]\n"
+	"\n"
+	"List the events the traced processes registered: name, how many\n"
+	"processes have it, whether it is recorded (yes, no, partly), format.\n"
+	"\n"
+	"  --pid PID             only this traced process\n"
+	"  --json                a JSON array, one object per call site\n"
+	SOCKET_HELP;
+
+static const char record_usage[] =
+	"usage: tracectl record [START OPTIONS] [--] PROGRAM [ARGS...]\n"
+	"\n"
+	"Start a session, run PROGRAM traced (LD_PRELOAD=libtracer.so), stop\n"
+	"the session when it exits and print the trace directory last. Starts\n"
+	"a private tracerd when none answers on the socket. Exits with\n"
+	"PROGRAM's status (128+N if killed by signal N, 127 if it cannot run).\n"
+	"START OPTIONS are those of 'tracectl start': --mode, --events,\n"
+	"--subbuf-size, --subbuf-count, --live-interval.\n"
+	"\n"
+	"Environment: TRACER_TRACERD (the tracerd to run), TRACER_LIB (the\n"
+	"libtracer.so to preload).\n"
+	"\n" SOCKET_HELP;
+
+const struct tracer__ctl_cmd tracer__ctl_cmds[] = {
+	{ "start", "start recording a session", start_usage, start_cmd },
+	{ "stop", "stop it, once all is on disk", stop_usage, stop_cmd },
+	{ "filter", "change which events are recorded", filter_usage,
+	  filter_cmd },
+	{ "switch", "write out the buffers being filled", switch_usage,
+	  switch_cmd },
+	{ "snapshot", "write the flight-mode buffers out now",
+	  snapshot_usage, snapshot_cmd },
+	{ "status", "the daemon, session, processes and threads",
+	  status_usage, tracer__ctl_status },
+	{ "list", "the events traced processes registered", list_usage,
+	  tracer__ctl_list },
+	{ "record", "run a program traced, start to stop", record_usage,
+	  tracer__ctl_record },
+	{ NULL, NULL, NULL, NULL },
+};
+
+const struct tracer__ctl_cmd *tracer__ctl_find(const char *name)
+{
+	const struct tracer__ctl_cmd *cmd;
+
+	for (cmd = tracer__ctl_cmds; cmd->name; cmd++)
+		if (!strcmp(cmd->name, name))
+			return cmd;
+	return NULL;
+}

@@ -1,0 +1,168 @@
+/*
+ * control.h - tracectl's subcommands that talk to tracerd (start, stop,
+ * filter, switch, snapshot, status, list, record) and what they share:
+ * option parsing, git-style error lines, number and size arguments, one
+ * request/reply exchange with tracerd.
+ *
+ * Exit statuses: 0 success, 1 runtime failure, 2 usage mistake. Every
+ * mistake is one line on stderr, "tracectl: " first.
+ */
+#ifndef TRACER_CTL_CONTROL_H
+#define TRACER_CTL_CONTROL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "paths.h"
+#include "proto/wire.h"
+
+#define CTL_OK		0
+#define CTL_FAIL	1
+#define CTL_USAGE	2
+
+/* One subcommand being run. */
+struct tracer__ctl {
+	const char *cmd;		/* "start", "stop"... */
+	const char *usage;		/* its --help text */
+	char socket[TRACER_PATH_MAX];	/* --socket, "" for the default */
+};
+
+/* A subcommand's table entry (main.c dispatches through it). */
+struct tracer__ctl_cmd {
+	const char *name;
+	const char *summary;		/* for `tracectl --help` */
+	const char *usage;
+	int (*run)(struct tracer__ctl *c, int argc, char **argv);
+};
+
+/* The subcommands, NULL-terminated; NULL if name is not one. */
+extern const struct tracer__ctl_cmd tracer__ctl_cmds[];
+const struct tracer__ctl_cmd *tracer__ctl_find(const char *name);
+
+/* ---- Options ---------------------------------------------------------- */
+
+/* An option of a subcommand: --NAME, --NAME VALUE or --NAME=VALUE. */
+struct tracer__ctl_opt {
+	const char *name;		/* without "--"; NULL ends a table */
+	int key;			/* > 0 */
+	bool arg;			/* takes a value */
+};
+
+/* tracer__ctl_next() results besides an option's key. */
+#define CTL_ARG		0		/* a positional argument in val */
+#define CTL_END		(-1)		/* no more arguments */
+#define CTL_STOP	(-2)		/* error shown; status says which */
+
+struct tracer__ctl_args {
+	struct tracer__ctl *ctl;
+	const struct tracer__ctl_opt *opts;
+	int argc;			/* argv[0] is the subcommand */
+	char **argv;
+	int i;				/* next element */
+	bool only_args;			/* after "--" */
+	bool dash_args;			/* "-x" is an argument, not an option */
+	const char *val;		/* the option's value, or the argument */
+	int status;			/* exit status after CTL_STOP: 1, 2 */
+};
+
+/*
+ * Start parsing argv (argv[0] is the subcommand) with the options opts.
+ * --socket and --help/-h are always accepted and handled here: --help
+ * prints c->usage to stdout and exits with status 0.
+ */
+void tracer__ctl_args_init(struct tracer__ctl_args *a, struct tracer__ctl *c,
+			   const struct tracer__ctl_opt *opts, int argc,
+			   char **argv);
+
+/* The next option's key, CTL_ARG, CTL_END or CTL_STOP (see above). */
+int tracer__ctl_next(struct tracer__ctl_args *a);
+
+/* "tracectl: CMD: MESSAGE" on stderr. Returns CTL_USAGE. */
+int tracer__ctl_usage_error(const struct tracer__ctl *c, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* As above, then " (see 'tracectl CMD --help')". Returns CTL_USAGE. */
+int tracer__ctl_syntax_error(const struct tracer__ctl *c, const char *fmt,
+			     ...) __attribute__((format(printf, 2, 3)));
+
+/* "tracectl: MESSAGE" on stderr. Returns CTL_FAIL. */
+int tracer__ctl_fail(const char *fmt, ...)
+	__attribute__((format(printf, 1, 2)));
+
+/* Only options: a positional argument is a syntax error. */
+int tracer__ctl_no_args(struct tracer__ctl_args *a);
+
+/* tracer__ctl_number() flags. */
+#define CTL_NUM_SIZE	1u		/* a size: K, M or G suffix allowed */
+#define CTL_NUM_POW2	2u		/* a power of two */
+
+/*
+ * A decimal number in [min, max] (sizes in bytes, or with a K, M or G
+ * suffix: powers of 1024). On error, report "tracectl: CMD: OPT: 'VAL'
+ * is ..." and return CTL_USAGE; else 0.
+ */
+int tracer__ctl_number(const struct tracer__ctl *c, const char *opt,
+		       const char *val, uint64_t min, uint64_t max,
+		       unsigned flags, uint64_t *out);
+
+/* --pid: 1 to INT32_MAX. Returns 0 or CTL_USAGE (reported). */
+int tracer__ctl_pid(const struct tracer__ctl *c, const char *val,
+		    uint32_t *pid);
+
+/* Check event-name patterns locally. Returns 0 or CTL_FAIL (reported). */
+int tracer__ctl_patterns(const char *text);
+
+/* ---- Talking to tracerd ----------------------------------------------- */
+
+/* Fill c->socket from $TRACER_SOCKET or the default if --socket was not
+ * given. Returns 0 or CTL_FAIL (reported). */
+int tracer__ctl_resolve_socket(struct tracer__ctl *c);
+
+/*
+ * Send msg to tracerd at c->socket and wait for the reply, which must be
+ * of type want (an Error reply is printed). Returns the reply (free it with
+ * tracer__wire_free()) or NULL (reported).
+ */
+tracer_msg *tracer__ctl_call(const struct tracer__ctl *c, tracer_msg *msg,
+			     int want);
+
+/* "tracectl: warning: WARNING" on stderr when warning is not empty. */
+void tracer__ctl_warn(const char *warning);
+
+/* ---- Sessions (start and record) ------------------------------------- */
+
+struct tracer__ctl_start {
+	const char *mode;		/* NULL: tracerd's default */
+	const char *events;		/* NULL: every event */
+	uint64_t subbuf_size;		/* 0: tracerd's setting */
+	uint64_t subbuf_count;
+	uint64_t live_ms;		/* 0: default */
+};
+
+/* The options of `start` (and of `record`). */
+extern const struct tracer__ctl_opt tracer__ctl_start_opts[];
+
+/* Apply one option of tracer__ctl_start_opts. Returns 0 or the status. */
+int tracer__ctl_start_opt(const struct tracer__ctl *c,
+			  struct tracer__ctl_start *s, int key,
+			  const char *val);
+
+/* Checks between options, once all are parsed. Returns 0 or CTL_USAGE. */
+int tracer__ctl_start_check(const struct tracer__ctl *c,
+			    const struct tracer__ctl_start *s);
+
+/*
+ * Start (s != NULL) or stop (s == NULL) the session and print
+ * "session ID started (MODE); trace directory:" / "session ID stopped;
+ * trace directory:", then the directory. Returns the exit status.
+ */
+int tracer__ctl_session(const struct tracer__ctl *c,
+			const struct tracer__ctl_start *s);
+
+/* ---- The subcommands --------------------------------------------------- */
+
+int tracer__ctl_status(struct tracer__ctl *c, int argc, char **argv);
+int tracer__ctl_list(struct tracer__ctl *c, int argc, char **argv);
+int tracer__ctl_record(struct tracer__ctl *c, int argc, char **argv);
+
+#endif /* TRACER_CTL_CONTROL_H */

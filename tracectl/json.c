@@ -1,0 +1,115 @@
+/*
+ * json.c - a small JSON writer (json.h).
+ */
+#include <inttypes.h>
+#include <string.h>
+
+#include "json.h"
+
+void tracer__json_init(struct tracer__json *j, FILE *f)
+{
+	j->f = f;
+	j->depth = 0;
+	j->first = true;
+}
+
+/* Length of the valid UTF-8 sequence at s, or 0 if it is not one. */
+static size_t utf8_len(const unsigned char *s)
+{
+	size_t n, i;
+	uint32_t cp;
+
+	if (s[0] >= 0xc2 && s[0] <= 0xdf)
+		n = 2, cp = s[0] & 0x1f;
+	else if (s[0] >= 0xe0 && s[0] <= 0xef)
+		n = 3, cp = s[0] & 0x0f;
+	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
+		n = 4, cp = s[0] & 0x07;
+	else
+		return 0;
+	for (i = 1; i < n; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		cp = cp << 6 | (s[i] & 0x3f);
+	}
+	/* Overlong forms, surrogates, above U+10FFFF. */
+	if ((n == 3 && cp < 0x800) || (n == 4 && cp < 0x10000) ||
+	    (cp >= 0xd800 && cp <= 0xdfff) || cp > 0x10ffff)
+		return 0;
+	return n;
+}
+
+void tracer__json_string(FILE *f, const char *str)
+{
+	const unsigned char *s = (const unsigned char *)(str ? str : "");
+	size_t n;
+
+	fputc('"', f);
+	while (*s) {
+		if (*s == '"' || *s == '\\') {
+			fprintf(f, "\\%c", *s++);
+		} else if (*s < 0x20 || *s == 0x7f) {
+			fprintf(f, "\\u%04x", *s++);
+		} else if (*s < 0x80) {
+			fputc(*s++, f);
+		} else if ((n = utf8_len(s)) != 0) {
+			fwrite(s, 1, n, f);
+			s += n;
+		} else {
+			fputs("\\ufffd", f);
+			s++;
+		}
+	}
+	fputc('"', f);
+}
+
+/* Separator, new line, indentation and key before a value. */
+static void item(struct tracer__json *j, const char *key)
+{
+	if (j->depth) {
+		fprintf(j->f, "%s\n%*s", j->first ? "" : ",", 2 * j->depth,
+			"");
+	}
+	j->first = false;
+	if (key) {
+		tracer__json_string(j->f, key);
+		fputs(": ", j->f);
+	}
+}
+
+void tracer__json_open(struct tracer__json *j, const char *key, char open)
+{
+	item(j, key);
+	fputc(open, j->f);
+	j->depth++;
+	j->first = true;
+}
+
+void tracer__json_close(struct tracer__json *j, char close)
+{
+	j->depth--;
+	if (!j->first)
+		fprintf(j->f, "\n%*s", 2 * j->depth, "");
+	fputc(close, j->f);
+	j->first = false;
+	if (!j->depth)
+		fputc('\n', j->f);
+}
+
+void tracer__json_str(struct tracer__json *j, const char *key, const char *v)
+{
+	item(j, key);
+	tracer__json_string(j->f, v);
+}
+
+void tracer__json_u64(struct tracer__json *j, const char *key, uint64_t v)
+{
+	item(j, key);
+	fprintf(j->f, "%" PRIu64, v);
+}
+
+void tracer__json_bool(struct tracer__json *j, const char *key, bool v)
+{
+	item(j, key);
+	fputs(v ? "true" : "false", j->f);
+}

@@ -1,0 +1,444 @@
+/*
+ * record.c - `tracectl record [START OPTIONS] [--] PROGRAM [ARGS...]`:
+ * start a session, run PROGRAM with libtracer.so preloaded, stop the
+ * session when it exits. When no tracerd answers on the socket, a private
+ * one is started on a socket in a temporary directory, and stopped (then
+ * the directory removed) at the end.
+ *
+ * The private tracerd: $TRACER_TRACERD, else next to our executable
+ * (EXEDIR/tracerd, EXEDIR/../tracerd/tracerd in the build tree), else
+ * tracerd in $PATH; run as `tracerd --socket DIR/tracerd.sock --ready-fd
+ * FD`, in its own process group (^C is for the program), its stdout and
+ * stderr in DIR/tracerd.log. It writes a byte to FD once it listens.
+ *
+ * The library: $TRACER_LIB, else EXEDIR/../libtracer/.libs/libtracer.so
+ * (build tree), EXEDIR/../lib/libtracer.so, TRACER_LIBDIR/libtracer.so.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "control.h"
+
+#ifndef TRACER_LIBDIR
+#define TRACER_LIBDIR "/usr/local/lib"
+#endif
+
+#define READY_TIMEOUT_MS 30000
+#define SOCKET_NAME "tracerd.sock"
+#define LOG_NAME "tracerd.log"
+
+/* A tracerd started for this run. */
+struct private_daemon {
+	pid_t pid;			/* 0: none */
+	char dir[TRACER_PATH_MAX];	/* its temporary directory, "": none */
+};
+
+/* The traced program, for the SIGTERM/SIGHUP forwarder. */
+static volatile sig_atomic_t child_pid;
+
+/* ---- Finding tracerd and libtracer.so ----------------------------------- */
+
+/* The directory of our own executable into buf (PATH_MAX bytes). */
+static int exe_dir(char *buf)
+{
+	ssize_t n = readlink("/proc/self/exe", buf, PATH_MAX - 1);
+	char *slash;
+
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	slash = strrchr(buf, '/');
+	if (!slash)
+		return -1;
+	*slash = '\0';
+	return 0;
+}
+
+/* The first EXEDIR/rel[i] that access(mode) allows, resolved into buf
+ * (PATH_MAX bytes). */
+static bool find_near(char *buf, const char *const *rel, int mode)
+{
+	char dir[PATH_MAX], path[PATH_MAX + 64];
+
+	if (exe_dir(dir))
+		return false;
+	for (; *rel; rel++) {
+		snprintf(path, sizeof(path), "%s/%s", dir, *rel);
+		if (!access(path, mode) && realpath(path, buf))
+			return true;
+	}
+	return false;
+}
+
+/* The tracerd to run into buf (PATH_MAX bytes); may be a $PATH name. */
+static void find_tracerd(char *buf)
+{
+	static const char *const rel[] = {
+		"tracerd", "../tracerd/tracerd", NULL,
+	};
+	const char *env = getenv("TRACER_TRACERD");
+
+	if (env && env[0])
+		snprintf(buf, PATH_MAX, "%s", env);
+	else if (!find_near(buf, rel, X_OK))
+		strcpy(buf, "tracerd");
+}
+
+/* The absolute path of libtracer.so into buf (PATH_MAX bytes). */
+static int find_lib(char *buf)
+{
+	static const char *const rel[] = {
+		"../libtracer/.libs/libtracer.so", "../lib/libtracer.so", NULL,
+	};
+	const char *env = getenv("TRACER_LIB");
+
+	if (env && env[0]) {
+		if (access(env, R_OK) || !realpath(env, buf))
+			return tracer__ctl_fail("$TRACER_LIB '%s': %s", env,
+						strerror(errno));
+		return 0;
+	}
+	if (find_near(buf, rel, R_OK) ||
+	    (!access(TRACER_LIBDIR "/libtracer.so", R_OK) &&
+	     realpath(TRACER_LIBDIR "/libtracer.so", buf)))
+		return 0;
+	return tracer__ctl_fail("cannot find libtracer.so (tried next to "
+				"tracectl and in '%s'; set $TRACER_LIB)",
+				TRACER_LIBDIR);
+}
+
+/* ---- A private tracerd --------------------------------------------------- */
+
+/* Make sure fds 0, 1 and 2 are open, so that no pipe lands there. */
+static void std_fds(void)
+{
+	int fd;
+
+	do
+		fd = open("/dev/null", O_RDWR);
+	while (fd >= 0 && fd <= 2);
+	if (fd > 2)
+		close(fd);
+}
+
+/* DIR/name into buf (size bytes). */
+static void in_dir(char *buf, size_t size, const struct private_daemon *d,
+		   const char *name)
+{
+	snprintf(buf, size, "%s/%s", d->dir, name);
+}
+
+static int make_dir(struct private_daemon *d)
+{
+	static const char tail[] = "/tracectl.XXXXXX/" SOCKET_NAME;
+	const char *tmp = getenv("TMPDIR");
+
+	if (!tmp || tmp[0] != '/' ||
+	    strlen(tmp) + sizeof(tail) > sizeof(d->dir))
+		tmp = "/tmp";
+	snprintf(d->dir, sizeof(d->dir), "%s/tracectl.XXXXXX", tmp);
+	if (mkdtemp(d->dir))
+		return 0;
+	d->dir[0] = '\0';
+	return tracer__ctl_fail("cannot create a directory in '%s': %s", tmp,
+				strerror(errno));
+}
+
+static void tracerd_child(const char *exe, const char *sock, int ready,
+			  int log, pid_t parent)
+{
+	int null = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	char fd[16];
+
+	/* Should tracectl die without stopping it, it stops on its own. */
+	if (prctl(PR_SET_PDEATHSIG, SIGTERM) || getppid() != parent)
+		_exit(127);
+	signal(SIGPIPE, SIG_DFL);
+	setpgid(0, 0);
+	if (null >= 0)
+		dup2(null, 0);
+	dup2(log, 1);
+	dup2(log, 2);
+	fcntl(ready, F_SETFD, 0);	/* the only descriptor it inherits */
+	snprintf(fd, sizeof(fd), "%d", ready);
+	execlp(exe, exe, "--socket", sock, "--ready-fd", fd, (char *)NULL);
+	fprintf(stderr, "cannot run '%s': %s\n", exe, strerror(errno));
+	_exit(127);
+}
+
+/* The first line tracerd wrote to its log, without "tracerd: ". */
+static const char *why_not(const struct private_daemon *d, char *buf,
+			   size_t size)
+{
+	char path[TRACER_PATH_MAX + 16];
+	const char *line = buf;
+	FILE *f;
+
+	in_dir(path, sizeof(path), d, LOG_NAME);
+	f = fopen(path, "re");
+	if (!f || !fgets(buf, (int)size, f))
+		buf[0] = '\0';
+	if (f)
+		fclose(f);
+	buf[strcspn(buf, "\n")] = '\0';
+	if (!strncmp(line, "tracerd: ", 9))
+		line += 9;
+	return line[0] ? line : "it exited before it was ready";
+}
+
+/* Wait for tracerd's byte on fd. Returns 0 or CTL_FAIL (reported). */
+static int wait_ready(struct private_daemon *d, int fd)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+	char c, why[512];
+	ssize_t n = -1;
+	int ret;
+
+	do
+		ret = poll(&p, 1, READY_TIMEOUT_MS);
+	while (ret < 0 && errno == EINTR);
+	if (ret > 0)
+		n = read(fd, &c, 1);
+	close(fd);
+	if (n == 1)
+		return 0;
+	kill(d->pid, SIGKILL);
+	waitpid(d->pid, NULL, 0);
+	d->pid = 0;
+	return tracer__ctl_fail("cannot start tracerd: %s", ret == 0 ?
+				"not ready after 30 s" :
+				why_not(d, why, sizeof(why)));
+}
+
+static int spawn_tracerd(struct private_daemon *d, const char *exe,
+			 const char *sock)
+{
+	char path[TRACER_PATH_MAX + 16];
+	int p[2], log, err;
+	pid_t parent;
+
+	in_dir(path, sizeof(path), d, LOG_NAME);
+	log = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	if (log < 0)
+		return tracer__ctl_fail("cannot create '%s': %s", path,
+					strerror(errno));
+	if (pipe2(p, O_CLOEXEC)) {
+		err = errno;
+		close(log);
+		return tracer__ctl_fail("cannot start tracerd: %s",
+					strerror(err));
+	}
+	parent = getpid();
+	d->pid = fork();
+	if (d->pid == 0)
+		tracerd_child(exe, sock, p[1], log, parent);
+	err = errno;
+	close(log);
+	close(p[1]);
+	if (d->pid < 0) {
+		d->pid = 0;
+		close(p[0]);
+		return tracer__ctl_fail("cannot start tracerd: %s",
+					strerror(err));
+	}
+	setpgid(d->pid, d->pid);	/* may fail once it ran exec: fine */
+	return wait_ready(d, p[0]);
+}
+
+/* Start a private tracerd and use its socket. Returns 0 or CTL_FAIL. */
+static int start_private(struct tracer__ctl *c, struct private_daemon *d)
+{
+	char exe[PATH_MAX], sock[TRACER_PATH_MAX];
+	int ret = make_dir(d);
+
+	if (ret)
+		return ret;
+	find_tracerd(exe);
+	in_dir(sock, sizeof(sock), d, SOCKET_NAME);
+	ret = spawn_tracerd(d, exe, sock);
+	if (!ret)
+		strcpy(c->socket, sock);
+	return ret;
+}
+
+/* Use the tracerd on c->socket, or start one. Returns 0 or CTL_FAIL. */
+static int ensure_daemon(struct tracer__ctl *c, struct private_daemon *d)
+{
+	int fd = tracer__wire_connect(c->socket, 0);
+
+	if (fd >= 0) {
+		close(fd);
+		return 0;
+	}
+	if (fd != -ENOENT && fd != -ECONNREFUSED)
+		return tracer__ctl_fail("cannot reach tracerd at '%s': %s",
+					c->socket, strerror(-fd));
+	return start_private(c, d);
+}
+
+/* SIGTERM, then wait; remove its files and directory. */
+static void stop_private(struct private_daemon *d)
+{
+	char path[TRACER_PATH_MAX + 16];
+
+	if (d->pid > 0) {
+		kill(d->pid, SIGTERM);
+		while (waitpid(d->pid, NULL, 0) < 0 && errno == EINTR)
+			;
+	}
+	if (!d->dir[0])
+		return;
+	in_dir(path, sizeof(path), d, LOG_NAME);
+	unlink(path);
+	in_dir(path, sizeof(path), d, SOCKET_NAME);
+	unlink(path);
+	if (rmdir(d->dir))
+		fprintf(stderr, "tracectl: warning: cannot remove '%s': %s\n",
+			d->dir, strerror(errno));
+}
+
+/* ---- Running the program ------------------------------------------------ */
+
+static void forward(int sig)
+{
+	if (child_pid > 0)
+		kill(child_pid, sig);
+}
+
+/* While the program runs: ^C and ^\ are for it; SIGTERM and SIGHUP are
+ * passed on to it. */
+static void parent_signals(void)
+{
+	struct sigaction ign = { .sa_handler = SIG_IGN };
+	struct sigaction fwd = { .sa_handler = forward,
+				 .sa_flags = SA_RESTART };
+
+	sigemptyset(&ign.sa_mask);
+	sigemptyset(&fwd.sa_mask);
+	sigaction(SIGINT, &ign, NULL);
+	sigaction(SIGQUIT, &ign, NULL);
+	sigaction(SIGTERM, &fwd, NULL);
+	sigaction(SIGHUP, &fwd, NULL);
+}
+
+static void child_signals(void)
+{
+	static const int sigs[] = {
+		SIGINT, SIGQUIT, SIGTERM, SIGHUP, SIGPIPE,
+	};
+	sigset_t none;
+	size_t i;
+
+	for (i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+		signal(sigs[i], SIG_DFL);
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+}
+
+static void program_child(char **argv, const char *sock, const char *lib)
+{
+	const char *old = getenv("LD_PRELOAD");
+	char *preload = NULL;
+
+	child_signals();
+	if (old && old[0] && asprintf(&preload, "%s:%s", lib, old) < 0)
+		preload = NULL;
+	if (setenv(TRACER_SOCKET_ENV, sock, 1) == 0 &&
+	    setenv("LD_PRELOAD", preload ? preload : lib, 1) == 0)
+		execvp(argv[0], argv);
+	fprintf(stderr, "tracectl: cannot run '%s': %s\n", argv[0],
+		strerror(errno));
+	_exit(127);
+}
+
+/* Run argv traced; returns its exit status (128+N: killed by signal N). */
+static int run(char **argv, const char *sock, const char *lib)
+{
+	int status;
+	pid_t pid;
+
+	fflush(stdout);
+	fflush(stderr);
+	pid = fork();
+	if (pid < 0)
+		return tracer__ctl_fail("cannot run '%s': %s", argv[0],
+					strerror(errno));
+	if (pid == 0)
+		program_child(argv, sock, lib);
+	child_pid = pid;
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return tracer__ctl_fail("waitpid: %s", strerror(errno));
+	child_pid = 0;
+	if (WIFSIGNALED(status))
+		return 128 + WTERMSIG(status);
+	return WEXITSTATUS(status);
+}
+
+/* start, run, stop. Returns the exit status. */
+static int traced_run(const struct tracer__ctl *c,
+		      const struct tracer__ctl_start *s, char **prog,
+		      const char *lib)
+{
+	int status, ret = tracer__ctl_session(c, s);
+
+	if (ret)
+		return ret;
+	parent_signals();
+	status = run(prog, c->socket, lib);
+	ret = tracer__ctl_session(c, NULL);
+	return ret && !status ? ret : status;
+}
+
+/* Start options up to PROGRAM (*prog). Returns 0 or the exit status. */
+static int record_args(struct tracer__ctl *c, int argc, char **argv,
+		       struct tracer__ctl_start *s, char ***prog)
+{
+	struct tracer__ctl_args a;
+	int key, ret;
+
+	tracer__ctl_args_init(&a, c, tracer__ctl_start_opts, argc, argv);
+	while ((key = tracer__ctl_next(&a)) != CTL_END) {
+		if (key == CTL_STOP)
+			return a.status;
+		if (key == CTL_ARG) {
+			*prog = argv + a.i - 1;
+			return tracer__ctl_start_check(c, s);
+		}
+		ret = tracer__ctl_start_opt(c, s, key, a.val);
+		if (ret)
+			return ret;
+	}
+	return tracer__ctl_usage_error(c, "missing PROGRAM");
+}
+
+int tracer__ctl_record(struct tracer__ctl *c, int argc, char **argv)
+{
+	struct tracer__ctl_start s = { .mode = NULL };
+	struct private_daemon d = { .pid = 0 };
+	char lib[PATH_MAX];
+	char **prog = NULL;
+	int ret = record_args(c, argc, argv, &s, &prog);
+
+	if (!ret)
+		ret = find_lib(lib);
+	if (!ret)
+		ret = tracer__ctl_resolve_socket(c);
+	std_fds();
+	signal(SIGPIPE, SIG_IGN);	/* a closed stdout must not skip stop */
+	if (!ret)
+		ret = ensure_daemon(c, &d);
+	if (!ret)
+		ret = traced_run(c, &s, prog, lib);
+	stop_private(&d);
+	return ret;
+}

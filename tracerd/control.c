@@ -1,0 +1,249 @@
+/*
+ * control.c - changing a running process without stopping it.
+ *
+ *   control page   tracerd is its only writer. A change is staged under
+ *                  the page's sequence lock (pool_layout.h) and published
+ *                  by the new epoch, the word the event path loads: one
+ *                  atomic switch. Threads act on it at their next event.
+ *   update signal  then queued to every thread that holds a buffer and
+ *                  does not block it (SigBlk in /proc/PID/task/TID/status),
+ *                  so threads act at once: close their sub-buffers for a
+ *                  switch, notice a start or a stop.
+ *   filters        event-name patterns travel over the socket to the
+ *                  process's listener thread, which switches its enable
+ *                  table and confirms with FilterApplied; requests that
+ *                  depend on filters (start --events, filter) wait here
+ *                  for the confirmations, at most WAIT_MS.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "tracerd.h"
+
+#define WAIT_MS		1000	/* for a process to confirm a filter */
+
+void tracerd_control_publish(struct tracerd_process *p, uint64_t session,
+			     uint32_t mode, bool bump_switch)
+{
+	struct tracer_control *c = p->control;
+	uint32_t seq = c->seq;
+
+	__atomic_store_n(&c->seq, seq + 1, __ATOMIC_RELAXED);
+	/* The odd seq before any field (smp_wmb). */
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+	__atomic_store_n(&c->session, session, __ATOMIC_RELAXED);
+	__atomic_store_n(&c->mode, mode, __ATOMIC_RELAXED);
+	if (bump_switch)
+		__atomic_store_n(&c->switch_seq, c->switch_seq + 1,
+				 __ATOMIC_RELAXED);
+	__atomic_store_n(&c->filter_generation, p->filter_sent,
+			 __ATOMIC_RELAXED);
+	__atomic_store_n(&c->epoch, session ? ++p->d->epoch : 0,
+			 __ATOMIC_RELAXED);
+	/* Every field before the even seq. */
+	__atomic_store_n(&c->seq, seq + 2, __ATOMIC_RELEASE);
+}
+
+/* Does thread tid of p block sig? (If we cannot tell: assume it does.) */
+static bool blocks(pid_t pid, uint32_t tid, int sig)
+{
+	char path[64], line[256];
+	unsigned long long mask = ~0ULL;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%" PRIu32 "/status",
+		 (int)pid, tid);
+	f = fopen(path, "re");
+	if (!f)
+		return true;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "SigBlk: %llx", &mask) == 1)
+			break;
+	fclose(f);
+	return (mask >> (sig - 1)) & 1;
+}
+
+static void queue_signal(struct tracerd_process *p, uint32_t tid)
+{
+	siginfo_t si;
+
+	memset(&si, 0, sizeof(si));
+	si.si_signo = p->signal;
+	si.si_code = SI_QUEUE;
+	si.si_pid = getpid();
+	si.si_uid = getuid();
+	si.si_value.sival_int = TRACER_SIGNAL_COOKIE;
+	/* The kernel checks that tid is a thread of p (else ESRCH). */
+	if (syscall(SYS_rt_tgsigqueueinfo, p->pid, (pid_t)tid, p->signal,
+		    &si) < 0 && errno != ESRCH && errno != EAGAIN)
+		tracerd_log("pid %d tid %" PRIu32 ": cannot signal: %s",
+			    (int)p->pid, tid, strerror(errno));
+}
+
+void tracerd_control_signal(struct tracerd_process *p)
+{
+	uint32_t i;
+
+	if (p->signal < SIGRTMIN || p->signal > SIGRTMAX || !p->client)
+		return;
+	for (i = 0; i < p->nbuf; i++) {
+		uint64_t st = __atomic_load_n(&p->buf[i].desc->state,
+					      __ATOMIC_ACQUIRE);
+		uint32_t tid = TRACER_READ_ONCE(p->buf[i].desc->owner_tid);
+
+		if (TRACER_BUF_STATE(st) != TRACER_BUF_IN_USE || tid == 0 ||
+		    blocks(p->pid, tid, p->signal))
+			continue;
+		queue_signal(p, tid);
+	}
+}
+
+bool tracerd_control_send_filter(struct tracerd_process *p,
+				 const char *patterns)
+{
+	Tracer__Message m = TRACER__MESSAGE__INIT;
+	Tracer__Filter f = TRACER__FILTER__INIT;
+	char *copy;
+
+	if (!p->client || (p->filter && !strcmp(p->filter, patterns)))
+		return false;
+	copy = strdup(patterns);
+	if (!copy)
+		return false;
+	free(p->filter);
+	p->filter = copy;
+	f.generation = ++p->filter_sent;
+	f.patterns = copy;
+	m.body_case = TRACER__MESSAGE__BODY_FILTER;
+	m.filter = &f;
+	tracerd_send(p->client, &m, NULL, 0);
+	return true;
+}
+
+void tracerd_control_filter_applied(struct tracerd_process *p,
+				    const Tracer__FilterApplied *a)
+{
+	if (a->generation > p->filter_sent)
+		return;		/* never sent: ignore */
+	if (a->code)
+		tracerd_log("pid %d could not apply filter %" PRIu64 ": %s",
+			    (int)p->pid, a->generation, strerror(-a->code));
+	if (a->generation > p->filter_acked)
+		p->filter_acked = a->generation;
+	tracerd_waiters_check(p->d);
+}
+
+/* ------------------------------------------------------------------ */
+/* Requests waiting for confirmations                                  */
+
+static void waiter_free(struct tracerd_waiter *w)
+{
+	cds_list_del(&w->node);
+	free(w->targets);
+	free(w);
+}
+
+struct tracerd_waiter *tracerd_wait_filters(struct tracerd_client *c,
+					    int kind, pid_t pid)
+{
+	struct tracerd *d = c->d;
+	struct tracerd_waiter *w = calloc(1, sizeof(*w));
+	struct tracerd_process *p;
+	size_t n = 0;
+
+	cds_list_for_each_entry(p, &d->processes, node)
+		n++;
+	if (w)
+		w->targets = calloc(n ? n : 1, sizeof(*w->targets));
+	if (!w || !w->targets) {
+		free(w);
+		tracerd_send_error(c, -ENOMEM, "out of memory");
+		return NULL;
+	}
+	cds_list_for_each_entry(p, &d->processes, node) {
+		if (pid && p->pid != pid)
+			continue;
+		w->reached++;
+		if (p->filter_acked >= p->filter_sent)
+			continue;
+		w->targets[w->n].pid = p->pid;
+		w->targets[w->n++].gen = p->filter_sent;
+	}
+	w->client = c;
+	w->kind = kind;
+	w->deadline_ms = tracerd_now_ms() + WAIT_MS;
+	cds_list_add_tail(&w->node, &d->waiters);
+	return w;
+}
+
+/* Pids that have not confirmed yet, as a warning; "" when none. */
+static size_t pending(struct tracerd *d, const struct tracerd_waiter *w,
+		      char *buf, size_t size)
+{
+	size_t i, late = 0, len = 0;
+
+	buf[0] = '\0';
+	for (i = 0; i < w->n; i++) {
+		struct tracerd_process *p =
+			tracerd_process_find(d, w->targets[i].pid);
+
+		if (!p || !p->client || p->filter_acked >= w->targets[i].gen)
+			continue;
+		late++;
+		if (len + 16 < size)
+			len += (size_t)snprintf(buf + len, size - len, "%s%d",
+						late > 1 ? " " : "",
+						(int)p->pid);
+	}
+	return late;
+}
+
+static void answer(struct tracerd *d, struct tracerd_waiter *w,
+		   size_t late, const char *pids)
+{
+	char warn[600] = "";
+
+	if (late)
+		snprintf(warn, sizeof(warn), "%zu process(es) did not confirm "
+			 "the filter within %d ms (pid %s); they apply it when "
+			 "they can", late, WAIT_MS, pids);
+	if (w->kind == TRACERD_WAIT_START)
+		tracerd_session_started(d, w->client, warn);
+	else if (w->client)
+		tracerd_reply_done(w->client, w->reached, NULL, warn);
+}
+
+void tracerd_waiters_check(struct tracerd *d)
+{
+	struct tracerd_waiter *w, *tmp;
+	uint64_t now = tracerd_now_ms();
+	char pids[512];
+
+	cds_list_for_each_entry_safe(w, tmp, &d->waiters, node) {
+		size_t late = pending(d, w, pids, sizeof(pids));
+
+		if (late && now < w->deadline_ms)
+			continue;
+		/* Unlinked first: answering may add waiters. */
+		cds_list_del(&w->node);
+		CDS_INIT_LIST_HEAD(&w->node);
+		answer(d, w, late, pids);
+		waiter_free(w);
+	}
+}
+
+void tracerd_waiters_forget(struct tracerd_client *c)
+{
+	struct tracerd_waiter *w;
+
+	cds_list_for_each_entry(w, &c->d->waiters, node)
+		if (w->client == c)
+			w->client = NULL;
+}
