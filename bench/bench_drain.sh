@@ -10,18 +10,38 @@
 #           floor (clock read + 32-byte store)
 #   drain   tracerd's drain rate: 1 and 2 writers flat out, then paced,
 #           DRAIN_SECONDS each; what tracerd wrote and what was lost
+#   filter  event filters (bench_tracer disabled and filter-record):
+#           - ns per call of a call site the filter disables, in a session
+#             started with --events=-bench:off (bench_tracer checks that
+#             its `enabled` word is 0), against an empty loop of the same
+#             shape;
+#           - ns per event of the enabled record (as record, 1 thread,
+#             while tracerd drains) under the default filter '*' and under
+#             a list of FILTER_PATTERNS patterns (FILTER_PATTERNS - 2 globs
+#             that match nothing, nomatch<i>:*, then bench:* and
+#             -bench:off), in one process: FILTER_ROUNDS sessions, each
+#             started with one filter (alternately) and switched to the
+#             other by `tracectl filter`, a phase under each; bench_tracer
+#             checks before and after each phase that bench:off is as the
+#             filter says;
+#           - ms that `tracectl filter` takes end to end (it returns once
+#             the process confirmed) to switch that process, idle in a
+#             session of its own, to the long list and back to '*':
+#             best and median of FILTER_APPLIES switches each way
 #
 # Run from the build directory, after make (or after building
 # bench/bench_tracer by hand, see bench/bench.am):
 #
-#   cd build && ../bench/bench_drain.sh [first] [record] [drain]
+#   cd build && ../bench/bench_drain.sh [first] [record] [drain] [filter]
 #
-# No argument runs all three (about 20 s on 2 CPUs). Settings from the
+# No argument runs all four (about 35 s on 2 CPUs). Settings from the
 # environment: EVENTS (10000000), IDLE_EVENTS (20000000), RUNS (3),
 # FIRST_THREADS (300), DRAIN_SECONDS (2), PACED_MBPS (50; a list such as
-# "50 200" adds a pair of paced rows per rate). TMPDIR picks the file
-# system tracerd writes to (default /tmp). Measures and prints; fails only
-# when something does not run.
+# "50 200" adds a pair of paced rows per rate), FILTER_PATTERNS (1000),
+# FILTER_APPLIES (5), FILTER_ROUNDS (4: sessions, each with a record
+# phase under each filter). TMPDIR picks the file system tracerd writes to
+# (default /tmp). Measures and prints; fails only when something does not
+# run (or a call site is not in the state a filter row says).
 
 TRACERD=./tracerd/tracerd
 TRACECTL=./tracectl/tracectl
@@ -33,6 +53,9 @@ RUNS=${RUNS:-3}
 FIRST_THREADS=${FIRST_THREADS:-300}
 DRAIN_SECONDS=${DRAIN_SECONDS:-2}
 PACED_MBPS=${PACED_MBPS:-50}
+FILTER_PATTERNS=${FILTER_PATTERNS:-1000}
+FILTER_APPLIES=${FILTER_APPLIES:-5}
+FILTER_ROUNDS=${FILTER_ROUNDS:-4}
 
 T=
 DPID=
@@ -59,7 +82,7 @@ cleanup() {
 		kill "$BPID" 2>/dev/null
 		wait "$BPID" 2>/dev/null
 	fi
-	exec 3>&-
+	exec 3>&- 4<&-
 	stop_daemon
 	[ -n "$T" ] && rm -rf "$T"
 }
@@ -73,11 +96,12 @@ start_daemon() {
 	[ -n "$DPID" ] || die "tracerd does not answer"
 }
 
-# Start a session; prints its directory (the last line).
+# session_start [START OPTIONS]: start a session; prints its directory
+# (the last line).
 session_start() {
 	local out
 
-	out=$("$TRACECTL" start) || return 1
+	out=$("$TRACECTL" start "$@") || return 1
 	echo "${out##*$'\n'}"
 }
 
@@ -103,6 +127,20 @@ val() {
 	awk -v k="$1" '$1 == "@" { for (i = 2; i <= NF; i++) {
 		n = index($i, "="); if (substr($i, 1, n - 1) == k)
 		v = substr($i, n + 1) } } END { print v }' "$2"
+}
+
+# stats: "best median" of the numbers on stdin, one a line.
+stats() {
+	sort -g | awk '{ v[NR] = $1 } END { if (NR == 0) exit 1
+		m = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
+		print v[1], m }'
+}
+
+# vals KEY FILE: every value of KEY on FILE's "@" lines, one a line.
+vals() {
+	awk -v k="$1" '$1 == "@" { for (i = 2; i <= NF; i++) {
+		n = index($i, "="); if (substr($i, 1, n - 1) == k)
+		print substr($i, n + 1) } }' "$2"
 }
 
 # tracerd's CPU time so far, in ms.
@@ -288,6 +326,202 @@ bench_drain() {
 }
 
 # ---------------------------------------------------------------------
+# filter: a call site the filter disables; the enabled record under a
+# long filter; the time a filter change takes.
+
+# filter_disabled: the `disabled` rows, in a session that excludes
+# bench:off.
+filter_disabled() {
+	local dir
+
+	dir=$(session_start --events=-bench:off) ||
+		die "tracectl start failed"
+	run "$T/disabled.out" "$BENCH" disabled "$IDLE_EVENTS" "$RUNS"
+	session_stop
+	rm -rf "$dir"
+	[ "$(val off_enabled "$T/disabled.out")" = 0 ] ||
+		die "bench_tracer disabled did not check bench:off"
+	show "$T/disabled.out"
+}
+
+# filter_patterns N: N - 2 globs that match no event, then bench:* and
+# -bench:off; one argument, comma-separated.
+filter_patterns() {
+	{ seq -f 'nomatch%.0f:*' 0 $(($1 - 3)); echo 'bench:*'
+	  echo '-bench:off'; } | paste -s -d ,
+}
+
+# apply_filter PATTERNS MSFILE: tracectl filter PATTERNS, timed end to end
+# (wall ms appended to MSFILE); fails unless the bench process confirmed.
+apply_filter() {
+	local t0 t1
+
+	t0=$EPOCHREALTIME
+	"$TRACECTL" filter "$1" >"$T/apply.out" 2>"$T/apply.err" ||
+		die "tracectl filter failed: $(cat "$T/apply.err")"
+	t1=$EPOCHREALTIME
+	[ ! -s "$T/apply.err" ] ||
+		die "tracectl filter warned: $(cat "$T/apply.err")"
+	grep -q 'applied to 1 process(es)$' "$T/apply.out" ||
+		die "tracectl filter: $(tail -c 200 "$T/apply.out")"
+	awk -v a="${t0/,/.}" -v b="${t1/,/.}" \
+		'BEGIN { printf "%.3f\n", (b - a) * 1000 }' >>"$2"
+}
+
+# bench_lines: copy filter-record's output (fd 4) to $T/frec.out up to
+# its next "ready"; returns 1 at its end.
+bench_lines() {
+	local line
+
+	while IFS= read -r line <&4; do
+		[ "$line" = ready ] && return 0
+		printf '%s\n' "$line" >>"$T/frec.out"
+	done
+	return 1
+}
+
+# phase LINE: filter-record measures under the filter now in force.
+phase() {
+	echo "$1" >&3
+	bench_lines || die "bench_tracer filter-record failed"
+}
+
+# filter_start: bench_tracer filter-record in the background, its stdin
+# on fd 3, its stdout on fd 4; returns once it waits for a phase.
+filter_start() {
+	rm -f "$T/fin" "$T/fout"
+	mkfifo "$T/fin" "$T/fout" || die "mkfifo failed"
+	"$BENCH" filter-record "$EVENTS" "$RUNS" <"$T/fin" >"$T/fout" &
+	BPID=$!
+	exec 3>"$T/fin" 4<"$T/fout"
+	bench_lines || die "bench_tracer filter-record did not start"
+}
+
+# filter_end: end of its input; filter-record prints its total and exits.
+filter_end() {
+	exec 3>&-
+	! bench_lines || die "bench_tracer filter-record did not stop"
+	exec 4<&-
+	wait "$BPID" || die "bench_tracer filter-record failed"
+	BPID=
+	rm -f "$T/fin" "$T/fout"
+}
+
+# filter_applies PATTERNS: in a session of its own, while filter-record
+# waits (records nothing), FILTER_APPLIES changes to PATTERNS and back to
+# '*', each timed.
+filter_applies() {
+	local dir i
+
+	dir=$(session_start) || die "tracectl start failed"
+	for ((i = 0; i < FILTER_APPLIES; i++)); do
+		apply_filter "$1" "$T/many.ms"
+		apply_filter '*' "$T/star.ms"
+	done
+	session_stop
+	rm -rf "$dir"
+}
+
+# filter_round I PATTERNS: one session (its files deleted after it, so
+# that the page cache's writeback does not pile up over the rounds), a
+# record phase under each filter: '*' first when I is odd, PATTERNS first
+# when even. The session starts with the first filter, `tracectl filter`
+# sets the second. Appends its bench:ev count in the trace to frcount.
+filter_round() {
+	local many="0 many $FILTER_PATTERNS patterns" star="1 star '*'" dir
+	local first=('*' "$star") second=("$2" "$many")
+
+	if (($1 % 2 == 0)); then
+		first=("$2" "$many")
+		second=('*' "$star")
+	fi
+	dir=$(session_start --events="${first[0]}") ||
+		die "tracectl start failed"
+	phase "${first[1]}"
+	apply_filter "${second[0]}" /dev/null
+	phase "${second[1]}"
+	session_stop
+	run "$T/frcount.out" "$BENCH" count "$dir"
+	rm -rf "$dir"
+	val events "$T/frcount.out" >>"$T/frcount"
+}
+
+# filter_table: one filter-record process through filter_applies, then
+# FILTER_ROUNDS rounds.
+filter_table() {
+	local pats i
+
+	pats=$(filter_patterns "$FILTER_PATTERNS")
+	echo "${#pats}" >"$T/patbytes"
+	: >"$T/frec.out"
+	: >"$T/many.ms"
+	: >"$T/star.ms"
+	: >"$T/frcount"
+	filter_start
+	filter_applies "$pats"
+	for ((i = 1; i <= FILTER_ROUNDS; i++)); do
+		filter_round "$i" "$pats"
+	done
+	filter_end
+	show "$T/frec.out"
+}
+
+bench_filter() {
+	((FILTER_PATTERNS >= 2)) || die "FILTER_PATTERNS must be at least 2"
+	echo "== event filters: one thread in a session while tracerd drains;" \
+	     "ns/call, best (median) of $RUNS runs =="
+	printf "%-40s %-9s %s\n" case threads ns/event
+	filter_disabled
+	filter_table
+	filter_summary
+	echo
+}
+
+filter_summary() {
+	local d e s m sm mm ms ss
+
+	d=$(val disabled "$T/disabled.out")
+	e=$(val empty "$T/disabled.out")
+	s=$(vals star_best "$T/frec.out" | stats | cut -d ' ' -f 1)
+	m=$(vals many_best "$T/frec.out" | stats | cut -d ' ' -f 1)
+	sm=$(vals star_median "$T/frec.out" | stats | cut -d ' ' -f 2)
+	mm=$(vals many_median "$T/frec.out" | stats | cut -d ' ' -f 2)
+	read -r -a ms < <(stats <"$T/many.ms")
+	read -r -a ss < <(stats <"$T/star.ms")
+	awk -v d="$d" -v e="$e" 'BEGIN {
+		x = d - e
+		if (x > -0.005 && x < 0.005)
+			x = 0
+		printf "disabled call site (enabled == 0, checked): %.2f ns " \
+		       "vs empty loop %.2f ns: %+.2f ns per call\n", d, e, x }'
+	awk -v s="$s" -v m="$m" -v sm="$sm" -v mm="$mm" \
+	    -v n="$FILTER_PATTERNS" -v r="$FILTER_ROUNDS" 'BEGIN {
+		printf "enabled record, ns, best (median of the phases'"'"' " \
+		       "medians), %d phases each: %.1f (%.1f) under '"'*'"', " \
+		       "%.1f (%.1f) under %d patterns: ratio %.3f\n", r, s,
+		       sm, m, mm, n, m / s }'
+	echo "tracectl filter, end to end (1 traced process, idle), ms, best" \
+	     "(median) of $FILTER_APPLIES: $FILTER_PATTERNS patterns" \
+	     "($(cat "$T/patbytes") bytes) ${ms[0]} (${ms[1]});" \
+	     "'*' ${ss[0]} (${ss[1]})"
+	awk -v p="$(val produced "$T/frec.out")" \
+	    -v e="$(awk '{ n += $1 } END { print n }' "$T/frcount")" 'BEGIN {
+		printf "in the trace: %d of the %d bench:ev events of the " \
+		       "filter phases (%d dropped while tracerd was " \
+		       "behind)\n", e, p, p - e }'
+	filter_preempted
+}
+
+# A note when the writer did not have its CPU to itself in some phase.
+filter_preempted() {
+	{ vals star_share "$T/frec.out"; vals many_share "$T/frec.out"; } |
+		sort -g | awk 'NR == 1 && $1 < 0.95 {
+		printf "note: the writer was preempted in some phases (down " \
+		       "to %.0f%% of a CPU): the machine is not quiet, " \
+		       "compare the record rows with care\n", 100 * $1 }'
+}
+
+# ---------------------------------------------------------------------
 
 for f in "$TRACERD" "$TRACECTL" "$BENCH"; do
 	[ -x "$f" ] || die "$f not found: run from the build directory," \
@@ -295,11 +529,11 @@ for f in "$TRACERD" "$TRACECTL" "$BENCH"; do
 done
 for s in "$@"; do
 	case $s in
-	first|record|drain) ;;
-	*) die "unknown benchmark '$s' (first, record, drain)" ;;
+	first|record|drain|filter) ;;
+	*) die "unknown benchmark '$s' (first, record, drain, filter)" ;;
 	esac
 done
-[ $# -gt 0 ] || set -- first record drain
+[ $# -gt 0 ] || set -- first record drain filter
 
 # A bench_tracer built by hand (see bench.am) finds libtracer here.
 export LD_LIBRARY_PATH=$PWD/libtracer/.libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}

@@ -26,6 +26,26 @@
  *       session (the call enters libtracer, checks the session, returns),
  *       or without tracerd (the call site's `enabled` is 0: a load and a
  *       branch). Which one depends on how it is run; the row says which.
+ *   disabled [EVENTS [RUNS]]
+ *       the cost of a call site the event filter turned off, in a session
+ *       (tracectl start --events=-bench:off): tracer_record("bench:off",
+ *       "%d %d", i, 0) in a loop, against an empty loop of the same shape,
+ *       the two alternating run by run. Fails unless bench:off's `enabled`
+ *       is 0 and bench:ev's is not (libtracer registered, the filter in
+ *       force excludes bench:off), before and after the runs.
+ *   filter-record [EVENTS [RUNS]]
+ *       `record 1` once per phase, while the script changes the filter in
+ *       between: prints "ready", reads a phase line "OFF KEY LABEL" from
+ *       stdin (OFF: 1 if bench:off must be enabled under the filter the
+ *       script just applied, else 0), checks that bench:ev is enabled and
+ *       bench:off as OFF says (fails otherwise), runs RUNS runs of EVENTS
+ *       events (after the warm-up), prints a row "filter LABEL" (with
+ *       the writer's CPU time over its wall time: below 100%, it was
+ *       preempted) and "@ KEY_best=... KEY_median=... KEY_share=...", and
+ *       so on until end of file or a line "quit"; then "@ produced=N"
+ *       (every event, warm-ups included). bench_drain.sh alternates the
+ *       default filter '*' and one of 1,000 patterns, and times the
+ *       `tracectl filter` changes while this process waits for a phase.
  *   first-event [THREADS [FILL]]
  *       THREADS threads (default 300) created one after another; each
  *       times its first tracer_record() (taking a buffer from the pool),
@@ -76,6 +96,7 @@
 #define PROG			"bench_tracer"
 #include "bench.h"
 #define EVENT_NAME		"bench:ev"
+#define OFF_EVENT_NAME		"bench:off"	/* the filter excludes it */
 #define EXIT_EVENT_NAME		"tracer:thread_exit"
 #define RECORD_BYTES		32	/* header 16 + two 8-byte values */
 #define DEFAULT_EVENTS		10000000ULL
@@ -105,6 +126,9 @@
 #define MAX_PACKET		(1u << 30)
 #define PATH_BYTES		4096
 #define ROW_FMT			"%-40s %-9s "
+#define PHASE_LINE		1024
+#define PHASE_KEY		32
+#define PHASE_LABEL		64
 
 /* One writer thread of `record` or `drain`, on its own cache lines. */
 struct writer {
@@ -145,6 +169,25 @@ struct meta_ids {
 	uint32_t event, exit;
 };
 
+/* One phase of filter-record, as read from stdin. */
+struct phase {
+	int off;			/* 1: bench:off must be enabled */
+	char key[PHASE_KEY];		/* of the "@" line */
+	char label[PHASE_LABEL];	/* of the row */
+};
+
+/*
+ * The loops of idle, disabled and the empty loop start on a 64-byte
+ * boundary: a loop of a few instructions that straddles one can take a
+ * cycle more per iteration, whatever is in it (seen on AMD EPYC: the
+ * disabled call site at 0.6 ns instead of 0.3 after an unrelated edit).
+ */
+#if defined(__GNUC__) && !defined(__clang__)
+# define TIMED_LOOP	__attribute__((noinline, optimize("align-loops=64")))
+#else
+# define TIMED_LOOP	__attribute__((noinline))
+#endif
+
 static volatile uint64_t sink;
 static int drain_stop;		/* atomic: writers stop at the next chunk */
 
@@ -156,6 +199,8 @@ static void usage(FILE *f)
 	fputs("usage: " PROG " floor [EVENTS [RUNS]]\n"
 	      "       " PROG " record THREADS [EVENTS [RUNS]]\n"
 	      "       " PROG " idle [EVENTS [RUNS]]\n"
+	      "       " PROG " disabled [EVENTS [RUNS]]\n"
+	      "       " PROG " filter-record [EVENTS [RUNS]]\n"
 	      "       " PROG " first-event [THREADS [FILL]]\n"
 	      "       " PROG " drain THREADS SECONDS [MBPS] [--hold]\n"
 	      "       " PROG " count DIR\n"
@@ -246,6 +291,12 @@ static inline __attribute__((always_inline)) void record_ev(int a, int b)
 	tracer_record(EVENT_NAME, "%d %d", a, b);
 }
 
+/* The same shape under the name the filter excludes (disabled). */
+static inline __attribute__((always_inline)) void record_off(int a, int b)
+{
+	tracer_record(OFF_EVENT_NAME, "%d %d", a, b);
+}
+
 static const struct tracer_callsite *find_callsite(const char *name)
 {
 	struct tracer_callsite *cs;
@@ -257,14 +308,27 @@ static const struct tracer_callsite *find_callsite(const char *name)
 	return NULL;
 }
 
+/* Is the call site called name enabled (its `enabled` word nonzero)? */
+static bool callsite_on(const char *name)
+{
+	const struct tracer_callsite *cs = find_callsite(name);
+
+	if (!cs)
+		die("call site '%s' not found in this program", name);
+	return __atomic_load_n(&cs->enabled, __ATOMIC_RELAXED) != 0;
+}
+
 /* Is the call site recording (libtracer registered with tracerd)? */
 static bool callsite_enabled(void)
 {
-	const struct tracer_callsite *cs = find_callsite(EVENT_NAME);
+	return callsite_on(EVENT_NAME);
+}
 
-	if (!cs)
-		die("call site '%s' not found in this program", EVENT_NAME);
-	return __atomic_load_n(&cs->enabled, __ATOMIC_RELAXED) != 0;
+static void require_registered(void)
+{
+	if (!callsite_enabled())
+		die("the call site is disabled: libtracer is not registered "
+		    "with tracerd (is TRACER_SOCKET right?)");
 }
 
 /* ---------------------------------------------------------------------- */
@@ -453,9 +517,7 @@ static int cmd_record(int nthreads, uint64_t events, unsigned int runs)
 {
 	static struct bench_run b;
 
-	if (!callsite_enabled())
-		die("the call site is disabled: libtracer is not registered "
-		    "with tracerd (is TRACER_SOCKET right?)");
+	require_registered();
 	b.nthreads = nthreads;
 	b.events = events;
 	b.runs = runs;
@@ -469,7 +531,7 @@ static int cmd_record(int nthreads, uint64_t events, unsigned int runs)
 /* idle */
 
 /* The barrier makes `enabled` be loaded again every iteration. */
-static double run_idle(uint64_t n)
+static TIMED_LOOP double run_idle(uint64_t n)
 {
 	struct stopwatch sw;
 	uint64_t i;
@@ -483,7 +545,7 @@ static double run_idle(uint64_t n)
 	return sw_stop(&sw, n, &share);
 }
 
-static double run_empty(uint64_t n)
+static TIMED_LOOP double run_empty(uint64_t n)
 {
 	struct stopwatch sw;
 	uint64_t i;
@@ -516,6 +578,138 @@ static int cmd_idle(uint64_t events, unsigned int runs)
 	printf(ROW_FMT "%.2f (%.2f)\n", "empty loop (no call site)", "1",
 	       min_of(v, runs), median(v, runs));
 	printf("@ empty=%.3f\n", min_of(v, runs));
+	return 0;
+}
+
+/* ---------------------------------------------------------------------- */
+/* disabled */
+
+/* run_idle over the call site the filter excludes. */
+static TIMED_LOOP double run_off(uint64_t n)
+{
+	struct stopwatch sw;
+	uint64_t i;
+	double share;
+
+	sw_start(&sw);
+	for (i = 0; i < n; i++) {
+		record_off((int)i, 0);
+		__asm__ __volatile__("" : : : "memory");
+	}
+	return sw_stop(&sw, n, &share);
+}
+
+/* bench:ev enabled, bench:off disabled by the filter; or fail. */
+static void require_off(const char *when)
+{
+	require_registered();
+	if (callsite_on(OFF_EVENT_NAME))
+		die("%s: call site '%s' is enabled: the filter in force does "
+		    "not exclude it (start the session with --events=-%s)",
+		    when, OFF_EVENT_NAME, OFF_EVENT_NAME);
+}
+
+static void print_pair(const char *name, const char *key, double *v,
+		       unsigned int runs, const char *note)
+{
+	double best = min_of(v, runs), med = median(v, runs);
+
+	printf(ROW_FMT "%.2f (%.2f)%s\n", name, "1", best, med, note);
+	printf("@ %s=%.3f %s_median=%.3f\n", key, best, key, med);
+}
+
+static int cmd_disabled(uint64_t events, unsigned int runs)
+{
+	double off[MAX_RUNS], empty[MAX_RUNS];
+	unsigned int r;
+
+	require_off("before the runs");
+	run_off(events / 10);
+	run_empty(events / 10);
+	for (r = 0; r < runs; r++) {
+		off[r] = run_off(events);
+		empty[r] = run_empty(events);
+	}
+	require_off("after the runs");
+	print_pair("tracer_record, disabled by the filter", "disabled", off,
+		   runs, "  (" OFF_EVENT_NAME ": enabled == 0, checked)");
+	print_pair("empty loop (no call site)", "empty", empty, runs, "");
+	printf("@ off_enabled=0\n");
+	return 0;
+}
+
+/* ---------------------------------------------------------------------- */
+/* filter-record */
+
+/* Say "ready", read the next phase; false at end of file or "quit". */
+static bool read_phase(struct phase *ph)
+{
+	char line[PHASE_LINE];
+	int at = 0;
+
+	printf("ready\n");
+	fflush(stdout);
+	if (!fgets(line, sizeof(line), stdin) ||
+	    strncmp(line, "quit", 4) == 0)
+		return false;
+	line[strcspn(line, "\n")] = '\0';
+	if (sscanf(line, "%d %31s %n", &ph->off, ph->key, &at) != 2 ||
+	    at == 0 || (ph->off != 0 && ph->off != 1))
+		die("filter-record: bad phase line '%s' (want OFF KEY LABEL)",
+		    line);
+	snprintf(ph->label, sizeof(ph->label), "%s", line + at);
+	return true;
+}
+
+/* The filter in force is the one the phase names; or fail. */
+static void check_phase(const struct phase *ph, const char *when)
+{
+	bool off_on = callsite_on(OFF_EVENT_NAME);
+
+	require_registered();
+	if (off_on != (ph->off != 0))
+		die("phase '%s', %s: call site '%s' is %s, expected %s: the "
+		    "filter in force is not the one the phase names",
+		    ph->label, when, OFF_EVENT_NAME,
+		    off_on ? "enabled" : "disabled",
+		    ph->off ? "enabled" : "disabled");
+}
+
+static void print_phase(const struct bench_run *b, const struct phase *ph)
+{
+	double v[MAX_RUNS], best, med, share;
+	char name[PHASE_LABEL + 32];
+
+	memcpy(v, b->w[0].ns, sizeof(double) * b->runs);
+	best = min_of(v, b->runs);
+	med = median(v, b->runs);
+	memcpy(v, b->w[0].share, sizeof(double) * b->runs);
+	share = median(v, b->runs);
+	snprintf(name, sizeof(name), "tracer_record, filter %s", ph->label);
+	printf(ROW_FMT "%.1f (%.1f)  writer had %.0f%% of a CPU\n", name,
+	       "1", best, med, 100 * share);
+	printf("@ %s_best=%.2f %s_median=%.2f %s_share=%.3f\n", ph->key,
+	       best, ph->key, med, ph->key, share);
+}
+
+static int cmd_filter_record(uint64_t events, unsigned int runs)
+{
+	static struct bench_run b;
+	uint64_t produced = 0;
+	struct phase ph;
+
+	b.nthreads = 1;
+	b.events = events;
+	b.runs = runs;
+	while (read_phase(&ph)) {
+		check_phase(&ph, "before the runs");
+		run_writers(&b, record_thread, 1);
+		join_writers(&b);
+		check_phase(&ph, "after the runs");
+		produced += b.w[0].produced;
+		print_phase(&b, &ph);
+	}
+	printf("@ produced=%" PRIu64 "\n", produced);
 	return 0;
 }
 
@@ -728,9 +922,7 @@ static int cmd_first(unsigned int n, unsigned int fill)
 
 	if (!cold || !warm)
 		die("out of memory");
-	if (!callsite_enabled())
-		die("the call site is disabled: libtracer is not registered "
-		    "with tracerd (is TRACER_SOCKET right?)");
+	require_registered();
 	run_first(cold, n);
 	sleep_seconds(PHASE_PAUSE_S);	/* tracerd drains the cold phase */
 	for (i = 0; i < fill; i++)
@@ -834,9 +1026,7 @@ static int cmd_drain(int nthreads, double seconds, double mbps, bool held)
 	static struct bench_run b;
 	double per_thread;
 
-	if (!callsite_enabled())
-		die("the call site is disabled: libtracer is not registered "
-		    "with tracerd (is TRACER_SOCKET right?)");
+	require_registered();
 	b.nthreads = nthreads;
 	if (mbps > 0) {
 		per_thread = mbps * 1e6 / RECORD_BYTES / nthreads;
@@ -1107,6 +1297,16 @@ int main(int argc, char **argv)
 					DEFAULT_IDLE_EVENTS, 1, MAX_EVENTS),
 				(unsigned int)opt_arg(argc, argv, 3, "RUNS",
 					DEFAULT_RUNS, 1, MAX_RUNS));
+	if (strcmp(cmd, "disabled") == 0 && argc <= 4)
+		return cmd_disabled(opt_arg(argc, argv, 2, "EVENTS",
+					    DEFAULT_IDLE_EVENTS, 1, MAX_EVENTS),
+				    (unsigned int)opt_arg(argc, argv, 3, "RUNS",
+					    DEFAULT_RUNS, 1, MAX_RUNS));
+	if (strcmp(cmd, "filter-record") == 0 && argc <= 4)
+		return cmd_filter_record(opt_arg(argc, argv, 2, "EVENTS",
+					 DEFAULT_EVENTS, 1, MAX_EVENTS),
+					 (unsigned int)opt_arg(argc, argv, 3,
+					 "RUNS", DEFAULT_RUNS, 1, MAX_RUNS));
 	if (strcmp(cmd, "first-event") == 0 && argc <= 4)
 		return cmd_first((unsigned int)opt_arg(argc, argv, 2,
 				 "THREADS", DEFAULT_FIRST_THREADS, 2,

@@ -350,7 +350,9 @@ static void program_child(char **argv, const char *sock, const char *lib)
 	char *preload = NULL;
 
 	child_signals();
-	if (old && old[0] && asprintf(&preload, "%s:%s", lib, old) < 0)
+	/* The program's own preloads keep their place (a sanitizer runtime
+	 * must come first). */
+	if (old && old[0] && asprintf(&preload, "%s:%s", old, lib) < 0)
 		preload = NULL;
 	if (setenv(TRACER_SOCKET_ENV, sock, 1) == 0 &&
 	    setenv("LD_PRELOAD", preload ? preload : lib, 1) == 0)
