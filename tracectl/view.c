@@ -556,7 +556,7 @@ int tracer__view_dir(const char *dir, FILE *out, FILE *err)
 static int usage_error(const char *fmt, ...)
 	__attribute__((format(printf, 1, 2)));
 
-/* "tracectl: view: ...", then the usage line: exit status 2. */
+/* One line, "tracectl: view: ... (see ...)": exit status 2. */
 static int usage_error(const char *fmt, ...)
 {
 	va_list ap;
@@ -565,8 +565,7 @@ static int usage_error(const char *fmt, ...)
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
-	fputs(usage, stderr);
+	fputs(" (see 'tracectl view --help')\n", stderr);
 	return 2;
 }
 

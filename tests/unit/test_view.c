@@ -808,16 +808,16 @@ static void test_usage(void)
 	struct run r;
 
 	run_ctl(&r, no_dir);
-	expect(&r, 2, "", "tracectl: view: missing DIR\nusage: tracectl view "
-	       "DIR\n", "no DIR: usage error, status 2");
+	expect(&r, 2, "", "tracectl: view: missing DIR (see 'tracectl view "
+	       "--help')\n", "no DIR: one-line usage error, status 2");
 	run_free(&r);
 	run_ctl(&r, two);
-	expect(&r, 2, "", "tracectl: view: unexpected argument 'b'\n"
-	       "usage: tracectl view DIR\n", "an extra argument");
+	expect(&r, 2, "", "tracectl: view: unexpected argument 'b' (see "
+	       "'tracectl view --help')\n", "an extra argument");
 	run_free(&r);
 	run_ctl(&r, opt);
-	expect(&r, 2, "", "tracectl: view: unknown option '-x'\n"
-	       "usage: tracectl view DIR\n", "an unknown option");
+	expect(&r, 2, "", "tracectl: view: unknown option '-x' (see "
+	       "'tracectl view --help')\n", "an unknown option");
 	run_free(&r);
 	run_ctl(&r, helps);
 	ok(r.status == 0 && strncmp(r.out, usage, strlen(usage)) == 0 &&
