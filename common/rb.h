@@ -241,6 +241,21 @@ int tracer__rb_read_partial(struct tracer_rb_reader *r, void *dst,
 			    uint64_t dst_size,
 			    struct tracer_rb_packet_info *info);
 
+/*
+ * Records committed in a channel since it was created, over all its
+ * writers: the sum of the per-slot record counters (n slots). Only a
+ * count for reports: it may be read while writers commit.
+ */
+static inline uint64_t tracer__rb_records_committed(
+	const struct tracer_rb_commit *commit, uint64_t n)
+{
+	uint64_t sum = 0, i;
+
+	for (i = 0; i < n; i++)
+		sum += __atomic_load_n(&commit[i].records, __ATOMIC_RELAXED);
+	return sum;
+}
+
 /* Records discarded by the writer so far (as it reports them). */
 uint64_t tracer__rb_lost(const struct tracer_rb_reader *r);
 

@@ -146,16 +146,6 @@ static void write_fixed(struct tracer_rb_writer *w,
 	tracer__rb_commit(w, &ctx);
 }
 
-/* Records committed in a channel over all its owners (status). */
-static uint64_t records_committed(const struct tracer_rb_writer *w)
-{
-	uint64_t n = 0, i;
-
-	for (i = 0; i < (1ULL << w->count_order); i++)
-		n += TRACER_READ_ONCE(w->commit[i].records);
-	return n;
-}
-
 static bool take_buffer(struct tracer__thread *t)
 {
 	int c;
@@ -178,7 +168,8 @@ static bool take_buffer(struct tracer__thread *t)
 		/* The channel's count runs on across owners: ours from here. */
 		t->lost_base[c] = TRACER_READ_ONCE(t->ch[c].hdr->lost);
 		t->buf.desc->lost_base[c] = t->lost_base[c];
-		t->buf.desc->records_base[c] = records_committed(&t->ch[c]);
+		t->buf.desc->records_base[c] = tracer__rb_records_committed(
+			t->ch[c].commit, 1ULL << t->ch[c].count_order);
 	}
 	pthread_setspecific(exit_key, t);
 	t->state = TRACER__THREAD_READY;
@@ -247,17 +238,16 @@ static bool apply_state(struct tracer__thread *t,
 }
 
 /*
- * The epoch changed to e (not 0). Returns true to record. Out of line and
- * cold: the event path stays small.
+ * The epoch changed (to a nonzero value). Returns true to record. Out of
+ * line and cold: the event path stays small.
  */
 static bool __attribute__((noinline, cold))
-thread_sync(struct tracer__thread *t, uint64_t e)
+thread_sync(struct tracer__thread *t)
 {
 	struct tracer_control_state st;
 	int saved = errno;
 	bool ok = false;
 
-	(void)e;
 	if (t->busy || t->state == TRACER__THREAD_EXITED)
 		goto out;
 	t->busy = 1;
@@ -290,7 +280,7 @@ void tracer__thread_signal(void)
 		return;
 	}
 	if (e != t->epoch)
-		thread_sync(t, e);
+		thread_sync(t);
 }
 
 void tracer_record_emit(const struct tracer_callsite *cs,
@@ -301,7 +291,7 @@ void tracer_record_emit(const struct tracer_callsite *cs,
 	struct tracer_rb_writer *w;
 	uint32_t en;
 
-	if (tracer_unlikely(e != t->epoch) && (e == 0 || !thread_sync(t, e)))
+	if (tracer_unlikely(e != t->epoch) && (e == 0 || !thread_sync(t)))
 		return;
 	if (tracer_unlikely(cs->id == 0 || cs->nargs > TRACER_MAX_ARGS))
 		return;

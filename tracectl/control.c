@@ -595,12 +595,14 @@ static int filter_cmd(struct tracer__ctl *c, int argc, char **argv)
 	return ret;
 }
 
-static int switch_cmd(struct tracer__ctl *c, int argc, char **argv)
+/*
+ * A subcommand without arguments whose request m tracerd answers with
+ * Done: *r gets the reply. Returns 0 or the exit status.
+ */
+static int no_arg_request(struct tracer__ctl *c, int argc, char **argv,
+			  tracer_msg *m, tracer_msg **r)
 {
-	Tracer__Message m = TRACER__MESSAGE__INIT;
-	Tracer__SwitchRequest sw = TRACER__SWITCH_REQUEST__INIT;
 	struct tracer__ctl_args a;
-	tracer_msg *r;
 	int ret;
 
 	tracer__ctl_args_init(&a, c, NULL, argc, argv);
@@ -609,11 +611,22 @@ static int switch_cmd(struct tracer__ctl *c, int argc, char **argv)
 		ret = tracer__ctl_resolve_socket(c);
 	if (ret)
 		return ret;
+	*r = done_request(c, m);
+	return *r ? 0 : CTL_FAIL;
+}
+
+static int switch_cmd(struct tracer__ctl *c, int argc, char **argv)
+{
+	Tracer__Message m = TRACER__MESSAGE__INIT;
+	Tracer__SwitchRequest sw = TRACER__SWITCH_REQUEST__INIT;
+	tracer_msg *r;
+	int ret;
+
 	m.body_case = TRACER__MESSAGE__BODY_SWITCH_REQUEST;
 	m.switch_request = &sw;
-	r = done_request(c, &m);
-	if (!r)
-		return CTL_FAIL;
+	ret = no_arg_request(c, argc, argv, &m, &r);
+	if (ret)
+		return ret;
 	printf("switched %" PRIu32 " process(es)\n", r->done->processes);
 	tracer__wire_free(r);
 	return CTL_OK;
@@ -623,21 +636,14 @@ static int snapshot_cmd(struct tracer__ctl *c, int argc, char **argv)
 {
 	Tracer__Message m = TRACER__MESSAGE__INIT;
 	Tracer__SnapshotRequest sn = TRACER__SNAPSHOT_REQUEST__INIT;
-	struct tracer__ctl_args a;
 	tracer_msg *r;
 	int ret;
 
-	tracer__ctl_args_init(&a, c, NULL, argc, argv);
-	ret = tracer__ctl_no_args(&a);
-	if (!ret)
-		ret = tracer__ctl_resolve_socket(c);
-	if (ret)
-		return ret;
 	m.body_case = TRACER__MESSAGE__BODY_SNAPSHOT_REQUEST;
 	m.snapshot_request = &sn;
-	r = done_request(c, &m);
-	if (!r)
-		return CTL_FAIL;
+	ret = no_arg_request(c, argc, argv, &m, &r);
+	if (ret)
+		return ret;
 	printf("snapshot of %" PRIu32 " process(es); directory:\n%s\n",
 	       r->done->processes, r->done->directory);
 	tracer__wire_free(r);

@@ -940,12 +940,8 @@ void tracerd_process_free(struct tracerd_process *p)
 /* Records committed in channel c of b over all owners. */
 static uint64_t records_committed(const struct tracerd_buffer *b, int c)
 {
-	const struct tracer_rb_reader *r = &b->rd[c];
-	uint64_t n = 0, i;
-
-	for (i = 0; i < r->geo.subbuf_count; i++)
-		n += TRACER_READ_ONCE(r->commit[i].records);
-	return n;
+	return tracer__rb_records_committed(b->rd[c].commit,
+					    b->rd[c].geo.subbuf_count);
 }
 
 static void totals(const struct tracerd_process *p, uint64_t *records,
@@ -970,15 +966,13 @@ void tracerd_process_baseline(struct tracerd_process *p)
 }
 
 /* Default channel: share not yet read (discard) or filled (flight). */
-static uint32_t use_permille(const struct tracerd_process *p,
-			     const struct tracerd_buffer *b)
+static uint32_t use_permille(const struct tracerd_buffer *b)
 {
 	const struct tracer_rb_reader *r = &b->rd[TRACER_CHANNEL_DEFAULT];
 	uint64_t B = r->geo.subbuf_size * r->geo.subbuf_count;
 	uint64_t wc = TRACER_READ_ONCE(r->hdr->write_count);
 	uint64_t used = wc - r->read_count;	/* flight: since the start */
 
-	(void)p;
 	if (used > B)
 		used = B;
 	return (uint32_t)(used * 1000 / B);
@@ -1007,7 +1001,7 @@ static void thread_status(const struct tracerd_process *p, uint32_t i,
 		t->events_lost += TRACER_READ_ONCE(b->rd[c].hdr->lost) -
 				  TRACER_READ_ONCE(b->desc->lost_base[c]);
 	}
-	t->use_permille = use_permille(p, b);
+	t->use_permille = use_permille(b);
 }
 
 static bool in_use(const struct tracerd_buffer *b)

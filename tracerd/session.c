@@ -477,15 +477,23 @@ static void end_session(struct tracerd *d)
 	clear_opts(d);
 }
 
-/* Drain until no record is in flight (or we give up), then answer. */
-static void stop_step(uv_timer_t *t)
+/* Every process drained; the records still being written. */
+static unsigned flush_all(struct tracerd *d)
 {
-	struct tracerd *d = t->data;
 	struct tracerd_process *p;
 	unsigned busy = 0;
 
 	cds_list_for_each_entry(p, &d->processes, node)
 		busy += tracerd_process_flush(p);
+	return busy;
+}
+
+/* Drain until no record is in flight (or we give up), then answer. */
+static void stop_step(uv_timer_t *t)
+{
+	struct tracerd *d = t->data;
+	unsigned busy = flush_all(d);
+
 	if (busy && tracerd_now_ms() < d->stop_deadline) {
 		uv_timer_start(&d->stop_timer, stop_step, STOP_RETRY_MS, 0);
 		return;
@@ -588,12 +596,9 @@ static unsigned count_processes(struct tracerd *d)
 static void switch_step(uv_timer_t *t)
 {
 	struct tracerd *d = t->data;
-	struct tracerd_process *p;
 	struct tracerd_client *c, *tmp;
-	unsigned busy = 0;
+	unsigned busy = flush_all(d);
 
-	cds_list_for_each_entry(p, &d->processes, node)
-		busy += tracerd_process_flush(p);
 	if (busy && tracerd_now_ms() < d->switch_deadline) {
 		uv_timer_start(&d->switch_timer, switch_step, STOP_RETRY_MS, 0);
 		return;
