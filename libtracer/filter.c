@@ -40,7 +40,12 @@
  */
 #include <stdlib.h>
 
-#define _LGPL_SOURCE
+/*
+ * No _LGPL_SOURCE: the read side is only reached during a change, so the
+ * library calls cost nothing that matters, and liburcu-bp's inline read
+ * lock touches its reader record at an address its arena does not align
+ * as the type says (UndefinedBehaviorSanitizer stops the program there).
+ */
 #include <urcu-bp.h>
 
 #include "internal.h"
