@@ -86,7 +86,8 @@ spawn() {
 cmd() {
 	local fin fout line
 	eval "fin=\$${1}_in fout=\$${1}_out"
-	echo "$2" >&"$fin"
+	# In a subshell: if the program died, SIGPIPE ends only that.
+	(echo "$2" >&"$fin") 2>/dev/null
 	read -r -t 30 line <&"$fout" && echo "$line"
 }
 
@@ -94,7 +95,7 @@ cmd() {
 quit() {
 	local fin pid
 	eval "fin=\$${1}_in pid=\$${1}_pid"
-	echo q >&"$fin"
+	(echo q >&"$fin") 2>/dev/null
 	wait "$pid"
 }
 
