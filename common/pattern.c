@@ -129,6 +129,17 @@ bool tracer__patterns_match(const struct tracer__patterns *p,
 	return p->default_on || strncmp(name, "tracer:", 7) == 0;
 }
 
+bool tracer__patterns_select(const struct tracer__patterns *p,
+			     const char *name)
+{
+	size_t i = p->n;
+
+	while (i-- > 0)
+		if (fnmatch(p->v[i].glob, name, 0) == 0)
+			return !p->v[i].exclude;
+	return p->default_on;
+}
+
 void tracer__patterns_free(struct tracer__patterns *p)
 {
 	size_t i;

@@ -49,6 +49,11 @@ int tracer__patterns_parse(const char *text, struct tracer__patterns *p,
 bool tracer__patterns_match(const struct tracer__patterns *p,
 			    const char *name);
 
+/* The same without the rule for tracer:* (reading a trace: `tracectl view
+ * --events` shows exactly what the patterns select). */
+bool tracer__patterns_select(const struct tracer__patterns *p,
+			     const char *name);
+
 void tracer__patterns_free(struct tracer__patterns *p);
 
 #endif /* TRACER_PATTERN_H */

@@ -747,8 +747,113 @@ static int reserve(struct tracer_chan *c, uint64_t n, char *err,
 	return 0;
 }
 
-/* Read the content of the packet at c->next_packet into c->buf.
- * Returns 1, 0 at the end of the file, or an error. */
+/* Is there a packet header that passes the checks at file offset off?
+ * 1, 0, or a negative errno of pread. */
+static int header_at(const struct tracer_chan *c, uint64_t off,
+		     struct tracer_rb_packet *h)
+{
+	char ignored[8];
+	int ret;
+
+	if (c->file_size - off < sizeof(*h))
+		return 0;
+	ret = pread_full(c->fd, h, sizeof(*h), off);
+	if (ret)
+		return ret == -ENODATA ? 0 : ret;
+	return check_packet(c, h, off, c->file_size - off, ignored,
+			    sizeof(ignored)) == 0;
+}
+
+/*
+ * After damage at file offset off: the offset of the next intact packet
+ * (8-byte aligned, like every packet of a file), or the file size. Looks
+ * for the magic a block at a time, then checks the whole header.
+ */
+static uint64_t resync(const struct tracer_chan *c, uint64_t off)
+{
+	uint32_t block[8192];
+	struct tracer_rb_packet h;
+	uint64_t pos = (off + 8) & ~(uint64_t)7;
+	size_t i, n;
+	ssize_t r;
+
+	while (pos < c->file_size) {
+		r = pread(c->fd, block, sizeof(block), (off_t)pos);
+		if (r <= 0)
+			break;
+		n = (size_t)r / 8;
+		for (i = 0; i < n; i++)
+			if (block[2 * i] == TRACER_CTF_MAGIC &&
+			    header_at(c, pos + 8 * i, &h) == 1)
+				return pos + 8 * i;
+		if (n == 0)
+			break;
+		pos += 8 * n;
+	}
+	return c->file_size;
+}
+
+/* The packet at off is damaged (err says how): go on after it. */
+static int skip_damage(struct tracer_chan *c, uint64_t off, int ret,
+		       char *err, size_t err_size)
+{
+	size_t len = strlen(err);
+
+	c->next_packet = resync(c, off);
+	c->content = c->record = 0;
+	c->last_timestamp = 0;
+	if (c->next_packet < c->file_size)
+		snprintf(err + len, err_size - len, " (reading resumes at "
+			 "offset %" PRIu64 ")", c->next_packet);
+	else
+		snprintf(err + len, err_size - len, " (nothing readable "
+			 "after it)");
+	return ret;
+}
+
+/* Losses announced by the header h of a packet that is kept: returned as
+ * a "lost" record before its records. */
+static void note_losses(struct tracer_chan *c,
+			const struct tracer_rb_packet *h)
+{
+	if (h->events_discarded > c->discarded) {
+		c->pending_lost = h->events_discarded - c->discarded;
+		c->lost_since = c->packets ? c->prev_end : 0;
+		c->lost_at = h->timestamp_begin;
+	}
+}
+
+/* Take the header h at off as the current packet; its content is read
+ * unless it ends before c->skip_before. Returns 1 or an error. */
+static int take_packet(struct tracer_chan *c, const struct tracer_rb_packet *h,
+		       uint64_t off, char *err, size_t err_size)
+{
+	int ret;
+
+	c->next_packet = off + h->packet_size / 8;
+	c->content = c->record = 0;
+	if (h->timestamp_end >= c->skip_before) {
+		note_losses(c, h);
+		ret = reserve(c, h->content_size / 8, err, err_size);
+		if (ret)
+			return ret;
+		ret = pread_full(c->fd, c->buf, h->content_size / 8, off);
+		if (ret)
+			return read_error(c, off, ret, err, err_size);
+		c->content = h->content_size / 8;
+		c->record = TRACER_RB_PACKET_SIZE;
+	}
+	c->packet_offset = off;
+	c->discarded = h->events_discarded;
+	c->prev_end = h->timestamp_end;
+	c->packets += c->packets < INT32_MAX;
+	c->tid = h->tid;
+	c->stream_id = h->stream_id;
+	return 1;
+}
+
+/* Read the packet at c->next_packet. Returns 1, 0 at the end of the
+ * file, or an error. */
 static int read_packet(struct tracer_chan *c, char *err, size_t err_size)
 {
 	uint64_t off = c->next_packet, left = c->file_size - off;
@@ -757,29 +862,19 @@ static int read_packet(struct tracer_chan *c, char *err, size_t err_size)
 
 	if (left == 0)
 		return 0;
-	if (left < sizeof(h))
-		return bad_packet(c, off, err, err_size, "truncated file: "
-				  "%" PRIu64 " bytes left for an 80-byte "
-				  "header", left);
+	if (left < sizeof(h)) {
+		bad_packet(c, off, err, err_size, "truncated file: %" PRIu64
+			   " bytes left for an 80-byte header", left);
+		c->next_packet = c->file_size;
+		return -EBADMSG;
+	}
 	ret = pread_full(c->fd, &h, sizeof(h), off);
 	if (ret)
 		return read_error(c, off, ret, err, err_size);
 	ret = check_packet(c, &h, off, left, err, err_size);
 	if (ret)
-		return ret;
-	ret = reserve(c, h.content_size / 8, err, err_size);
-	if (ret)
-		return ret;
-	ret = pread_full(c->fd, c->buf, h.content_size / 8, off);
-	if (ret)
-		return read_error(c, off, ret, err, err_size);
-	c->packet_offset = off;
-	c->next_packet = off + h.packet_size / 8;
-	c->content = h.content_size / 8;
-	c->record = TRACER_RB_PACKET_SIZE;
-	c->tid = h.tid;
-	c->stream_id = h.stream_id;
-	return 1;
+		return skip_damage(c, off, ret, err, err_size);
+	return take_packet(c, &h, off, err, err_size);
 }
 
 /* Check and return the record at c->record of the current packet. */
@@ -813,8 +908,24 @@ static int take_record(struct tracer_chan *c, struct tracer_chan_record *rec,
 	rec->offset = off;
 	rec->payload = c->buf + off + sizeof(ev);
 	rec->payload_size = ev.size - sizeof(ev);
+	rec->lost = 0;
+	rec->lost_since = 0;
 	c->record = off + ev.size;
 	c->last_timestamp = ev.timestamp;
+	return 1;
+}
+
+/* The "lost" record announced by the current packet. */
+static int take_lost(struct tracer_chan *c, struct tracer_chan_record *rec)
+{
+	memset(rec, 0, sizeof(*rec));
+	rec->lost = c->pending_lost;
+	rec->lost_since = c->lost_since;
+	rec->timestamp = c->lost_at > c->last_timestamp ? c->lost_at :
+			 c->last_timestamp;
+	rec->tid = c->tid;
+	rec->packet_offset = c->packet_offset;
+	c->pending_lost = 0;
 	return 1;
 }
 
@@ -823,10 +934,21 @@ int tracer__chan_next(struct tracer_chan *c, struct tracer_chan_record *rec,
 {
 	int ret;
 
-	while (c->record >= c->content) {
+	while (c->record >= c->content && !c->pending_lost) {
 		ret = read_packet(c, err, err_size);
 		if (ret <= 0)
 			return ret;
 	}
-	return take_record(c, rec, err, err_size);
+	if (c->pending_lost)
+		return take_lost(c, rec);
+	ret = take_record(c, rec, err, err_size);
+	if (ret == -EBADMSG) {
+		/* The rest of this packet cannot be trusted; the next can. */
+		size_t len = strlen(err);
+
+		snprintf(err + len, err_size - len, " (rest of the packet "
+			 "skipped)");
+		c->record = c->content;
+	}
+	return ret;
 }

@@ -112,6 +112,13 @@ struct tracer_chan {
 	uint64_t last_timestamp;	/* of the previous record */
 	uint32_t tid;			/* of the current packet */
 	uint32_t stream_id;
+	uint64_t skip_before;		/* skip packets ending before it */
+	uint64_t discarded;		/* events_discarded of the packet */
+	uint64_t prev_end;		/* timestamp_end of the packet before */
+	uint64_t pending_lost;		/* to return before the records */
+	uint64_t lost_since;
+	uint64_t lost_at;
+	int packets;			/* packets read so far (capped) */
 };
 
 /* A record returned by tracer__chan_next(). */
@@ -123,6 +130,10 @@ struct tracer_chan_record {
 	uint64_t offset;		/* its offset in the packet */
 	const void *payload;		/* valid until the next call */
 	size_t payload_size;		/* includes the padding */
+	uint64_t lost;			/* > 0: not a record but the number
+					   of records lost before this packet
+					   (id 0, no payload) */
+	uint64_t lost_since;		/* end of the packet before, or 0 */
 };
 
 /*
@@ -140,10 +151,14 @@ int tracer__chan_open(struct tracer_chan *c, const char *path, char *err,
  * multiple of 64 bits between the header and the packet size) and each
  * record as it is reached (size >= 16, a multiple of 8, within the content;
  * timestamp not before the previous record of the file), so the records
- * before a corruption are all returned.
+ * before a corruption are all returned. When a packet's events_discarded is
+ * larger than the previous packet's (or than 0 for the first), a "lost"
+ * record (rec->lost > 0) comes before its records. Packets that end before
+ * c->skip_before are skipped unread (their losses too).
  * Returns 1 (*rec filled), 0 (end of file), -EBADMSG (corrupt or truncated
- * file; err: "PATH: packet at offset N: ..."), -EIO or another errno of
- * pread (err set), -ENOMEM. After an error the file must be closed.
+ * file; err: "PATH: packet at offset N: ... (reading resumes at offset M)":
+ * the next call goes on from the next intact packet, if any), -EIO or
+ * another errno of pread (err set), -ENOMEM: the file must then be closed.
  */
 int tracer__chan_next(struct tracer_chan *c, struct tracer_chan_record *rec,
 		      char *err, size_t err_size);

@@ -1,62 +1,56 @@
-#!/bin/sh
-# test_hanoi.sh - the moves read back from the ring buffer are the moves.
-#
-# For N = 1..10, `hanoi --print N` (the moves printed while solving) and
-# `hanoi --moves N` (the moves recorded into the ring buffer, then read and
-# formatted at dump time) must be byte for byte identical, and there must be
-# 2^N - 1 of them. TAP output, one test per N.
-#
-# HANOI names the program; the default is relative to the build directory,
-# where automake runs the tests.
+#!/bin/bash
+# The Hanoi demo (examples/hanoi.c): for 1 to 10 disks, the moves that
+# `tracectl view` shows from the recording run are, line for line, the
+# moves the printing run wrote; the call and recursion events are all
+# there; the timing events bracket both runs.
+. "$(dirname "$0")/lib.sh"
+HANOI=./examples/hanoi
 
-HANOI=${HANOI:-./examples/hanoi}
+check "tracerd starts" start_daemon
+"$HANOI" 1 2 3 4 5 6 7 8 9 10 >"$T/printed" 2>/dev/null
+ok $? "hanoi 1..10 prints its moves"
+"$TRACECTL" record -- "$HANOI" --quiet 1 2 3 4 5 6 7 8 9 10 \
+	>"$T/record.out" 2>"$T/err"
+ok $? "tracectl record -- hanoi --quiet 1..10 succeeds"
+dir=$(tail -n 1 "$T/record.out")
+"$TRACECTL" view "$dir" >"$T/view" 2>"$T/view.err"
+ok $? "tracectl view reads the trace without a problem"
 
-echo "1..10"
-if [ ! -x "$HANOI" ]; then
-	echo "Bail out! $HANOI is not an executable file (set HANOI)"
-	exit 1
-fi
-
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/test_hanoi.XXXXXX") || {
-	echo "Bail out! cannot create a temporary directory"
-	exit 1
-}
-trap 'rm -rf "$tmp"' EXIT
-trap 'exit 1' HUP INT TERM
-
-# check N: prints nothing, returns 0 or 1 with diagnostics in $why.
-check() {
-	"$HANOI" --print "$1" >"$tmp/print" 2>"$tmp/print.err" ||
-		{ why="--print $1 exited with $?"; return 1; }
-	"$HANOI" --moves "$1" >"$tmp/moves" 2>"$tmp/moves.err" ||
-		{ why="--moves $1 exited with $?"; return 1; }
-	cmp -s "$tmp/print" "$tmp/moves" ||
-		{ why="--print $1 and --moves $1 differ"; return 1; }
-	count=$(wc -l <"$tmp/moves")
-	count=$((count + 0))
-	want=$(((1 << $1) - 1))
-	[ "$count" -eq "$want" ] ||
-		{ why="$count moves, expected $want"; return 1; }
-	return 0
-}
-
-n=1
-while [ "$n" -le 10 ]; do
-	why=
-	if check "$n"; then
-		echo "ok $n - hanoi --print $n and --moves $n agree ($want moves)"
+# Split both by disk count: the printing run wrote 2^N - 1 lines for N;
+# in the trace, the recording run of N lies between its timing events.
+awk '
+	/ hanoi:timing: Begin recording Hanoi with / { n = $(NF - 1) }
+	/ hanoi:timing: End recording Hanoi with / { n = "" }
+	n != "" && / hanoi:(move|call|recurse): / {
+		kind = $5; sub(/^hanoi:/, "", kind); sub(/:$/, "", kind)
+		line = $0; sub(/^[^:]*:[^:]*: /, "", line)
+		print line > (dir "/" kind "." n)
+	}' dir="$T" "$T/view"
+start=1
+for n in $(seq 1 10); do
+	count=$(((1 << n) - 1))
+	sed -n "${start},$((start + count - 1))p" "$T/printed" >"$T/printed.$n"
+	start=$((start + count))
+	touch "$T/move.$n" "$T/call.$n" "$T/recurse.$n"
+	if cmp -s "$T/printed.$n" "$T/move.$n" &&
+	   [ "$(wc -l <"$T/move.$n")" -eq "$count" ]; then
+		ok 0 "$n disks: the $count viewed moves equal the printed ones"
 	else
-		echo "not ok $n - hanoi --print $n and --moves $n"
-		echo "# $why"
-		for f in "$tmp/print.err" "$tmp/moves.err"; do
-			[ -f "$f" ] && sed 's/^/# /' "$f"
-		done
-		if [ -f "$tmp/moves" ] && [ -f "$tmp/print" ]; then
-			diff "$tmp/print" "$tmp/moves" | head -n 10 |
-				sed 's/^/# /'
-		fi
+		ok 1 "$n disks: the viewed moves equal the printed ones"
+		diff "$T/printed.$n" "$T/move.$n" | head -n 5 | sed 's/^/# /'
 	fi
-	rm -f "$tmp"/*
-	n=$((n + 1))
+	check "$n disks: $count calls, $((count - 1)) recursion events" \
+		[ "$(wc -l <"$T/call.$n")" -eq "$count" -a \
+		  "$(wc -l <"$T/recurse.$n")" -eq $((count - 1)) ]
 done
-exit 0
+check "nothing printed after the last size" \
+	[ "$(wc -l <"$T/printed")" -eq $((start - 1)) ]
+check "4 timing events per size, in order" \
+	[ "$(grep -c ' hanoi:timing: ' "$T/view")" -eq 40 ]
+check "the first call of 3 disks is formatted with its widths" \
+	grep -q ' hanoi:call: n=3, from=LEFT  , to=RIGHT , via=MIDDLE$' \
+	"$T/view"
+check "hanoi reports both runs' times" \
+	[ "$(grep -c 'printing .* us, recording .* us' "$T/err")" -eq 10 ]
+
+finish

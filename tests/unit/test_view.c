@@ -116,6 +116,7 @@ static const char *pct(const char *s)
 struct pkt {
 	unsigned char buf[8192];
 	size_t len;
+	uint64_t last_ts;		/* of the last record */
 };
 
 static void pkt_begin(struct pkt *p, uint32_t stream_id, uint32_t tid,
@@ -127,6 +128,7 @@ static void pkt_begin(struct pkt *p, uint32_t stream_id, uint32_t tid,
 	memset(p->buf, 0, sizeof(p->buf));
 	memcpy(p->buf, &h, sizeof(h));
 	p->len = sizeof(h);
+	p->last_ts = 0;
 }
 
 /* Append raw payload bytes at the end of the packet. */
@@ -185,6 +187,7 @@ static void rec(struct pkt *p, uint32_t id, uint64_t ts, const char *types,
 	p->len = (p->len + 7) & ~(size_t)7;
 	ev.size = (uint32_t)(p->len - start);
 	memcpy(p->buf + start, &ev, sizeof(ev));
+	p->last_ts = ts;
 }
 
 /* Close the packet (content = what was built, then pad bytes of padding)
@@ -196,7 +199,10 @@ static void pkt_write(struct pkt *p, FILE *f, size_t pad)
 	memcpy(&h, p->buf, sizeof(h));
 	h.content_size = p->len * 8;
 	h.packet_size = (p->len + pad) * 8;
+	/* As the writer does: at or after every record. */
 	h.timestamp_end = h.timestamp_begin + 1000000;
+	if (h.timestamp_end < p->last_ts)
+		h.timestamp_end = p->last_ts;
 	memcpy(p->buf, &h, sizeof(h));
 	fwrite(p->buf, 1, p->len + pad, f);
 }
@@ -491,7 +497,10 @@ static void test_bad_magic(void)
 	pkt_begin(&p, 0, 7, 300);
 	pkt_set(&p, 0, 0x12345678, 4);
 	rec(&p, 1, 300, "i", 3LL);
-	pkt_write(&p, f, 0);
+	pkt_write(&p, f, 0);			/* 104 bytes */
+	pkt_begin(&p, 0, 7, 500);
+	rec(&p, 1, 500, "i", 5LL);
+	pkt_write(&p, f, 0);			/* at 232 */
 	fclose(f);
 	f = create("magic/p-7/vital-7", "w");
 	pkt_begin(&p, 1, 7, 400);
@@ -500,10 +509,12 @@ static void test_bad_magic(void)
 	fclose(f);
 	expect_error("magic", "0.000000100 p 7 7 p:ev: v=1\n"
 		     "0.000000200 p 7 7 p:ev: v=2\n"
-		     "0.000000400 p 7 7 p:ev: v=4\n",
+		     "0.000000400 p 7 7 p:ev: v=4\n"
+		     "0.000000500 p 7 7 p:ev: v=5\n",
 		     "magic/p-7/default-7", ": packet at offset 128: bad magic "
-		     "0x12345678", "bad magic: the records before it, the "
-		     "other files, the error");
+		     "0x12345678 (reading resumes at offset 232)",
+		     "bad magic: the records before it, the other files, the "
+		     "error, and the packets after it");
 }
 
 static void test_bad_record_size(void)
@@ -522,7 +533,7 @@ static void test_bad_record_size(void)
 	expect_error("recsize", "0.000000100 p 7 7 p:ev: v=1\n",
 		     "recsize/default-7", ": packet at offset 0: record at "
 		     "offset 104: bad size 64 (24 bytes left in the packet "
-		     "content)", "a record size overrunning the content");
+		     "content) (rest of the packet skipped)", "a record size overrunning the content");
 	f = create("recsize/default-7", "w");
 	pkt_begin(&p, 0, 7, 100);
 	rec(&p, 1, 100, "i", 1LL);
@@ -531,7 +542,7 @@ static void test_bad_record_size(void)
 	fclose(f);
 	expect_error("recsize", "", "recsize/default-7", ": packet at offset "
 		     "0: record at offset 80: bad size 12 (24 bytes left in "
-		     "the packet content)", "a record size below 16");
+		     "the packet content) (rest of the packet skipped)", "a record size below 16");
 }
 
 static void test_truncated(void)
@@ -555,7 +566,8 @@ static void test_truncated(void)
 		bail_out("truncate: %s", strerror(errno));
 	expect_error("trunc", "0.000000100 p 7 7 p:ev: v=1\n",
 		     "trunc/default-7", ": packet at offset 104: truncated "
-		     "file: packet of 128 bytes, 100 bytes left",
+		     "file: packet of 128 bytes, 100 bytes left (nothing "
+		     "readable after it)",
 		     "a file truncated inside a packet");
 	if (truncate(path, 104 + 40) < 0)
 		bail_out("truncate: %s", strerror(errno));
@@ -583,19 +595,23 @@ static void test_bad_sizes(void)
 	simple_proc("sizes", "");
 	bad_header("sizes/default-7", 40, 104 * 8 + 32);
 	expect_error("sizes", "", "sizes/default-7", ": packet at offset 0: "
-		     "bad packet size 864 bits", "packet size not a multiple "
+		     "bad packet size 864 bits (nothing readable after it)",
+		     "packet size not a multiple "
 		     "of 64 bits");
 	bad_header("sizes/default-7", 40, 72 * 8);
 	expect_error("sizes", "", "sizes/default-7", ": packet at offset 0: "
-		     "bad packet size 576 bits", "packet size below the "
+		     "bad packet size 576 bits (nothing readable after it)",
+		     "packet size below the "
 		     "header");
 	bad_header("sizes/default-7", 32, 112 * 8);
 	expect_error("sizes", "", "sizes/default-7", ": packet at offset 0: "
-		     "content size 896 bits exceeds packet size 832 bits",
+		     "content size 896 bits exceeds packet size 832 bits "
+		     "(nothing readable after it)",
 		     "content size above packet size");
 	bad_header("sizes/default-7", 32, 64 * 8);
 	expect_error("sizes", "", "sizes/default-7", ": packet at offset 0: "
-		     "bad content size 512 bits", "content size below the "
+		     "bad content size 512 bits (nothing readable after it)",
+		     "content size below the "
 		     "header");
 }
 
@@ -616,7 +632,8 @@ static void test_time_order(void)
 	expect_error("time", "0.000000500 p 7 7 p:ev: v=1\n",
 		     "time/default-7", ": packet at offset 104: record at "
 		     "offset "
-		     "80: timestamp 400 is before the previous record's 500",
+		     "80: timestamp 400 is before the previous record's 500 (rest of "
+		     "the packet skipped)",
 		     "a timestamp going back in time across packets");
 }
 
@@ -792,6 +809,147 @@ static void run_ctl(struct run *r, char **argv)
 	free(err);
 }
 
+/* View rel; expect status, exactly out, and no error. */
+static void run_view_expect(const char *rel, int status, const char *out,
+			    const char *name)
+{
+	struct run r;
+
+	run_view(&r, rel);
+	expect(&r, status, out, "", name);
+	run_free(&r);
+}
+
+static void test_lost(void)
+{
+	struct pkt p;
+	FILE *f;
+
+	simple_proc("lost", "");
+	f = create("lost/default-7", "w");
+	pkt_begin(&p, 0, 7, 100);
+	rec(&p, 1, 100, "i", 1LL);
+	pkt_write(&p, f, 0);			/* ends at 1000100 */
+	pkt_begin(&p, 0, 7, 2000000);
+	pkt_set(&p, 56, 5, 8);			/* 5 lost since */
+	rec(&p, 1, 2000000, "i", 2LL);
+	pkt_write(&p, f, 0);
+	pkt_begin(&p, 0, 7, 4000000);
+	pkt_set(&p, 56, 5, 8);			/* none more */
+	rec(&p, 1, 4000000, "i", 3LL);
+	pkt_write(&p, f, 0);
+	pkt_begin(&p, 0, 7, 6000000);
+	pkt_set(&p, 56, 6, 8);			/* one more */
+	rec(&p, 1, 6000000, "i", 4LL);
+	pkt_write(&p, f, 0);
+	fclose(f);
+	f = create("lost/vital-7", "w");
+	pkt_begin(&p, 1, 7, 3000000);
+	pkt_set(&p, 56, 2, 8);			/* lost before the first */
+	rec(&p, 1, 3000000, "i", 9LL);
+	pkt_write(&p, f, 0);
+	fclose(f);
+	run_view_expect("lost", 0,
+		"0.000000100 p 7 7 p:ev: v=1\n"
+		"0.002000000 p 7 7 tracer:lost: 5 events lost in the default "
+		"channel since 0.001000100\n"
+		"0.002000000 p 7 7 p:ev: v=2\n"
+		"0.003000000 p 7 7 tracer:lost: 2 events lost in the vital "
+		"channel before this point\n"
+		"0.003000000 p 7 7 p:ev: v=9\n"
+		"0.004000000 p 7 7 p:ev: v=3\n"
+		"0.006000000 p 7 7 tracer:lost: 1 event lost in the default "
+		"channel since 0.005000000\n"
+		"0.006000000 p 7 7 p:ev: v=4\n",
+		"lost events: a line where the count grew, none where it "
+		"did not");
+}
+
+/* `tracectl view` with args (NULL-terminated) on good/; exact output. */
+static void view_args(const char *out, const char *name, ...)
+{
+	char view[] = "view", *argv[16], *dir = path_of("good");
+	struct run r;
+	va_list ap;
+	int n = 0;
+
+	argv[n++] = view;
+	argv[n++] = dir;
+	va_start(ap, name);
+	while (n < 15 && (argv[n] = va_arg(ap, char *)))
+		n++;
+	va_end(ap);
+	argv[n] = NULL;
+	run_ctl(&r, argv);
+	expect(&r, 0, out, "", name);
+	run_free(&r);
+	free(dir);
+}
+
+/* `tracectl view` with args: usage error err (after "tracectl: view: "),
+ * status 2. */
+static void view_usage(const char *err, const char *name, char *a1,
+		       char *a2)
+{
+	char view[] = "view", *dir = path_of("good");
+	char *argv[] = { view, dir, a1, a2, NULL };
+	char want[1024];
+	struct run r;
+
+	snprintf(want, sizeof(want), "tracectl: view: %s (see 'tracectl "
+		 "view --help')\n", err);
+	run_ctl(&r, argv);
+	expect(&r, 2, "", want, name);
+	run_free(&r);
+	free(dir);
+}
+
+static void test_options(void)
+{
+	view_args(good_hanoi_1, "--pid: one process", "--pid", "100", NULL);
+	view_args("0.000002000 hanoi 100 101 hanoi:multi: line1\nline2 x\n"
+		  "0.000005000 hanoi 100 101 hanoi:move: Move disk from A to "
+		  "B\n", "--tid: one thread", "--tid=101", NULL);
+	view_args("0.000003000 hanoi 100 100 hanoi:move: Move disk from LEFT"
+		  " to RIGHT\n"
+		  "0.000005000 hanoi 100 101 hanoi:move: Move disk from A to "
+		  "B\n", "--events: one name", "--events", "hanoi:move", NULL);
+	view_args(good_foo, "--events: an exclusion first keeps the rest",
+		  "--events", "-hanoi:*", "--until", "0.5", NULL);
+	view_args("0.000003000 hanoi 100 100 hanoi:move: Move disk from LEFT"
+		  " to RIGHT\n"
+		  "0.000005000 hanoi 100 100 hanoi:float: x=3.14 y=2.500 "
+		  "z=0xff\n"
+		  "0.000005000 hanoi 100 101 hanoi:move: Move disk from A to "
+		  "B\n", "--since/--until: absolute, both ends included",
+		  "--since", "0.000003", "--until=0.000005", NULL);
+	view_args("0.000003000 hanoi 100 100 hanoi:move: Move disk from LEFT"
+		  " to RIGHT\n", "--since +2us --until +2000ns: from the "
+		  "first event", "--since", "+2us", "--until", "+2000ns",
+		  NULL);
+	view_args(good_foo_2 + strlen("0.999999999 foo bar 50 50 foo:tick: "
+				      "tick 3\n1.000000000 foo bar 50 50 "
+				      "foo:tick: tick 4\n"),
+		  "--since: packets before it are skipped", "--since",
+		  "1.5", NULL);
+	view_usage("--pid: 'x' is not a process id (1 to 2147483647)",
+		   "--pid x", (char *)"--pid", (char *)"x");
+	view_usage("--tid: '0' is not a thread id (1 to 2147483647)",
+		   "--tid 0", (char *)"--tid", (char *)"0");
+	view_usage("--since: 'yesterday' is not a time (SECONDS[.FRACTION] "
+		   "as view prints them, or +SECONDS from the first event; "
+		   "units s, ms, us, ns)", "--since yesterday",
+		   (char *)"--since", (char *)"yesterday");
+	view_usage("--until: '5h' is not a time (SECONDS[.FRACTION] as view "
+		   "prints them, or +SECONDS from the first event; units s, "
+		   "ms, us, ns)", "--until 5h", (char *)"--until",
+		   (char *)"5h");
+	view_usage("option '--events' needs a value", "--events without a "
+		   "value", (char *)"--events", NULL);
+	view_usage("--until is before --since", "--until before --since",
+		   (char *)"--since=2", (char *)"--until=1");
+}
+
 static void test_usage(void)
 {
 	char view[] = "view", help[] = "--help", h[] = "-h", x[] = "-x";
@@ -803,7 +961,7 @@ static void test_usage(void)
 	char *hs[] = { view, a, h, NULL };
 	char *dash[] = { view, dd, x, NULL };
 	char *dir = path_of("good"), *one[] = { view, dir, NULL };
-	const char *usage = "usage: tracectl view DIR\n";
+	const char *usage = "usage: tracectl view DIR [--pid PID]";
 	char want[4096];
 	struct run r;
 
@@ -896,7 +1054,7 @@ static int remove_one(const char *path, const struct stat *st, int flag,
 
 int main(void)
 {
-	plan(43);
+	plan(57);
 	if (!mkdtemp(root))
 		bail_out("mkdtemp: %s", strerror(errno));
 	test_good();
@@ -910,6 +1068,8 @@ int main(void)
 	test_bad_payload();
 	test_long_message();
 	test_bad_meta();
+	test_lost();
+	test_options();
 	test_usage();
 	test_meta_load();
 	nftw(root, remove_one, 16, FTW_DEPTH | FTW_PHYS);

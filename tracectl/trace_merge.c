@@ -1,0 +1,702 @@
+/*
+ * trace_merge.c - the events of a session in time order (trace_merge.h).
+ *
+ * Every channel file of every process directory is a source whose records
+ * are already in time order; a binary min-heap of the sources, keyed by
+ * (timestamp, pid, tid, file order), merges them, so the output is the same
+ * on every run. Each source keeps one packet in memory (trace_dir.c).
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "format.h"
+#include "pattern.h"
+#include "trace_merge.h"
+
+#define MSG_INITIAL	(64 * 1024)
+#define MSG_MAX		(16 * 1024 * 1024)
+#define UNKNOWN_EVENT	"<unknown event ID>"
+#define BAD_PAYLOAD	"<bad payload>"
+#define LOST_EVENT	"tracer:lost"
+
+/* A channel file and its current record. */
+struct merge_src {
+	struct tracer_chan chan;
+	const struct tracer_merge_proc *proc;
+	struct tracer_chan_record rec;
+	uint32_t pid;
+	int vital;
+	size_t order;			/* place in the file order */
+	bool said_unknown;		/* reported an unknown event id */
+	bool said_payload;		/* reported a bad payload */
+};
+
+struct tracer_merge {
+	struct tracer_merge_opts opts;
+	struct tracer_merge_proc *procs;
+	size_t nprocs;
+	struct merge_src *srcs;
+	size_t nsrcs, srcs_cap;
+	struct merge_src **heap;
+	size_t nheap;
+	uint64_t until;			/* absolute; UINT64_MAX: none */
+	char *msg;			/* the formatted message */
+	size_t msg_size;
+	char errbuf[TRACER_ERR_SIZE];
+	bool failed;
+};
+
+void tracer__merge_error(struct tracer_merge *m, const char *fmt, ...)
+{
+	va_list ap;
+
+	fflush(m->opts.out);
+	fputs("tracectl: ", m->opts.err);
+	va_start(ap, fmt);
+	vfprintf(m->opts.err, fmt, ap);
+	va_end(ap);
+	fputc('\n', m->opts.err);
+	fflush(m->opts.err);
+	m->failed = true;
+}
+
+/* ----------------------------------------------------------------------
+ * Finding the process directories.
+ */
+
+/*
+ * Is dir a process directory, one holding process.meta? 1, 0, or -ENOMEM.
+ * A process.meta that cannot be looked at (EACCES...) counts: reading it
+ * will tell why.
+ */
+static int has_meta(const char *dir)
+{
+	struct stat st;
+	char *path;
+	int ret;
+
+	if (asprintf(&path, "%s/process.meta", dir) < 0)
+		return -ENOMEM;
+	ret = stat(path, &st) == 0 || (errno != ENOENT && errno != ENOTDIR);
+	free(path);
+	return ret;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Append dir/name to list[] if it is a process directory. */
+static int add_proc_dir(char ***list, size_t *n, const char *dir,
+			const char *name)
+{
+	char *path, **l;
+	int ret;
+
+	if (strcmp(name, ".") == 0 || strcmp(name, "..") == 0)
+		return 0;
+	if (asprintf(&path, "%s/%s", dir, name) < 0)
+		return -ENOMEM;
+	ret = has_meta(path);
+	l = ret == 1 ? reallocarray(*list, *n + 1, sizeof(*l)) : NULL;
+	if (!l) {
+		free(path);
+		return ret == 1 ? -ENOMEM : ret;
+	}
+	*list = l;
+	l[(*n)++] = path;
+	return 0;
+}
+
+/* The process directories of the session directory dir, sorted.
+ * Returns 0, -ENOENT (reported), -ENOMEM. */
+static int session_dirs(struct tracer_merge *m, const char *dir,
+			char ***list, size_t *n)
+{
+	struct dirent *de;
+	DIR *d = opendir(dir);
+	int ret = 0;
+
+	if (!d) {
+		tracer__merge_error(m, "cannot open '%s': %s", dir,
+				    strerror(errno));
+		return -ENOENT;
+	}
+	while (!ret && (errno = 0, de = readdir(d)))
+		ret = add_proc_dir(list, n, dir, de->d_name);
+	if (!ret && errno)
+		ret = -errno;
+	closedir(d);
+	if (ret == -ENOMEM)
+		return ret;
+	if (ret) {
+		tracer__merge_error(m, "cannot read '%s': %s", dir,
+				    strerror(-ret));
+		return -ENOENT;
+	}
+	if (*n == 0) {
+		tracer__merge_error(m, "'%s' is not a session directory: no "
+				    "process.meta in it or in its "
+				    "subdirectories", dir);
+		return -ENOENT;
+	}
+	qsort(*list, *n, sizeof(**list), cmp_str);
+	return 0;
+}
+
+/* The process directories to read: dir itself, or those in it.
+ * Returns 0, -ENOENT (reported), -ENOMEM. */
+static int find_procs(struct tracer_merge *m, const char *dir, char ***list,
+		      size_t *n)
+{
+	struct stat st;
+	int ret;
+
+	*list = NULL;
+	*n = 0;
+	ret = stat(dir, &st) < 0 ? errno : S_ISDIR(st.st_mode) ? 0 : ENOTDIR;
+	if (ret) {
+		tracer__merge_error(m, "cannot open '%s': %s", dir,
+				    strerror(ret));
+		return -ENOENT;
+	}
+	ret = has_meta(dir);
+	if (ret == 0)
+		return session_dirs(m, dir, list, n);
+	if (ret < 0)
+		return ret;
+	*list = malloc(sizeof(**list));
+	if (!*list || !(**list = strdup(dir)))
+		return -ENOMEM;
+	*n = 1;
+	return 0;
+}
+
+/* ----------------------------------------------------------------------
+ * Opening the sources.
+ */
+
+static struct merge_src *new_src(struct tracer_merge *m)
+{
+	struct merge_src *s = m->srcs;
+	size_t cap = m->srcs_cap ? m->srcs_cap * 2 : 16;
+
+	if (m->nsrcs == m->srcs_cap) {
+		s = reallocarray(m->srcs, cap, sizeof(*s));
+		if (!s)
+			return NULL;
+		m->srcs = s;
+		m->srcs_cap = cap;
+	}
+	s = &m->srcs[m->nsrcs];
+	memset(s, 0, sizeof(*s));
+	s->order = m->nsrcs;
+	return s;
+}
+
+/* Open one channel file of p as a source, unless --tid leaves it out. */
+static int open_channel(struct tracer_merge *m,
+			const struct tracer_merge_proc *p,
+			const struct tracer_chan_name *cn)
+{
+	struct merge_src *s;
+
+	if (m->opts.tid && cn->tid != m->opts.tid)
+		return 0;
+	s = new_src(m);
+	if (!s)
+		return -ENOMEM;
+	if (tracer__chan_open(&s->chan, cn->path, m->errbuf,
+			      sizeof(m->errbuf))) {
+		tracer__merge_error(m, "%s", m->errbuf);
+		tracer__chan_close(&s->chan);
+		return 0;
+	}
+	s->proc = p;
+	s->pid = p->meta.pid;
+	s->vital = cn->vital;
+	m->nsrcs++;
+	return 0;
+}
+
+/* Open the channel files of a loaded process as sources. */
+static int open_channels(struct tracer_merge *m,
+			 const struct tracer_merge_proc *p)
+{
+	struct tracer_chan_name *names;
+	size_t n, i;
+	int ret;
+
+	ret = tracer__dir_channels(p->dir, &names, &n, m->errbuf,
+				   sizeof(m->errbuf));
+	if (ret) {
+		tracer__merge_error(m, "%s", m->errbuf);
+		return ret == -ENOMEM ? ret : 0;
+	}
+	for (i = 0; i < n && !ret; i++)
+		ret = open_channel(m, p, &names[i]);
+	tracer__chan_names_free(names, n);
+	return ret;
+}
+
+/* Read process.meta of a process directory and open its channels. */
+static int load_proc(struct tracer_merge *m, struct tracer_merge_proc *p)
+{
+	char *path;
+	int ret;
+
+	if (asprintf(&path, "%s/process.meta", p->dir) < 0)
+		return -ENOMEM;
+	ret = tracer__meta_load(&p->meta, path, m->errbuf,
+				sizeof(m->errbuf));
+	free(path);
+	if (ret == 0 && m->opts.pid && p->meta.pid != m->opts.pid)
+		return 0;
+	if (ret == 0)
+		return open_channels(m, p);
+	tracer__merge_error(m, "%s", m->errbuf);
+	return ret == -ENOMEM ? ret : 0;
+}
+
+/* Load the process directories (taking the strings of dirs[]) and open
+ * their channel files. */
+static int open_sources(struct tracer_merge *m, char **dirs, size_t n)
+{
+	struct tracer_merge_proc *p;
+	size_t i;
+	int ret = 0;
+
+	m->procs = calloc(n ? n : 1, sizeof(*m->procs));
+	if (!m->procs)
+		return -ENOMEM;
+	for (i = 0; i < n && !ret; i++) {
+		p = &m->procs[m->nprocs++];
+		p->dir = dirs[i];
+		dirs[i] = NULL;
+		ret = load_proc(m, p);
+	}
+	return ret;
+}
+
+/* ----------------------------------------------------------------------
+ * The merge.
+ */
+
+/* Does a's record come before b's: time, pid, tid, file order. */
+static bool before(const struct merge_src *a, const struct merge_src *b)
+{
+	if (a->rec.timestamp != b->rec.timestamp)
+		return a->rec.timestamp < b->rec.timestamp;
+	if (a->pid != b->pid)
+		return a->pid < b->pid;
+	if (a->rec.tid != b->rec.tid)
+		return a->rec.tid < b->rec.tid;
+	return a->order < b->order;
+}
+
+static void sift_down(struct merge_src **heap, size_t n, size_t i)
+{
+	struct merge_src *top = heap[i];
+	size_t child;
+
+	while ((child = 2 * i + 1) < n) {
+		if (child + 1 < n && before(heap[child + 1], heap[child]))
+			child++;
+		if (!before(heap[child], top))
+			break;
+		heap[i] = heap[child];
+		i = child;
+	}
+	heap[i] = top;
+}
+
+/* Move a source to its next record: false at its end or after an error it
+ * cannot read on from (reported); the file is then closed. */
+static bool advance(struct tracer_merge *m, struct merge_src *s)
+{
+	int ret;
+
+	for (;;) {
+		ret = tracer__chan_next(&s->chan, &s->rec, m->errbuf,
+					sizeof(m->errbuf));
+		if (ret < 0)
+			tracer__merge_error(m, "%s", m->errbuf);
+		if (ret != -EBADMSG)
+			break;
+	}
+	if (ret <= 0)
+		tracer__chan_close(&s->chan);
+	return ret == 1;
+}
+
+static void heapify(struct tracer_merge *m)
+{
+	size_t i;
+
+	for (i = m->nheap / 2; i-- > 0;)
+		sift_down(m->heap, m->nheap, i);
+}
+
+/* The heap of the sources that have a record. */
+static int build_heap(struct tracer_merge *m)
+{
+	size_t i;
+
+	m->heap = calloc(m->nsrcs ? m->nsrcs : 1, sizeof(*m->heap));
+	if (!m->heap)
+		return -ENOMEM;
+	for (i = 0; i < m->nsrcs; i++)
+		if (advance(m, &m->srcs[i]))
+			m->heap[m->nheap++] = &m->srcs[i];
+	heapify(m);
+	return 0;
+}
+
+/* Advance s until its record is at or after since: false at its end. */
+static bool advance_past(struct tracer_merge *m, struct merge_src *s,
+			 uint64_t since)
+{
+	while (s->rec.timestamp < since)
+		if (!advance(m, s))
+			return false;
+	return true;
+}
+
+/* Sources drop the packets that end before since (absolute), and the
+ * records before it are passed over. */
+static void skip_to(struct tracer_merge *m, uint64_t since)
+{
+	size_t i = 0;
+
+	for (i = 0; i < m->nsrcs; i++)
+		m->srcs[i].chan.skip_before = since;
+	i = 0;
+	while (i < m->nheap) {
+		struct merge_src *s = m->heap[i];
+
+		if (s->rec.timestamp >= since || advance_past(m, s, since))
+			i++;
+		else
+			m->heap[i] = m->heap[--m->nheap];
+	}
+	heapify(m);
+}
+
+/* The time bounds, made absolute from the first record of the trace. */
+static void set_bounds(struct tracer_merge *m)
+{
+	uint64_t first = m->nheap ? m->heap[0]->rec.timestamp : 0;
+	uint64_t since = m->opts.since, until = m->opts.until;
+
+	if (m->opts.since_relative)
+		since = first + since < first ? UINT64_MAX : first + since;
+	if (m->opts.until_relative)
+		until = first + until < first ? UINT64_MAX : first + until;
+	m->until = m->opts.until || m->opts.until_relative ? until :
+		   UINT64_MAX;
+	if (since > first)
+		skip_to(m, since);
+}
+
+/* ----------------------------------------------------------------------
+ * Items.
+ */
+
+/* Format the message of s's record into m->msg, growing it as needed.
+ * Returns the result of tracer__format_event(); *len the length. */
+static int format_message(struct tracer_merge *m, const struct merge_src *s,
+			  const struct tracer_callsite *cs, size_t *len)
+{
+	char *msg;
+	int ret;
+
+	for (;;) {
+		ret = tracer__format_event(m->msg, m->msg_size, cs->format,
+					   cs->types, s->rec.payload,
+					   s->rec.payload_size, len);
+		if (ret != -ENOSPC || m->msg_size >= MSG_MAX)
+			return ret;
+		msg = realloc(m->msg, m->msg_size * 2);
+		if (!msg)
+			return ret;	/* shown truncated */
+		m->msg = msg;
+		m->msg_size *= 2;
+	}
+}
+
+/* "PATH: packet at offset P: record at offset R" */
+#define REC_FMT	"%s: packet at offset %" PRIu64 ": record at offset %" PRIu64
+#define REC_ARGS(s) (s)->chan.path, (s)->rec.packet_offset, (s)->rec.offset
+
+/* Report, once per file, a record that cannot be shown as it should. */
+static void record_problem(struct tracer_merge *m, struct merge_src *s,
+			   const struct tracer_callsite *cs, int ret)
+{
+	if (!cs && !s->said_unknown) {
+		s->said_unknown = true;
+		tracer__merge_error(m, REC_FMT ": unknown event ID %" PRIu32
+				    " (no callsite line in process.meta)",
+				    REC_ARGS(s), s->rec.id);
+	} else if (cs && ret && ret != -ENOSPC && !s->said_payload) {
+		s->said_payload = true;
+		tracer__merge_error(m, REC_FMT ": payload of %zu bytes does "
+				    "not hold the values '%s' of event ID %"
+				    PRIu32 " (%s)", REC_ARGS(s),
+				    s->rec.payload_size, cs->types,
+				    s->rec.id, cs->name);
+	}
+}
+
+static const char *thread_name(const struct tracer_meta *meta, uint32_t tid)
+{
+	size_t i;
+
+	for (i = meta->nthreads; i-- > 0;)
+		if (meta->threads[i].tid == tid)
+			return meta->threads[i].name;
+	return NULL;
+}
+
+/* Does the --events filter let s's record through? */
+static bool wanted(const struct tracer_merge *m, const struct merge_src *s)
+{
+	const struct tracer_callsite *cs;
+
+	if (!m->opts.events)
+		return true;
+	if (s->rec.lost)
+		return true;	/* the events lost may be any of them */
+	cs = tracer__meta_callsite(&s->proc->meta, s->rec.id);
+	return tracer__patterns_select(m->opts.events,
+				      cs ? cs->name : UNKNOWN_EVENT);
+}
+
+/* The message of an event item. */
+static void event_item(struct tracer_merge *m, struct merge_src *s,
+		       struct tracer_item *it)
+{
+	const struct tracer_callsite *cs =
+		tracer__meta_callsite(&s->proc->meta, s->rec.id);
+	int ret = 0;
+
+	it->kind = TRACER_ITEM_EVENT;
+	it->cs = cs;
+	it->name = cs ? cs->name : UNKNOWN_EVENT;
+	it->msg = "";
+	it->msg_len = 0;
+	if (cs) {
+		ret = format_message(m, s, cs, &it->msg_len);
+		it->msg = m->msg;
+		if (ret && ret != -ENOSPC) {
+			it->msg = BAD_PAYLOAD;
+			it->msg_len = strlen(BAD_PAYLOAD);
+		}
+	}
+	if (!cs || ret)
+		record_problem(m, s, cs, ret);
+}
+
+static void fill_item(struct tracer_merge *m, struct merge_src *s,
+		      struct tracer_item *it)
+{
+	memset(it, 0, sizeof(*it));
+	it->timestamp = s->rec.timestamp;
+	it->proc = s->proc;
+	it->pid = s->pid;
+	it->tid = s->rec.tid;
+	it->thread_name = thread_name(&s->proc->meta, s->rec.tid);
+	it->vital = s->vital;
+	if (s->rec.lost) {
+		it->kind = TRACER_ITEM_LOST;
+		it->name = LOST_EVENT;
+		it->msg = "";
+		it->lost = s->rec.lost;
+		it->lost_since = s->rec.lost_since;
+	} else {
+		event_item(m, s, it);
+	}
+}
+
+/* s's record was used: move s on, keep the heap in order. */
+static void next_of(struct tracer_merge *m, struct merge_src *s)
+{
+	if (!advance(m, s))
+		m->heap[0] = m->heap[--m->nheap];
+	if (m->nheap)
+		sift_down(m->heap, m->nheap, 0);
+}
+
+int tracer__merge_next(struct tracer_merge *m, struct tracer_item *it)
+{
+	struct merge_src *s;
+	bool take;
+
+	while (m->nheap) {
+		s = m->heap[0];
+		if (s->rec.timestamp > m->until)
+			return 0;	/* every other source is later too */
+		take = wanted(m, s);
+		if (take)
+			fill_item(m, s, it);	/* copies what it needs */
+		next_of(m, s);
+		if (take)
+			return 1;
+	}
+	return 0;
+}
+
+/* ----------------------------------------------------------------------
+ * Opening and closing.
+ */
+
+/* dir without its trailing slashes ("/" stays "/"): a new string. */
+static char *trim_dir(const char *dir)
+{
+	size_t len = strlen(dir);
+
+	while (len > 1 && dir[len - 1] == '/')
+		len--;
+	return strndup(dir, len);
+}
+
+static void free_list(char **list, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		free(list[i]);
+	free(list);
+}
+
+/* Find, load and open everything; returns 0, -ENOENT or -ENOMEM. */
+static int merge_start(struct tracer_merge *m, const char *dir)
+{
+	char **dirs = NULL, *root = trim_dir(dir);
+	size_t n = 0;
+	int ret;
+
+	m->msg = malloc(MSG_INITIAL);
+	m->msg_size = MSG_INITIAL;
+	ret = m->msg && root ? find_procs(m, root, &dirs, &n) : -ENOMEM;
+	if (!ret)
+		ret = open_sources(m, dirs, n);
+	if (!ret)
+		ret = build_heap(m);
+	if (!ret)
+		set_bounds(m);
+	free_list(dirs, n);
+	free(root);
+	return ret;
+}
+
+int tracer__merge_open(struct tracer_merge **mp, const char *dir,
+		       const struct tracer_merge_opts *opts)
+{
+	struct tracer_merge *m = calloc(1, sizeof(*m));
+	int ret;
+
+	*mp = NULL;
+	if (!m)
+		return -ENOMEM;
+	m->opts = *opts;
+	if (!m->opts.err)
+		m->opts.err = stderr;
+	if (!m->opts.out)
+		m->opts.out = stdout;
+	ret = merge_start(m, dir);
+	if (ret) {
+		tracer__merge_close(m);
+		return ret;
+	}
+	*mp = m;
+	return 0;
+}
+
+size_t tracer__merge_nprocs(const struct tracer_merge *m)
+{
+	return m->nprocs;
+}
+
+const struct tracer_merge_proc *tracer__merge_proc(
+	const struct tracer_merge *m, size_t i)
+{
+	return i < m->nprocs ? &m->procs[i] : NULL;
+}
+
+bool tracer__merge_failed(const struct tracer_merge *m)
+{
+	return m->failed;
+}
+
+void tracer__merge_close(struct tracer_merge *m)
+{
+	size_t i;
+
+	if (!m)
+		return;
+	for (i = 0; i < m->nsrcs; i++)
+		tracer__chan_close(&m->srcs[i].chan);
+	for (i = 0; i < m->nprocs; i++) {
+		tracer__meta_free(&m->procs[i].meta);
+		free(m->procs[i].dir);
+	}
+	free(m->srcs);
+	free(m->procs);
+	free(m->heap);
+	free(m->msg);
+	free(m);
+}
+
+/* ----------------------------------------------------------------------
+ * Times.
+ */
+
+/* Nanoseconds per unit of the suffix at s (none: seconds); 0 if unknown. */
+static uint64_t unit_ns(const char *s)
+{
+	static const struct { const char *name; uint64_t ns; } units[] = {
+		{ "", 1000000000 }, { "s", 1000000000 }, { "ms", 1000000 },
+		{ "us", 1000 }, { "ns", 1 },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(units) / sizeof(units[0]); i++)
+		if (strcmp(s, units[i].name) == 0)
+			return units[i].ns;
+	return 0;
+}
+
+int tracer__parse_time(const char *s, uint64_t *ns, bool *relative)
+{
+	uint64_t whole = 0, frac = 0, scale = 1, unit;
+	int digits = 0;
+
+	*relative = *s == '+';
+	s += *relative;
+	if (*s < '0' || *s > '9')
+		return -EINVAL;
+	for (; *s >= '0' && *s <= '9'; s++) {
+		if (whole > (UINT64_MAX - 9) / 10)
+			return -ERANGE;
+		whole = whole * 10 + (uint64_t)(*s - '0');
+	}
+	if (*s == '.')
+		for (s++; *s >= '0' && *s <= '9'; s++, digits++)
+			if (digits < 9) {
+				frac = frac * 10 + (uint64_t)(*s - '0');
+				scale *= 10;
+			}
+	unit = unit_ns(s);
+	if (!unit)
+		return -EINVAL;
+	if (whole > UINT64_MAX / unit)
+		return -ERANGE;
+	*ns = whole * unit + frac * unit / scale;
+	return *ns < whole * unit ? -ERANGE : 0;
+}

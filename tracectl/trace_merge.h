@@ -1,0 +1,123 @@
+/*
+ * trace_merge.h - the events of a session, merged in time order: what
+ * `tracectl view`, `tracectl export` and `tracectl timeline` read.
+ *
+ * A merge opens every channel file of every process directory of a session
+ * directory (or of one process directory), and hands out their records one
+ * at a time, smallest timestamp first (ties: pid, tid, file order, so every
+ * run gives the same order), each with its message already formatted as
+ * printf would have printed it. Only one packet per channel file is in
+ * memory: a trace of any size is read in constant memory, and the first
+ * items come at once.
+ *
+ * Besides events, the merge hands out "lost" items: where a channel file's
+ * packet says records were lost before it (events_discarded grew, see
+ * doc/session-files.md), an item at the time the packet begins saying how
+ * many, and since when (the end of the previous packet of that file).
+ *
+ * Problems (unreadable files, corrupt packets, unknown event ids, bad
+ * payloads) are reported as they are met, one line each on the error stream
+ * given at open ("tracectl: PATH: packet at offset N: ..."), and the merge
+ * goes on with everything still readable; a damaged channel file is read
+ * again from its next intact packet.
+ */
+#ifndef TRACER_TRACE_MERGE_H
+#define TRACER_TRACE_MERGE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "trace_dir.h"
+
+struct tracer__patterns;
+
+/* What to merge. Zero-initialise, then set what is needed. */
+struct tracer_merge_opts {
+	uint32_t pid;			/* only this process (0: all) */
+	uint32_t tid;			/* only this thread (0: all) */
+	const struct tracer__patterns *events;	/* names (NULL: all) */
+	uint64_t since;			/* first timestamp shown (0) */
+	uint64_t until;			/* last timestamp shown (0: none) */
+	bool since_relative;		/* since/until count from the */
+	bool until_relative;		/* trace's first timestamp */
+	FILE *err;			/* problems go here (stderr) */
+	FILE *out;			/* flushed before a problem is
+					   reported (stdout) */
+};
+
+enum tracer_item_kind {
+	TRACER_ITEM_EVENT,
+	TRACER_ITEM_LOST,
+};
+
+/* A process of the merge: its directory and decoded process.meta. */
+struct tracer_merge_proc {
+	char *dir;
+	struct tracer_meta meta;
+};
+
+/* One item, valid until the next call of tracer__merge_next(). */
+struct tracer_item {
+	enum tracer_item_kind kind;
+	uint64_t timestamp;		/* CLOCK_MONOTONIC ns */
+	const struct tracer_merge_proc *proc;
+	uint32_t pid;
+	uint32_t tid;
+	const char *thread_name;	/* from process.meta, or NULL */
+	int vital;			/* channel: 0 default, 1 vital */
+	/* TRACER_ITEM_EVENT */
+	const struct tracer_callsite *cs;	/* NULL: unknown event id */
+	const char *name;		/* event name, never NULL */
+	const char *msg;		/* message, msg_len bytes (may hold */
+	size_t msg_len;			/* NUL bytes), NUL-terminated */
+	/* TRACER_ITEM_LOST */
+	uint64_t lost;			/* records lost */
+	uint64_t lost_since;		/* end of the packet before (0: the
+					   file's first packet) */
+};
+
+struct tracer_merge;
+
+/*
+ * Open the session directory dir (or process directory: one holding
+ * process.meta) for merging. Problems with single files are reported on
+ * opts->err and leave them out.
+ * Returns 0 (*m set), -ENOENT (nothing to merge: dir unreadable, or no
+ * process directory in it; reported), -ENOMEM.
+ */
+int tracer__merge_open(struct tracer_merge **m, const char *dir,
+		       const struct tracer_merge_opts *opts);
+
+/*
+ * The next item in time order that passes the options.
+ * Returns 1 (*it filled), 0 at the end.
+ */
+int tracer__merge_next(struct tracer_merge *m, struct tracer_item *it);
+
+/* The processes of the merge (to list threads, names, clock offsets). */
+size_t tracer__merge_nprocs(const struct tracer_merge *m);
+const struct tracer_merge_proc *tracer__merge_proc(
+	const struct tracer_merge *m, size_t i);
+
+/* Was any problem reported? (The exit status of a command is then 1.) */
+bool tracer__merge_failed(const struct tracer_merge *m);
+
+/* Report a problem of the caller's own the same way: marks the merge as
+ * failed. */
+void tracer__merge_error(struct tracer_merge *m, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+void tracer__merge_close(struct tracer_merge *m);
+
+/*
+ * Parse a --since/--until TIME: SECONDS[.FRACTION] as `tracectl view`
+ * prints them (CLOCK_MONOTONIC), or +SECONDS[.FRACTION] counted from the
+ * first event of the trace; an optional unit suffix s, ms, us or ns
+ * replaces seconds (`+250ms`). *relative says whether it had the `+`.
+ * Returns 0, -EINVAL (not a time), -ERANGE (too large).
+ */
+int tracer__parse_time(const char *s, uint64_t *ns, bool *relative);
+
+#endif /* TRACER_TRACE_MERGE_H */
