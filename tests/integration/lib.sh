@@ -14,6 +14,14 @@ DPID=
 tap_n=0
 tap_failed=0
 
+# A sanitizer build of libtracer needs its runtime loaded first: `tracectl
+# record` keeps the LD_PRELOAD it is given ahead of libtracer. Give it only
+# to tracectl record ("LD_PRELOAD=$RECORD_PRELOAD $TRACECTL record ..."),
+# not to the tools the checks use.
+RECORD_PRELOAD=$(ldd ./libtracer/.libs/libtracer.so 2>/dev/null |
+	awk '/lib(asan|ubsan)/ { printf "%s:", $3 }')
+RECORD_PRELOAD=${RECORD_PRELOAD%:}
+
 # ok STATUS DESCRIPTION: one TAP line; STATUS 0 passes.
 ok() {
 	tap_n=$((tap_n + 1))

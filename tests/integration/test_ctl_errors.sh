@@ -8,6 +8,8 @@
 CMDS="start stop filter switch snapshot status list record"
 
 # run ARGS...: run tracectl; sets rc, out, err and nerr (stderr lines).
+# The sanitizer runtime (lib.sh) is preloaded only for record, below.
+runtime=$RECORD_PRELOAD
 RECORD_PRELOAD=
 run() {
 	LD_PRELOAD=$RECORD_PRELOAD "$TRACECTL" "$@" >"$T/stdout" \
@@ -261,13 +263,7 @@ report "stop: the discard session's directory last" eval \
 
 ## record with the shared tracerd ############################################
 
-# A sanitizer build of libtracer needs its runtime preloaded first: record
-# keeps the LD_PRELOAD it is given ahead of libtracer. Only tracectl gets
-# it (run), not the tools the checks use.
-runtime=$(ldd ./libtracer/.libs/libtracer.so 2>/dev/null |
-	awk '/lib(asan|ubsan)/ { printf "%s:", $3 }')
-RECORD_PRELOAD=${runtime%:}
-
+RECORD_PRELOAD=$runtime
 run record -- /bin/true
 report "record /bin/true: exit 0, directory last" eval \
 	'[ $rc -eq 0 ] && last_dir && [ -z "$err" ]'

@@ -9,7 +9,7 @@ HANOI=./examples/hanoi
 check "tracerd starts" start_daemon
 "$HANOI" 1 2 3 4 5 6 7 8 9 10 >"$T/printed" 2>/dev/null
 ok $? "hanoi 1..10 prints its moves"
-"$TRACECTL" record -- "$HANOI" --quiet 1 2 3 4 5 6 7 8 9 10 \
+LD_PRELOAD=$RECORD_PRELOAD "$TRACECTL" record -- "$HANOI" --quiet 1 2 3 4 5 6 7 8 9 10 \
 	>"$T/record.out" 2>"$T/err"
 ok $? "tracectl record -- hanoi --quiet 1..10 succeeds"
 dir=$(tail -n 1 "$T/record.out")
