@@ -118,26 +118,34 @@ int tracer__patterns_parse(const char *text, struct tracer__patterns *p,
 	return 0;
 }
 
-bool tracer__patterns_match(const struct tracer__patterns *p,
-			    const char *name)
+/* The last pattern that matches name decides: 1 (on), 0 (off), or -1
+ * when none matches. */
+static int decide(const struct tracer__patterns *p, const char *name)
 {
 	size_t i = p->n;
 
 	while (i-- > 0)
 		if (fnmatch(p->v[i].glob, name, 0) == 0)
 			return !p->v[i].exclude;
+	return -1;
+}
+
+bool tracer__patterns_match(const struct tracer__patterns *p,
+			    const char *name)
+{
+	int d = decide(p, name);
+
+	if (d >= 0)
+		return d;
 	return p->default_on || strncmp(name, "tracer:", 7) == 0;
 }
 
 bool tracer__patterns_select(const struct tracer__patterns *p,
 			     const char *name)
 {
-	size_t i = p->n;
+	int d = decide(p, name);
 
-	while (i-- > 0)
-		if (fnmatch(p->v[i].glob, name, 0) == 0)
-			return !p->v[i].exclude;
-	return p->default_on;
+	return d >= 0 ? d : p->default_on;
 }
 
 void tracer__patterns_free(struct tracer__patterns *p)
