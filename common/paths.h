@@ -22,6 +22,15 @@
 #define TRACER_PATH_MAX		108	/* sizeof(sun_path) */
 
 /*
+ * In a process directory of a session: tracer's own description of the
+ * process (doc/session-files.md), in a subdirectory, so that the process
+ * directory itself is a plain CTF trace (metadata and channel files only:
+ * CTF readers take every other file there for a stream).
+ */
+#define TRACER_META_DIR		"tracer"
+#define TRACER_META_FILE	TRACER_META_DIR "/process.meta"
+
+/*
  * The socket path to use (or to listen on) for this user.
  * Returns 0, -ENAMETOOLONG (longer than a Unix socket path can be).
  */

@@ -2,6 +2,7 @@
  * json.c - a small JSON writer (json.h).
  */
 #include <inttypes.h>
+#include <stdbool.h>
 #include <string.h>
 
 #include "json.h"
@@ -13,8 +14,10 @@ void tracer__json_init(struct tracer__json *j, FILE *f)
 	j->first = true;
 }
 
-/* Length of the valid UTF-8 sequence at s, or 0 if it is not one. */
-static size_t utf8_len(const unsigned char *s)
+static const char hex_digits[] = "0123456789abcdef";
+
+/* Length of the valid UTF-8 sequence at s (avail bytes), or 0. */
+static size_t utf8_len(const unsigned char *s, size_t avail)
 {
 	size_t n, i;
 	uint32_t cp;
@@ -26,6 +29,8 @@ static size_t utf8_len(const unsigned char *s)
 	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
 		n = 4, cp = s[0] & 0x07;
 	else
+		return 0;
+	if (n > avail)
 		return 0;
 	for (i = 1; i < n; i++) {
 		if ((s[i] & 0xc0) != 0x80)
@@ -39,28 +44,64 @@ static size_t utf8_len(const unsigned char *s)
 	return n;
 }
 
-void tracer__json_string(FILE *f, const char *str)
+/* Is the ASCII byte c written as it is? */
+static bool json_plain(unsigned char c, unsigned flags)
 {
-	const unsigned char *s = (const unsigned char *)(str ? str : "");
+	return c >= 0x20 && c < 0x7f && c != '"' && c != '\\' &&
+	       !(c == '<' && (flags & TRACER_JSON_HTML));
+}
+
+/* An ASCII byte that needs escaping. */
+static void json_escape(FILE *f, unsigned char c)
+{
+	char u[6] = { '\\', 'u', '0', '0' };
+
+	if (c == '"' || c == '\\') {
+		putc_unlocked('\\', f);
+		putc_unlocked(c, f);
+	} else if (c == '\n') {
+		fputs_unlocked("\\n", f);
+	} else if (c == '\t') {
+		fputs_unlocked("\\t", f);
+	} else {
+		u[4] = hex_digits[c >> 4];
+		u[5] = hex_digits[c & 15];
+		fwrite_unlocked(u, 1, sizeof(u), f);
+	}
+}
+
+void tracer__json_text(FILE *f, const char *str, size_t len, unsigned flags)
+{
+	const unsigned char *s = (const unsigned char *)str, *end = s + len;
+	const unsigned char *run;
 	size_t n;
 
-	fputc('"', f);
-	while (*s) {
-		if (*s == '"' || *s == '\\') {
-			fprintf(f, "\\%c", *s++);
-		} else if (*s < 0x20 || *s == 0x7f) {
-			fprintf(f, "\\u%04x", *s++);
-		} else if (*s < 0x80) {
-			fputc(*s++, f);
-		} else if ((n = utf8_len(s)) != 0) {
-			fwrite(s, 1, n, f);
+	putc_unlocked('"', f);
+	while (s < end) {
+		for (run = s; s < end && json_plain(*s, flags); s++)
+			;
+		fwrite_unlocked(run, 1, (size_t)(s - run), f);
+		if (s == end)
+			break;
+		if (*s < 0x80) {
+			json_escape(f, *s++);
+		} else if ((n = utf8_len(s, (size_t)(end - s))) != 0) {
+			fwrite_unlocked(s, 1, n, f);
 			s += n;
 		} else {
-			fputs("\\ufffd", f);
+			fputs_unlocked("\\ufffd", f);
 			s++;
 		}
 	}
-	fputc('"', f);
+	if (flags & TRACER_JSON_CUT)
+		fputs_unlocked(" [...]", f);
+	putc_unlocked('"', f);
+}
+
+void tracer__json_string(FILE *f, const char *s)
+{
+	s = s ? s : "";
+	tracer__json_text(f, s, strlen(s), 0);
 }
 
 /* Separator, new line, indentation and key before a value. */

@@ -8,6 +8,7 @@
 #define TRACER_CTL_JSON_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -31,5 +32,17 @@ void tracer__json_bool(struct tracer__json *j, const char *key, bool v);
 
 /* Write s as a JSON string, quotes included. */
 void tracer__json_string(FILE *f, const char *s);
+
+/* Also escape '<' (as \u003c): the string goes into an HTML <script>. */
+#define TRACER_JSON_HTML	1u
+/* The string was cut short: end it with " [...]". */
+#define TRACER_JSON_CUT		2u
+
+/*
+ * Write len bytes at s (any bytes: NUL, control characters, invalid UTF-8)
+ * as a JSON string, quotes included: '"', '\\' and control characters
+ * escaped, valid UTF-8 kept, every other byte as U+FFFD.
+ */
+void tracer__json_text(FILE *f, const char *s, size_t len, unsigned flags);
 
 #endif /* TRACER_CTL_JSON_H */

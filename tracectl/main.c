@@ -4,7 +4,8 @@
  *   tracectl [--socket PATH] COMMAND [OPTIONS]
  *
  * COMMAND is one of control.c's table (start, stop, filter, switch,
- * snapshot, status, list, record) or view (view.c). Every command takes
+ * snapshot, status, list, record), view (view.c), export (export.c) or
+ * timeline (timeline.c). Every command takes
  * --help; mistakes are one line on stderr, git style: exit 2 for usage
  * mistakes, 1 for failures.
  */
@@ -13,6 +14,7 @@
 #include <string.h>
 
 #include "control.h"
+#include "export.h"
 #include "view.h"
 
 static void usage(FILE *f)
@@ -27,6 +29,10 @@ static void usage(FILE *f)
 		fprintf(f, "  %-10s %s\n", cmd->name, cmd->summary);
 	fprintf(f, "  %-10s %s\n", "view", "print the events of a trace "
 		"directory");
+	fprintf(f, "  %-10s %s\n", "export", "write a trace directory as a "
+		"Chrome trace (JSON, for Perfetto)");
+	fprintf(f, "  %-10s %s\n", "timeline", "write a trace directory as "
+		"an HTML timeline");
 	fputs("\n'tracectl COMMAND --help' describes a command's options.\n"
 	      "--socket PATH: tracerd's socket (default: $TRACER_SOCKET, else\n"
 	      "the per-user or system-wide socket).\n", f);
@@ -39,15 +45,31 @@ static int syntax(const char *what, const char *arg)
 	return CTL_USAGE;
 }
 
+/* The commands that read a trace directory: no daemon, no --socket. */
+typedef int trace_cmd_fn(int argc, char **argv);
+
+static trace_cmd_fn *trace_cmd(const char *name)
+{
+	if (!strcmp(name, "view"))
+		return tracer__ctl_view;
+	if (!strcmp(name, "export"))
+		return tracer__ctl_export;
+	if (!strcmp(name, "timeline"))
+		return tracer__ctl_timeline;
+	return NULL;
+}
+
 /* `tracectl help [COMMAND]`. */
 static int help(int argc, char **argv)
 {
 	const struct tracer__ctl_cmd *cmd = argc > 1 ?
 		tracer__ctl_find(argv[1]) : NULL;
-	char *view_help[] = { (char *)"view", (char *)"--help", NULL };
+	trace_cmd_fn *run = argc > 1 ? trace_cmd(argv[1]) : NULL;
+	char *cmd_help[] = { argc > 1 ? argv[1] : NULL, (char *)"--help",
+			     NULL };
 
-	if (argc > 1 && !strcmp(argv[1], "view"))
-		return tracer__ctl_view(2, view_help);
+	if (run)
+		return run(2, cmd_help);
 	if (argc > 1 && !cmd)
 		return syntax("unknown command", argv[1]);
 	if (cmd)
@@ -109,8 +131,8 @@ int main(int argc, char **argv)
 	}
 	argc -= optind;
 	argv += optind;
-	if (!strcmp(argv[0], "view"))
-		return tracer__ctl_view(argc, argv);
+	if (trace_cmd(argv[0]))
+		return trace_cmd(argv[0])(argc, argv);
 	if (!strcmp(argv[0], "help"))
 		return help(argc, argv);
 	cmd = tracer__ctl_find(argv[0]);

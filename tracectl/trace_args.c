@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 
 #include "trace_args.h"
 
@@ -165,4 +166,19 @@ int tracer__trace_args_done(struct tracer_trace_args *a)
 void tracer__trace_args_free(struct tracer_trace_args *a)
 {
 	tracer__patterns_free(&a->events);
+}
+
+bool tracer__is_help(const struct tracer_trace_args *a, const char *arg)
+{
+	return !a->only_args && (!strcmp(arg, "--help") || !strcmp(arg, "-h"));
+}
+
+void tracer__raise_file_limit(void)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
 }

@@ -57,4 +57,10 @@ int tracer__trace_usage(const struct tracer_trace_args *a, const char *fmt,
 
 void tracer__trace_args_free(struct tracer_trace_args *a);
 
+/* Is arg --help or -h (before any "--")? */
+bool tracer__is_help(const struct tracer_trace_args *a, const char *arg);
+
+/* Allow as many open channel files as the hard limit does. */
+void tracer__raise_file_limit(void);
+
 #endif /* TRACER_TRACE_ARGS_H */

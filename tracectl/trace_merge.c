@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 
 #include "format.h"
+#include "paths.h"
 #include "pattern.h"
 #include "trace_merge.h"
 
@@ -80,7 +81,7 @@ static int has_meta(const char *dir)
 	char *path;
 	int ret;
 
-	if (asprintf(&path, "%s/process.meta", dir) < 0)
+	if (asprintf(&path, "%s/" TRACER_META_FILE, dir) < 0)
 		return -ENOMEM;
 	ret = stat(path, &st) == 0 || (errno != ENOENT && errno != ENOTDIR);
 	free(path);
@@ -142,7 +143,7 @@ static int session_dirs(struct tracer_merge *m, const char *dir,
 	}
 	if (*n == 0) {
 		tracer__merge_error(m, "'%s' is not a session directory: no "
-				    "process.meta in it or in its "
+				    TRACER_META_FILE " in it or in its "
 				    "subdirectories", dir);
 		return -ENOENT;
 	}
@@ -251,7 +252,7 @@ static int load_proc(struct tracer_merge *m, struct tracer_merge_proc *p)
 	char *path;
 	int ret;
 
-	if (asprintf(&path, "%s/process.meta", p->dir) < 0)
+	if (asprintf(&path, "%s/" TRACER_META_FILE, p->dir) < 0)
 		return -ENOMEM;
 	ret = tracer__meta_load(&p->meta, path, m->errbuf,
 				sizeof(m->errbuf));

@@ -12,7 +12,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 
 #include "trace_args.h"
 #include "trace_merge.h"
@@ -141,17 +140,6 @@ int tracer__view_dir(const char *dir, FILE *out, FILE *err)
 	return tracer__view(dir, &opts, out);
 }
 
-/* Allow as many open channel files as the hard limit does. */
-static void raise_file_limit(void)
-{
-	struct rlimit rl;
-
-	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
-		rl.rlim_cur = rl.rlim_max;
-		setrlimit(RLIMIT_NOFILE, &rl);
-	}
-}
-
 /* Returns -1 to go on, or an exit status. */
 static int parse(struct tracer_trace_args *a, int argc, char **argv)
 {
@@ -160,8 +148,7 @@ static int parse(struct tracer_trace_args *a, int argc, char **argv)
 	while (i < argc) {
 		const char *arg = argv[i];
 
-		if (!a->only_args && (!strcmp(arg, "--help") ||
-				      !strcmp(arg, "-h"))) {
+		if (tracer__is_help(a, arg)) {
 			printf("%s%s", usage, help);
 			return 0;
 		}
@@ -185,7 +172,7 @@ int tracer__ctl_view(int argc, char **argv)
 	ret = parse(&a, argc, argv);
 	if (ret < 0) {
 		setvbuf(stdout, NULL, _IOFBF, 1 << 16);
-		raise_file_limit();
+		tracer__raise_file_limit();
 		ret = tracer__view(a.dir, &a.opts, stdout);
 	}
 	tracer__trace_args_free(&a);

@@ -157,6 +157,7 @@ static int attach_buffer(struct tracerd_process *p, struct tracerd_buffer *b,
 		if (ret)
 			return ret;
 		b->rd[c].instance_mask = INSTANCE_MASK;
+		b->st[c].lost_seen = tracer__rb_lost(&b->rd[c]);
 	}
 	return 0;
 }
@@ -292,6 +293,10 @@ void tracerd_process_close_files(struct tracerd_process *p)
 		tracerd_log("pid %d: cannot write process.meta: %s",
 			    (int)p->pid, strerror(errno));
 	p->meta = NULL;
+	if (p->ctf && fclose(p->ctf))
+		tracerd_log("pid %d: cannot write the CTF metadata: %s",
+			    (int)p->pid, strerror(errno));
+	p->ctf = NULL;
 	free(p->dir);
 	p->dir = NULL;
 }
@@ -336,6 +341,9 @@ static int open_stream(const struct tracerd_sink *sink,
 		return -1;
 	st->instance = info->stream_instance_id;
 	st->tid = info->tid;
+	st->seq = 0;
+	st->discarded = 0;
+	st->last_end = info->timestamp_begin;
 	if (pair[!c].instance != st->instance) {
 		memcpy(name, b->desc->thread_name, 16);
 		name[16] = '\0';
@@ -395,6 +403,113 @@ static char *restart_batch(struct tracerd_process *p, char *pk,
 	return p->scratch;
 }
 
+static uint64_t sat_add(uint64_t a, uint64_t b)
+{
+	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
+
+/*
+ * Records channel st lost since its last packet, as this packet tells:
+ * dropped by the writer (its cumulative count went up since we last
+ * looked) or overwritten before we could read them (flight mode). A count
+ * that went backwards (corrupt shared memory) counts nothing.
+ */
+static uint64_t packet_losses(struct tracerd_stream *st,
+			      const struct tracer_rb_packet_info *info)
+{
+	uint64_t n = 0;
+
+	if (info->events_discarded > st->lost_seen) {
+		n = info->events_discarded - st->lost_seen;
+		st->lost_seen = info->events_discarded;
+	}
+	if (info->records_overwritten <= INT64_MAX)
+		n = sat_add(n, info->records_overwritten);
+	return n;
+}
+
+/*
+ * Write a packet without records to st's file (channel c), ending at ts:
+ * the first packet of a file whose first records come after losses (its
+ * events_discarded is 0, so that readers count the losses with the next
+ * one), or the last one, telling losses after the last records.
+ */
+static void write_marker(struct tracerd_process *p, struct tracerd_stream *st,
+			 int c, uint64_t ts)
+{
+	struct tracer_rb_packet h = {
+		.magic = TRACER_CTF_MAGIC, .stream_id = (uint32_t)c,
+		.stream_instance_id = st->instance,
+		.timestamp_begin = ts, .timestamp_end = ts,
+		.content_size = TRACER_RB_PACKET_SIZE * 8,
+		.packet_size = TRACER_RB_PACKET_SIZE * 8,
+		.packet_seq_num = st->seq++,
+		.events_discarded = st->discarded, .tid = st->tid,
+	};
+	int ret = write_all(st->fd, (const char *)&h, sizeof(h));
+
+	if (ret)
+		tracerd_log("pid %d: cannot write packets: %s", (int)p->pid,
+			    strerror(-ret));
+	st->last_end = ts;
+	p->bytes_written += sizeof(h);
+	p->packets_written++;
+}
+
+/*
+ * Losses of channel c after the last packet of st's file (lost: the
+ * writer's count now), told by a packet without records before the file
+ * is left: a writer that dropped records and wrote nothing since.
+ */
+static void write_losses(struct tracerd_process *p, struct tracerd_stream *st,
+			 int c, uint64_t lost)
+{
+	if (st->fd < 0)
+		return;
+	if (lost > st->lost_seen) {
+		st->pending = sat_add(st->pending, lost - st->lost_seen);
+		st->lost_seen = lost;
+	}
+	if (!st->pending)
+		return;
+	flush_batch(p);
+	st->discarded = sat_add(st->discarded, st->pending);
+	st->pending = 0;
+	write_marker(p, st, c, st->last_end);
+}
+
+/* The header of packet h as its file numbers it (doc/session-files.md). */
+static void stamp_packet(struct tracerd_stream *st, struct tracer_rb_packet *h,
+			 uint64_t content_bytes)
+{
+	st->discarded = sat_add(st->discarded, st->pending);
+	st->pending = 0;
+	/* In the file a packet is as long as its content. */
+	h->packet_size = content_bytes * 8;
+	h->packet_seq_num = st->seq++;
+	h->events_discarded = st->discarded;
+	st->last_end = h->timestamp_end;
+}
+
+/*
+ * A new file for the packet at the end of the batch (moved to its start);
+ * returns -1 if it cannot be created.
+ */
+static int start_file(struct tracerd_process *p, const struct tracerd_sink *sink,
+		      struct tracerd_stream *pair, struct tracerd_buffer *b,
+		      int c, const struct tracer_rb_packet_info *info)
+{
+	struct tracerd_stream *st = &pair[c];
+
+	if (open_stream(sink, pair, b, c, info))
+		return -1;
+	/* Readers count no losses in a file's first packet: say them in
+	   the second one. */
+	if (st->pending)
+		write_marker(p, st, c, info->timestamp_begin);
+	return 0;
+}
+
 /* A checked packet at the end of the batch: append it to its file. */
 static void emit_to(struct tracerd_process *p, const struct tracerd_sink *sink,
 		    struct tracerd_stream *pair, struct tracerd_buffer *b,
@@ -402,22 +517,22 @@ static void emit_to(struct tracerd_process *p, const struct tracerd_sink *sink,
 {
 	char *pk = (char *)p->scratch + p->batch_len;
 	struct tracerd_stream *st = &pair[c];
+	bool same = st->fd >= 0 && st->instance == info->stream_instance_id;
+	uint64_t lost = packet_losses(st, info);
 
 	if (!sink->dir) {
 		p->dropped_packets++;
 		return;
 	}
-	if (info->records == 0)
-		return;
-	if (p->batch_stream != st ||
-	    st->fd < 0 || st->instance != info->stream_instance_id)
+	st->pending = sat_add(st->pending, lost);
+	if (info->records == 0 && !(same && st->pending))
+		return;		/* nothing to tell yet */
+	if (p->batch_stream != st || !same)
 		pk = restart_batch(p, pk, info->content_bytes);
-	if ((st->fd < 0 || st->instance != info->stream_instance_id) &&
-	    open_stream(sink, pair, b, c, info))
+	if (!same && start_file(p, sink, pair, b, c, info))
 		return;
-	/* In the file a packet is as long as its content. */
-	((struct tracer_rb_packet *)(void *)pk)->packet_size =
-		info->content_bytes * 8;
+	stamp_packet(st, (struct tracer_rb_packet *)(void *)pk,
+		     info->content_bytes);
 	p->batch_stream = st;
 	p->batch_len += info->content_bytes;
 	p->bytes_written += info->content_bytes;
@@ -514,12 +629,13 @@ static unsigned flush_channel(struct tracerd_process *p,
 			flush_batch(p);
 		}
 		else if (ret == -ENODATA)
-			return 0;
+			break;
 		else if (ret == -EBUSY)
 			return 1;
 		else if (ret == -EBADMSG || ret == -EIO)
 			channel_error(p, b, c, ret);
 	}
+	write_losses(p, &b->st[c], c, tracer__rb_lost(&b->rd[c]));
 	return 0;
 }
 
@@ -595,8 +711,11 @@ static void close_idle_streams(struct tracerd_process *p)
 			idle = b->st[c].fd < 0 ||
 			       TRACER_READ_ONCE(b->rd[c].hdr->write_count) ==
 			       b->rd[c].read_count;
-		for (c = 0; c < TRACER_POOL_CHANNELS && idle; c++)
+		for (c = 0; c < TRACER_POOL_CHANNELS && idle; c++) {
+			write_losses(p, &b->st[c], c,
+				     tracer__rb_lost(&b->rd[c]));
 			close_stream(&b->st[c]);
+		}
 	}
 }
 
@@ -962,7 +1081,16 @@ static void totals(const struct tracerd_process *p, uint64_t *records,
 
 void tracerd_process_baseline(struct tracerd_process *p)
 {
+	uint32_t i;
+	int c;
+
 	totals(p, &p->base_records, &p->base_lost);
+	for (i = 0; i < p->nbuf; i++)
+		for (c = 0; c < TRACER_POOL_CHANNELS; c++) {
+			p->buf[i].st[c].lost_seen =
+				tracer__rb_lost(&p->buf[i].rd[c]);
+			p->buf[i].st[c].pending = 0;
+		}
 }
 
 /* Default channel: share not yet read (discard) or filled (flight). */
@@ -1160,6 +1288,7 @@ static int snapshot_channel(struct tracerd_process *p,
 		emit_to(p, sink, pair, b, c, &info);
 		flush_batch(p);
 	}
+	write_losses(p, &pair[c], c, tracer__rb_lost(&r));
 	free(r.slot_records);
 	return 0;
 }
@@ -1172,8 +1301,13 @@ int tracerd_process_snapshot(struct tracerd_process *p,
 	int c, ret = 0;
 
 	for (i = 0; i < p->nbuf && !ret; i++) {
+		/* Writer losses count from where the session's files
+		   are (its start, in flight mode). */
 		for (c = 0; c < TRACER_POOL_CHANNELS; c++)
-			pair[c] = (struct tracerd_stream){ .fd = -1 };
+			pair[c] = (struct tracerd_stream){
+				.fd = -1,
+				.lost_seen = p->buf[i].st[c].lost_seen,
+			};
 		for (c = 0; c < TRACER_POOL_CHANNELS && !ret; c++)
 			if (!p->buf[i].broken[c])
 				ret = snapshot_channel(p, sink, pair,

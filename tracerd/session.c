@@ -20,7 +20,10 @@
  * Switch asks every thread to close its sub-buffers (control page and
  * signal) and drains everything committed, the same way. Snapshot (flight
  * mode) writes what every buffer holds into SESSION/snapshot-N without
- * consuming it. The format of process.meta is in doc/session-files.md.
+ * consuming it. Every process directory gets its process.meta and its CTF
+ * metadata (ctf_meta.h) when it is created; the call sites that come
+ * later are appended to both at once. Their formats are in
+ * doc/session-files.md.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -28,11 +31,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "tracerd.h"
+#include "ctf_meta.h"
+#include "paths.h"
 #include "pattern.h"
 
 #define STOP_RETRY_MS	2
@@ -70,7 +76,12 @@ static FILE *open_meta(const char *dir, const char *mode)
 	char path[4096];
 	FILE *f;
 
-	snprintf(path, sizeof(path), "%s/process.meta", dir);
+	snprintf(path, sizeof(path), "%s/" TRACER_META_DIR, dir);
+	if (mkdir(path, 0755) < 0 && errno != EEXIST) {
+		tracerd_log("cannot create '%s': %s", path, strerror(errno));
+		return NULL;
+	}
+	snprintf(path, sizeof(path), "%s/" TRACER_META_FILE, dir);
 	f = fopen(path, mode);
 	if (!f)
 		tracerd_log("cannot write '%s': %s", path, strerror(errno));
@@ -122,12 +133,123 @@ FILE *tracerd_process_meta(struct tracerd_process *p, const char *dir)
 	return f;
 }
 
-/* process.meta stays open while the session runs; flushed after scans. */
+/* ------------------------------------------------------------------ */
+/* CTF metadata                                                        */
+
+/* A random UUID (a new trace's) into out, TRACER_CTF_UUID_LEN + 1 bytes. */
+static void new_uuid(char *out)
+{
+	static uint64_t count;
+	uint8_t b[16];
+	struct timespec ts;
+	uint64_t x[2];
+
+	if (getrandom(b, sizeof(b), GRND_NONBLOCK) != (ssize_t)sizeof(b)) {
+		/* No entropy yet (early boot): unique is enough. */
+		clock_gettime(CLOCK_REALTIME, &ts);
+		x[0] = (uint64_t)ts.tv_sec * 1000000000 + (uint64_t)ts.tv_nsec;
+		x[1] = ((uint64_t)getpid() << 32) ^ ++count;
+		memcpy(b, x, sizeof(b));
+	}
+	tracer__ctf_format_uuid(b, out);
+}
+
+/* CLOCK_MONOTONIC's identity: the boot id, into out (TRACER_CTF_UUID_LEN
+ * + 2 bytes). Returns out, or NULL if it cannot be read. */
+static const char *boot_id(char *out)
+{
+	FILE *f = fopen("/proc/sys/kernel/random/boot_id", "re");
+	bool ok = f && fgets(out, TRACER_CTF_UUID_LEN + 2, f);
+
+	if (f)
+		fclose(f);
+	if (ok)
+		out[strcspn(out, "\n")] = '\0';
+	return ok && tracer__ctf_uuid_valid(out) ? out : NULL;
+}
+
+/* Trace, env and clock of p's metadata. Returns 0 or a negative errno. */
+static int put_preamble(FILE *f, const struct tracerd_process *p)
+{
+	char uuid[TRACER_CTF_UUID_LEN + 1], boot[TRACER_CTF_UUID_LEN + 2];
+	char host[256];
+	struct tracer_ctf_trace t = {
+		.uuid = uuid, .clock_uuid = boot_id(boot), .hostname = host,
+		.tracer_version = PACKAGE_VERSION, .procname = p->name,
+		.vpid = p->pid, .ppid = p->ppid,
+		.start_time_ns = p->start_time_ns,
+		.clock_offset_ns = p->clock_offset_ns,
+	};
+
+	new_uuid(uuid);
+	if (gethostname(host, sizeof(host)) < 0)
+		host[0] = '\0';
+	host[sizeof(host) - 1] = '\0';
+	return tracer__ctf_write_preamble(f, &t);
+}
+
+/* The event classes of p's call sites from index `from` on. */
+static int put_events(FILE *f, const struct tracerd_process *p, size_t from)
+{
+	size_t i;
+	int ret = 0;
+
+	for (i = from; i < p->ncs && !ret; i++) {
+		const struct tracerd_callsite *cs = &p->cs[i];
+		struct tracer_ctf_event e = {
+			.id = cs->id, .name = cs->name, .format = cs->format,
+			.types = cs->types, .stream_id = cs->vital ?
+			TRACER_CTF_STREAM_VITAL : TRACER_CTF_STREAM_DEFAULT,
+		};
+
+		ret = tracer__ctf_write_event(f, &e);
+	}
+	return ret;
+}
+
+/* Write dir/metadata for p: preamble, call sites; NULL on error. */
+static FILE *open_ctf(const struct tracerd_process *p, const char *dir)
+{
+	char path[4096];
+	FILE *f;
+	int ret;
+
+	snprintf(path, sizeof(path), "%s/metadata", dir);
+	f = fopen(path, "we");
+	if (!f) {
+		tracerd_log("cannot write '%s': %s", path, strerror(errno));
+		return NULL;
+	}
+	ret = put_preamble(f, p);
+	if (!ret)
+		ret = put_events(f, p, 0);
+	if (!ret && fflush(f))
+		ret = -errno;
+	if (!ret)
+		return f;
+	tracerd_log("cannot write '%s': %s", path, strerror(-ret));
+	fclose(f);
+	return NULL;
+}
+
+/*
+ * process.meta and the metadata stay open while the session runs; new call
+ * sites are flushed to both at once, so that a trace left by a tracerd
+ * that was killed still describes every event it holds.
+ */
 void tracerd_session_append_callsites(struct tracerd_process *p, size_t from)
 {
+	int ret;
+
 	if (p->meta) {
 		put_callsites(p->meta, p, from);
 		fflush(p->meta);
+	}
+	if (p->ctf) {
+		ret = put_events(p->ctf, p, from);
+		if (ret || fflush(p->ctf))
+			tracerd_log("pid %d: cannot write the CTF metadata: %s",
+				    (int)p->pid, strerror(ret ? -ret : errno));
 	}
 }
 
@@ -175,7 +297,11 @@ int tracerd_session_add_process(struct tracerd_process *p)
 	if (!p->dir)
 		return -EIO;
 	p->meta = tracerd_process_meta(p, p->dir);
-	if (!p->meta) {
+	p->ctf = p->meta ? open_ctf(p, p->dir) : NULL;
+	if (!p->ctf) {
+		if (p->meta)
+			fclose(p->meta);
+		p->meta = NULL;
 		free(p->dir);
 		p->dir = NULL;
 		return -EIO;
@@ -639,20 +765,29 @@ void tracerd_session_switch(struct tracerd_client *c)
 	}
 }
 
+/* fclose f (if any); returns ret, or -errno if ret is 0 and it failed. */
+static int close_file(FILE *f, int ret)
+{
+	if (f && fclose(f) && !ret)
+		ret = -errno;
+	return ret;
+}
+
 /* Snapshot of p into dir/NAME-PID. */
 static int snapshot_one(struct tracerd_process *p, const char *dir)
 {
 	struct tracerd_sink sink;
 	char *pdir = make_process_dir(p, dir);
+	FILE *ctf;
 	int ret;
 
 	if (!pdir)
 		return -EIO;
 	sink.dir = pdir;
 	sink.meta = tracerd_process_meta(p, pdir);
-	ret = sink.meta ? tracerd_process_snapshot(p, &sink) : -EIO;
-	if (sink.meta && fclose(sink.meta) && !ret)
-		ret = -errno;
+	ctf = sink.meta ? open_ctf(p, pdir) : NULL;
+	ret = ctf ? tracerd_process_snapshot(p, &sink) : -EIO;
+	ret = close_file(ctf, close_file(sink.meta, ret));
 	free(pdir);
 	return ret;
 }

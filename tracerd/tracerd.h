@@ -130,11 +130,22 @@ struct tracerd_client {
 	struct cds_list_head switch_node;	/* in d->switch_waiters */
 };
 
-/* One thread's use of one channel of one buffer: a channel file. */
+/*
+ * One thread's use of one channel of one buffer: a channel file, and what
+ * its packets say (doc/session-files.md): packet_seq_num counts the
+ * packets of the file, events_discarded the records lost since the file
+ * was created. lost_seen and pending belong to the channel and outlive
+ * the file.
+ */
 struct tracerd_stream {
 	uint64_t instance;		/* stream_instance_id; 0: none */
 	int fd;
 	uint32_t tid;
+	uint64_t seq;			/* packet_seq_num of the next packet */
+	uint64_t discarded;		/* events_discarded written last */
+	uint64_t last_end;		/* timestamp_end written last */
+	uint64_t lost_seen;		/* writer's `lost` accounted for */
+	uint64_t pending;		/* losses no packet has told yet */
 };
 
 struct tracerd_buffer {
@@ -189,6 +200,7 @@ struct tracerd_process {
 	size_t ncs, cs_cap;
 	char *dir;			/* this session's process directory */
 	FILE *meta;			/* its process.meta, appended to */
+	FILE *ctf;			/* its CTF metadata, appended to */
 	void *scratch;			/* packets to write, 64-byte aligned */
 	uint64_t scratch_size;
 	uint64_t batch_len;		/* bytes of packets in scratch */
@@ -249,7 +261,10 @@ void tracerd_process_status(struct tracerd_process *p,
 void tracerd_process_status_free(Tracer__ProcessStatus *st);
 /* Readers follow the session's mode (enum tracer_control_mode). */
 void tracerd_process_set_mode(struct tracerd_process *p, uint32_t mode);
-/* Counters at session start, for status. */
+/*
+ * Counters at session start, for status; losses before it are no file's
+ * (doc/session-files.md, events_discarded).
+ */
 void tracerd_process_baseline(struct tracerd_process *p);
 /* Live interval: make quiet channels' committed records readable. */
 void tracerd_process_live(struct tracerd_process *p);

@@ -28,7 +28,12 @@ static void meta(const char *dir)
 	char path[4200];
 	FILE *f;
 
-	snprintf(path, sizeof(path), "%s/process.meta", dir);
+	snprintf(path, sizeof(path), "%s/tracer", dir);
+	if (mkdir(path, 0755) && errno != EEXIST) {
+		perror(path);
+		exit(1);
+	}
+	snprintf(path, sizeof(path), "%s/tracer/process.meta", dir);
 	f = fopen(path, "w");
 	if (!f) {
 		perror(path);

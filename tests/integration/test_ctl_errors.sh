@@ -55,7 +55,7 @@ usage() {
 # lists_all: stdout (tracectl --help) has a line for every command.
 lists_all() {
 	local c
-	for c in $CMDS view; do
+	for c in $CMDS view export timeline; do
 		grep -q "^  $c " "$T/stdout" || return 1
 	done
 }
@@ -90,6 +90,18 @@ for c in $CMDS; do
 	run help $c
 	report "tracectl help $c is tracectl $c --help" eval \
 		'[ $rc -eq 0 ] && [[ $out == "usage: tracectl $c"* ]]'
+done
+
+# The commands that read a trace: the same usage lines, and --help.
+for c in view export timeline; do
+	fails 2 "tracectl: $c: unknown option '--frob' (see 'tracectl $c --help')" \
+		$c --frob
+	fails 2 "tracectl: $c: missing DIR (see 'tracectl $c --help')" $c
+	fails 2 "tracectl: $c: --since: 'soon' is not a time (SECONDS[.FRACTION] as view prints them, or +SECONDS from the first event; units s, ms, us, ns) (see 'tracectl $c --help')" \
+		$c "$T" --since soon
+	run $c --help
+	report "tracectl $c --help: usage on stdout, exit 0" eval \
+		'[ $rc -eq 0 ] && [ -z "$err" ] && [[ $out == "usage: tracectl $c"* ]]'
 done
 
 for c in stop switch snapshot status; do

@@ -22,7 +22,7 @@ check "the threads wrote several packets each" [ "${#files[@]}" -eq 3 ]
 read -r off1 recs1 after1 < <($DAMAGE "${files[0]}" magic 1)
 read -r off2 recs2 after2 < <($DAMAGE "${files[1]}" size 2)
 read -r off3 recs3 after3 < <($DAMAGE "${files[2]}" truncate 1)
-other=$(grep -l "^argv .* print" "$dir"/*/process.meta)
+other=$(grep -l "^argv .* print" "$dir"/*/tracer/process.meta)
 printf 'tracer-process 1\npid 12\001garbage\n' >"$other"
 
 "$TRACECTL" view "$dir" >"$T/after" 2>"$T/after.err"
@@ -41,7 +41,8 @@ check "four problems, four lines" [ "$(wc -l <"$T/after.err")" -eq 4 ]
 # What must be gone: the damaged packets (and after the truncation, the
 # rest of that file; after the size, reading resumes at the next packet),
 # and the process whose metadata is garbage.
-pid_other=$(basename "$(dirname "$other")"); pid_other=${pid_other##*-}
+pid_other=$(basename "$(dirname "$(dirname "$other")")")
+pid_other=${pid_other##*-}
 lost=$((recs1 + recs2 + recs3 + after3))
 want=$(($(awk -v p="$pid_other" '$3 != p' "$T/before" | wc -l) - lost))
 check "every other event is shown ($want)" [ "$(wc -l <"$T/after")" -eq "$want" ]

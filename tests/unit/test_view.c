@@ -234,7 +234,11 @@ static void write_meta(const char *dir, uint32_t pid, const char *name,
 	char *rel;
 	FILE *f;
 
-	if (asprintf(&rel, "%s/process.meta", dir) < 0)
+	if (asprintf(&rel, "%s/tracer", dir) < 0)
+		bail_out("out of memory");
+	make_dir(rel);
+	free(rel);
+	if (asprintf(&rel, "%s/tracer/process.meta", dir) < 0)
 		bail_out("out of memory");
 	f = create(rel, "w");
 	fprintf(f, "tracer-process 1\npid %u\nppid 1\nname %s\n"
@@ -473,7 +477,8 @@ static void test_missing(void)
 	make_dir("empty");
 	make_dir("empty/sub");
 	if (asprintf(&err, "tracectl: '%s/empty' is not a session directory"
-		     ": no process.meta in it or in its subdirectories\n",
+		     ": no tracer/process.meta in it or in its "
+		     "subdirectories\n",
 		     root) < 0)
 		bail_out("out of memory");
 	run_view(&r, "empty");
@@ -716,14 +721,14 @@ static void meta_case(const char *extra, const char *raw, const char *msg,
 	rec(&p, 1, 100, "i", 5LL);
 	pkt_write(&p, f, 0);
 	fclose(f);
-	make_dir("meta/bad");
+	make_dir("meta/bad/tracer");
 	if (raw)
-		write_file("meta/bad/process.meta", raw);
+		write_file("meta/bad/tracer/process.meta", raw);
 	else
 		write_meta("meta/bad", 8, "bad", extra);
 	write_file("meta/bad/default-8", "");
 	expect_error("meta", "0.000000100 p 7 7 p:ev: v=5\n",
-		     "meta/bad/process.meta", msg, name);
+		     "meta/bad/tracer/process.meta", msg, name);
 }
 
 static void test_bad_meta(void)
@@ -1009,7 +1014,7 @@ static void test_meta_load(void)
 	int ret;
 
 	make_dir("direct");
-	write_file("direct/process.meta",
+	write_file("direct/process.meta",	/* any path will do */
 		   "tracer-process 1\npid 4242\nppid 4100\nname a%25b%20c\n"
 		   "start_time 18446744073709551615\n"
 		   "clock_offset -9223372036854775808\n"

@@ -1,0 +1,986 @@
+/*
+ * test_export.c - `tracectl export` and `tracectl timeline` on synthetic
+ * session directories (built as in test_view.c, per
+ * doc/session-files.md).
+ *
+ * The Chrome trace of a session with nested, cut, unclosed and unmatched
+ * pairs on two threads is compared with the exact expected JSON, then
+ * checked by tests/integration/check_chrome.py (strict UTF-8 JSON, B/E
+ * nesting per thread, one thread_name per thread); hostile strings
+ * (quotes, backslashes, control bytes, NUL, invalid UTF-8, "</script>")
+ * are decoded back by Python and compared; lost items, the filters, a
+ * nesting deeper than the limit, usage mistakes and write errors are
+ * checked through tracer__ctl_export() in a child process. The timeline
+ * page's data blocks are checked by check_timeline.py: counts, nesting,
+ * no '<' inside them, --max-events. Where python3 is missing, those checks
+ * are skipped.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "export.h"
+#include "rb_layout.h"
+#include "tap.h"
+
+static char root[] = "/tmp/tracer-test-export-XXXXXX";
+static int have_python;
+
+/* ----------------------------------------------------------------------
+ * Building session directories.
+ */
+
+static char *path_of(const char *fmt, ...)
+	__attribute__((format(printf, 1, 2)));
+
+/* A new string: root/ then fmt. */
+static char *path_of(const char *fmt, ...)
+{
+	char *rel, *path;
+	va_list ap;
+
+	va_start(ap, fmt);
+	if (vasprintf(&rel, fmt, ap) < 0)
+		bail_out("out of memory");
+	va_end(ap);
+	if (asprintf(&path, "%s/%s", root, rel) < 0)
+		bail_out("out of memory");
+	free(rel);
+	return path;
+}
+
+static void make_dir(const char *rel)
+{
+	char *path = path_of("%s", rel);
+
+	if (mkdir(path, 0755) < 0 && errno != EEXIST)
+		bail_out("mkdir %s: %s", path, strerror(errno));
+	free(path);
+}
+
+static FILE *create(const char *rel)
+{
+	char *path = path_of("%s", rel);
+	FILE *f = fopen(path, "w");
+
+	if (!f)
+		bail_out("cannot create %s: %s", path, strerror(errno));
+	free(path);
+	return f;
+}
+
+/* Percent-encode s as process.meta does (into a static buffer). */
+static const char *pct(const char *s)
+{
+	static char buf[4][1024];
+	static int next;
+	char *out = buf[next++ % 4], *w = out;
+	const unsigned char *p = (const unsigned char *)s;
+
+	if (!*p)
+		return "%";
+	for (; *p; p++) {
+		if (*p <= 0x20 || *p == '%' || *p == 0x7f)
+			w += sprintf(w, "%%%02X", *p);
+		else
+			*w++ = (char)*p;
+	}
+	*w = '\0';
+	return out;
+}
+
+/* A packet being built: header, then records. */
+struct pkt {
+	unsigned char buf[1 << 16];
+	size_t len;
+	uint64_t last_ts;
+};
+
+static void pkt_begin(struct pkt *p, uint32_t stream_id, uint32_t tid,
+		      uint64_t ts)
+{
+	struct tracer_rb_packet h = { .magic = TRACER_CTF_MAGIC,
+		.stream_id = stream_id, .timestamp_begin = ts, .tid = tid };
+
+	memset(p->buf, 0, sizeof(p->buf));
+	memcpy(p->buf, &h, sizeof(h));
+	p->len = sizeof(h);
+	p->last_ts = 0;
+}
+
+static void put(struct pkt *p, const void *data, size_t n)
+{
+	if (p->len + n + 8 > sizeof(p->buf))
+		bail_out("packet too large");
+	memcpy(p->buf + p->len, data, n);
+	p->len += n;
+}
+
+/*
+ * Append a record with the values of types: i long long, u unsigned long
+ * long, s const char *.
+ */
+static void rec(struct pkt *p, uint32_t id, uint64_t ts, const char *types,
+		...)
+{
+	struct tracer_rb_event ev = { .id = id, .timestamp = ts };
+	size_t start = p->len;
+	unsigned long long u;
+	const char *s;
+	long long i;
+	va_list ap;
+
+	put(p, &ev, sizeof(ev));
+	va_start(ap, types);
+	for (; *types; types++) {
+		if (*types == 'i') {
+			i = va_arg(ap, long long);
+			put(p, &i, 8);
+		} else if (*types == 'u') {
+			u = va_arg(ap, unsigned long long);
+			put(p, &u, 8);
+		} else {
+			s = va_arg(ap, const char *);
+			put(p, s, strlen(s) + 1);
+		}
+	}
+	va_end(ap);
+	p->len = (p->len + 7) & ~(size_t)7;
+	ev.size = (uint32_t)(p->len - start);
+	memcpy(p->buf + start, &ev, sizeof(ev));
+	p->last_ts = ts;
+}
+
+/* Close the packet and append it to f. */
+static void pkt_write(struct pkt *p, FILE *f)
+{
+	struct tracer_rb_packet h;
+
+	memcpy(&h, p->buf, sizeof(h));
+	h.content_size = p->len * 8;
+	h.packet_size = p->len * 8;
+	h.timestamp_end = h.timestamp_begin + 1000000;
+	if (h.timestamp_end < p->last_ts)
+		h.timestamp_end = p->last_ts;
+	memcpy(p->buf, &h, sizeof(h));
+	fwrite(p->buf, 1, p->len, f);
+}
+
+/* Set the events_discarded field of the packet being built. */
+static void pkt_discarded(struct pkt *p, uint64_t n)
+{
+	memcpy(p->buf + 56, &n, 8);
+}
+
+/* process.meta: the usual header lines, then extra (raw) lines. */
+static void write_meta(const char *dir, uint32_t pid, const char *name,
+		       const char *extra)
+{
+	char *rel;
+	FILE *f;
+
+	if (asprintf(&rel, "%s/tracer", dir) < 0)
+		bail_out("out of memory");
+	make_dir(rel);
+	free(rel);
+	if (asprintf(&rel, "%s/tracer/process.meta", dir) < 0)
+		bail_out("out of memory");
+	f = create(rel);
+	fprintf(f, "tracer-process 1\npid %u\nppid 1\nname %s\n"
+		"start_time 1763738412123456789\n"
+		"clock_offset 1763730000000000000\nargv ./app\n%s",
+		pid, pct(name), extra);
+	fclose(f);
+	free(rel);
+}
+
+/* A callsite line (a new string). */
+static char *callsite(unsigned id, const char *types, const char *name,
+		      const char *format)
+{
+	char *line;
+
+	if (asprintf(&line, "callsite %u 0 %s 42 f.c %s %s\n", id, types,
+		     pct(name), pct(format)) < 0)
+		bail_out("out of memory");
+	return line;
+}
+
+/* Concatenate callsite lines (freeing them) and extra into process.meta. */
+static void meta_with(const char *dir, uint32_t pid, const char *name,
+		      char **lines, size_t n, const char *extra)
+{
+	char *all = strdup(extra), *tmp;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		if (asprintf(&tmp, "%s%s", all, lines[i]) < 0)
+			bail_out("out of memory");
+		free(all);
+		free(lines[i]);
+		all = tmp;
+	}
+	write_meta(dir, pid, name, all);
+	free(all);
+}
+
+/* ----------------------------------------------------------------------
+ * The sessions.
+ */
+
+/*
+ * pairs/app-10: thread 10 "main" nests func in a:work twice (the second
+ * func is cut by a:work_end); thread 11 (no name) opens x and never closes
+ * it, and records an end that opens nothing (y_end).
+ */
+static void build_pairs(void)
+{
+	char *cs[] = {
+		callsite(1, "i", "a:work_begin", "work %d"),
+		callsite(2, "i", "a:work_end", "work %d done"),
+		callsite(3, "s", "func:entry", "enter %s"),
+		callsite(4, "s", "func:exit", "leave %s"),
+		callsite(5, "i", "a:tick", "tick %d"),
+		callsite(6, "-", "x:begin", "x"),
+		callsite(7, "-", "y_end", "y"),
+	};
+	struct pkt p;
+	FILE *f;
+
+	make_dir("pairs");
+	make_dir("pairs/app-10");
+	meta_with("pairs/app-10", 10, "app", cs, 7, "thread 10 main\n");
+	f = create("pairs/app-10/default-10");
+	pkt_begin(&p, 0, 10, 1000);
+	rec(&p, 1, 1000, "i", 1LL);
+	rec(&p, 3, 2000, "s", "f");
+	rec(&p, 5, 3000, "i", 7LL);
+	rec(&p, 4, 4000, "s", "f");
+	rec(&p, 2, 5000, "i", 1LL);
+	rec(&p, 1, 6000, "i", 2LL);
+	rec(&p, 3, 6500, "s", "g");
+	rec(&p, 2, 7000, "i", 2LL);
+	pkt_write(&p, f);
+	fclose(f);
+	f = create("pairs/app-10/default-11");
+	pkt_begin(&p, 0, 11, 1500);
+	rec(&p, 6, 1500, "");
+	rec(&p, 5, 2500, "i", 8LL);
+	rec(&p, 7, 3500, "");
+	pkt_write(&p, f);
+	fclose(f);
+}
+
+static const char pairs_events[] =
+	"\"traceEvents\":[\n"
+	"{\"ph\":\"M\",\"ts\":1.000,\"pid\":10,\"tid\":10,\"name\":"
+	"\"process_name\",\"args\":{\"name\":\"app\"}},\n"
+	"{\"ph\":\"M\",\"ts\":1.000,\"pid\":10,\"tid\":10,\"name\":"
+	"\"thread_name\",\"args\":{\"name\":\"main\"}},\n"
+	"{\"ph\":\"B\",\"ts\":1.000,\"pid\":10,\"tid\":10,\"name\":\"a:work\","
+	"\"cat\":\"a\",\"args\":{\"msg\":\"work 1\"}},\n"
+	"{\"ph\":\"M\",\"ts\":1.500,\"pid\":10,\"tid\":11,\"name\":"
+	"\"thread_name\",\"args\":{\"name\":\"tid 11\"}},\n"
+	"{\"ph\":\"B\",\"ts\":1.500,\"pid\":10,\"tid\":11,\"name\":\"x\","
+	"\"args\":{\"msg\":\"x\"}},\n"
+	"{\"ph\":\"B\",\"ts\":2.000,\"pid\":10,\"tid\":10,\"name\":\"func\","
+	"\"args\":{\"msg\":\"enter f\"}},\n"
+	"{\"ph\":\"i\",\"s\":\"t\",\"ts\":2.500,\"pid\":10,\"tid\":11,\"name\":"
+	"\"a:tick\",\"cat\":\"a\",\"args\":{\"msg\":\"tick 8\"}},\n"
+	"{\"ph\":\"i\",\"s\":\"t\",\"ts\":3.000,\"pid\":10,\"tid\":10,\"name\":"
+	"\"a:tick\",\"cat\":\"a\",\"args\":{\"msg\":\"tick 7\"}},\n"
+	"{\"ph\":\"i\",\"s\":\"t\",\"ts\":3.500,\"pid\":10,\"tid\":11,\"name\":"
+	"\"y_end\",\"args\":{\"msg\":\"y\",\"unmatched\":\"an end without a "
+	"begin\"}},\n"
+	"{\"ph\":\"E\",\"ts\":4.000,\"pid\":10,\"tid\":10,\"name\":\"func\","
+	"\"args\":{\"end_msg\":\"leave f\"}},\n"
+	"{\"ph\":\"E\",\"ts\":5.000,\"pid\":10,\"tid\":10,\"name\":\"a:work\","
+	"\"cat\":\"a\",\"args\":{\"end_msg\":\"work 1 done\"}},\n"
+	"{\"ph\":\"B\",\"ts\":6.000,\"pid\":10,\"tid\":10,\"name\":\"a:work\","
+	"\"cat\":\"a\",\"args\":{\"msg\":\"work 2\"}},\n"
+	"{\"ph\":\"B\",\"ts\":6.500,\"pid\":10,\"tid\":10,\"name\":\"func\","
+	"\"args\":{\"msg\":\"enter g\"}},\n"
+	"{\"ph\":\"E\",\"ts\":7.000,\"pid\":10,\"tid\":10,\"name\":\"func\","
+	"\"args\":{\"unclosed\":\"closed by the end of an enclosing slice\"}},"
+	"\n"
+	"{\"ph\":\"E\",\"ts\":7.000,\"pid\":10,\"tid\":10,\"name\":\"a:work\","
+	"\"cat\":\"a\",\"args\":{\"end_msg\":\"work 2 done\"}},\n"
+	"{\"ph\":\"E\",\"ts\":7.000,\"pid\":10,\"tid\":11,\"name\":\"x\","
+	"\"args\":{\"unclosed\":\"still open at the end of the trace\"}}\n"
+	"]}\n";
+
+/* The message of the hostile event (a C string: no NUL inside). */
+static const char hostile_msg[] =
+	"q\"b\\c\x01\x1f\x7f\xff\xc3(\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80"
+	"</script><!--\xc0\xaf\xed\xa0\x80\xe2\x82";
+
+/* What Python decodes it to, as json.dumps() writes it. */
+static const char hostile_dumped[] =
+	"\"q\\\"b\\\\c\\u0001\\u001f\\u007f\\ufffd\\ufffd(\\u00e9\\u20ac"
+	"\\ud83d\\ude00</script><!--\\ufffd\\ufffd\\ufffd\\ufffd\\ufffd"
+	"\\ufffd\\ufffd\"";
+
+/*
+ * hostile/evil-20: a process name with a quote and a backslash, a thread
+ * name with control bytes, an event name with quotes, the message above,
+ * a message holding a NUL byte ("a%cb" with 0), and one of 3000 bytes.
+ */
+static void build_hostile(void)
+{
+	char *cs[] = {
+		callsite(1, "s", "h:str", "%s"),
+		callsite(2, "i", "h:nul", "a%cb"),
+		callsite(3, "-", "h:\"q\"", "x"),
+		callsite(4, "s", "h:long", "%s"),
+	};
+	char *extra, big[3001];
+	struct pkt p;
+	FILE *f;
+
+	if (asprintf(&extra, "thread 20 %s\n", pct("t\x01\x7f\"")) < 0)
+		bail_out("out of memory");
+	make_dir("hostile");
+	make_dir("hostile/evil-20");
+	meta_with("hostile/evil-20", 20, "evil \"name\\", cs, 4, extra);
+	free(extra);
+	memset(big, 'x', 3000);
+	big[3000] = '\0';
+	f = create("hostile/evil-20/default-20");
+	pkt_begin(&p, 0, 20, 100);
+	rec(&p, 1, 100, "s", hostile_msg);
+	rec(&p, 2, 200, "i", 0LL);
+	rec(&p, 3, 300, "");
+	rec(&p, 4, 400, "s", big);
+	pkt_write(&p, f);
+	fclose(f);
+}
+
+/* lost/p-7: losses in the default channel (5 since the first packet's
+ * end, then 1) and 2 in the vital channel before its first packet. */
+static void build_lost(void)
+{
+	char *cs[] = { callsite(1, "i", "p:ev", "v=%d") };
+	struct pkt p;
+	FILE *f;
+
+	make_dir("lost");
+	meta_with("lost", 7, "p", cs, 1, "");
+	f = create("lost/default-7");
+	pkt_begin(&p, 0, 7, 100);
+	rec(&p, 1, 100, "i", 1LL);
+	pkt_write(&p, f);			/* ends at 1000100 */
+	pkt_begin(&p, 0, 7, 2000000);
+	pkt_discarded(&p, 5);
+	rec(&p, 1, 2000000, "i", 2LL);
+	pkt_write(&p, f);
+	pkt_begin(&p, 0, 7, 6000000);
+	pkt_discarded(&p, 6);
+	rec(&p, 1, 6000000, "i", 3LL);
+	pkt_write(&p, f);
+	fclose(f);
+	f = create("lost/vital-7");
+	pkt_begin(&p, 1, 7, 3000000);
+	pkt_discarded(&p, 2);
+	rec(&p, 1, 3000000, "i", 9LL);
+	pkt_write(&p, f);
+	fclose(f);
+}
+
+#define DEEP	(TRACER_SLICE_MAX_DEPTH + 4464)
+
+/* deep/d-5: DEEP nested begins, no end. */
+static void build_deep(void)
+{
+	char *cs[] = { callsite(1, "-", "d:begin", "deeper") };
+	struct pkt p;
+	FILE *f;
+	int i;
+
+	make_dir("deep");
+	meta_with("deep", 5, "d", cs, 1, "");
+	f = create("deep/default-5");
+	for (i = 0; i < DEEP; i++) {
+		if (i % 2000 == 0)
+			pkt_begin(&p, 0, 5, 1000 + (uint64_t)i);
+		rec(&p, 1, 1000 + (uint64_t)i, "");
+		if (i % 2000 == 1999 || i == DEEP - 1)
+			pkt_write(&p, f);
+	}
+	fclose(f);
+}
+
+/* ----------------------------------------------------------------------
+ * Running the commands.
+ */
+
+struct run {
+	char *out, *err;
+	size_t out_len, err_len;
+	int status;
+};
+
+/* The contents of a file, NUL-terminated (empty if it cannot be read). */
+static char *read_all(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "r");
+	size_t cap = 65536, n = 0, got;
+	char *buf = malloc(cap + 1);
+
+	if (!buf)
+		bail_out("out of memory");
+	while (f && (got = fread(buf + n, 1, cap - n, f)) > 0) {
+		n += got;
+		if (n == cap && !(buf = realloc(buf, (cap *= 2) + 1)))
+			bail_out("out of memory");
+	}
+	if (f)
+		fclose(f);
+	buf[n] = '\0';
+	*len = n;
+	return buf;
+}
+
+/* Run fn(argv) (a tracer__ctl_* command) in a child, its stdout and
+ * stderr in r. */
+static void run_ctl(struct run *r, int (*fn)(int, char **), char **argv)
+{
+	char *out = path_of("ctl.out"), *err = path_of("ctl.err");
+	int status, argc = 0;
+	pid_t pid;
+
+	while (argv[argc])
+		argc++;
+	fflush(stdout);
+	pid = fork();
+	if (pid < 0)
+		bail_out("fork: %s", strerror(errno));
+	if (pid == 0) {
+		if (!freopen(out, "w", stdout) || !freopen(err, "w", stderr))
+			_exit(99);
+		status = fn(argc, argv);
+		fflush(stdout);
+		fflush(stderr);
+		_exit(status);
+	}
+	waitpid(pid, &status, 0);
+	r->status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+	r->out = read_all(out, &r->out_len);
+	r->err = read_all(err, &r->err_len);
+	free(out);
+	free(err);
+}
+
+/* `tracectl CMD` with the arguments after cmd (NULL-terminated). */
+static void run_cmd(struct run *r, const char *cmd, ...)
+{
+	char *argv[16];
+	va_list ap;
+	int n = 0;
+
+	argv[n++] = (char *)cmd;
+	va_start(ap, cmd);
+	while (n < 15 && (argv[n] = va_arg(ap, char *)))
+		n++;
+	va_end(ap);
+	argv[n] = NULL;
+	run_ctl(r, strcmp(cmd, "export") ? tracer__ctl_timeline :
+		tracer__ctl_export, argv);
+}
+
+static void run_free(struct run *r)
+{
+	free(r->out);
+	free(r->err);
+}
+
+/* Check the status, and that stderr is err exactly. */
+static int expect_status(const struct run *r, int status, const char *err,
+			 const char *name)
+{
+	if (ok(r->status == status && !strcmp(r->err, err), "%s", name))
+		return 1;
+	diag("  status %d (want %d)\n--- errors:\n%s--- want:\n%s---",
+	     r->status, status, r->err, err);
+	return 0;
+}
+
+/* Run python3 script on file; its output (stdout and stderr) in *out.
+ * Returns its exit status. */
+static int run_python(const char *script, const char *file, char **out)
+{
+	char *cmd, *res = path_of("py.out");
+	size_t len;
+	int status;
+
+	if (asprintf(&cmd, "python3 '%s' '%s' >'%s' 2>&1", script, file,
+		     res) < 0)
+		bail_out("out of memory");
+	status = system(cmd);
+	*out = read_all(res, &len);
+	free(cmd);
+	free(res);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+/* Run a checker of tests/integration (check_chrome.py...) on file. */
+static int run_py(const char *checker, const char *file, char **out)
+{
+	char *script;
+	int status;
+
+	if (asprintf(&script, "%s/tests/integration/%s", TRACER_SRCDIR,
+		     checker) < 0)
+		bail_out("out of memory");
+	status = run_python(script, file, out);
+	free(script);
+	return status;
+}
+
+/* ok() skipped without python3. */
+static int skip_no_python(const char *name)
+{
+	if (have_python)
+		return 0;
+	printf("ok %d - %s # SKIP python3 not found\n", ++tap_count, name);
+	return 1;
+}
+
+/* The checker's summary of file contains each of the lines of want. */
+static void expect_summary(const char *script, const char *file,
+			   const char *want, const char *name)
+{
+	char *out, *lines = strdup(want), *line, *save = NULL;
+	int status, good;
+
+	if (skip_no_python(name)) {
+		free(lines);
+		return;
+	}
+	status = run_py(script, file, &out);
+	good = status == 0;
+	for (line = strtok_r(lines, "\n", &save); line && good;
+	     line = strtok_r(NULL, "\n", &save))
+		good = strstr(out, line) && (strstr(out, line) == out ||
+					     strstr(out, line)[-1] == '\n');
+	if (!ok(good, "%s", name))
+		diag("  %s exit %d, output:\n%s--- want lines:\n%s", script,
+		     status, out, want);
+	free(out);
+	free(lines);
+}
+
+/* ----------------------------------------------------------------------
+ * Tests.
+ */
+
+static void test_classify(void)
+{
+	static const struct {
+		const char *name;
+		enum tracer_pair_role role;
+		int family;
+		size_t key_len;
+	} cases[] = {
+		{ "a:begin", TRACER_PAIR_BEGIN, 0, 2 },
+		{ "myapp:work_begin", TRACER_PAIR_BEGIN, 0, 11 },
+		{ "a-begin", TRACER_PAIR_BEGIN, 0, 2 },
+		{ "a.end", TRACER_PAIR_END, 0, 2 },
+		{ "myapp:work_end", TRACER_PAIR_END, 0, 11 },
+		{ "func:entry", TRACER_PAIR_BEGIN, 1, 5 },
+		{ "func:exit", TRACER_PAIR_END, 1, 5 },
+		{ "db:query_exit", TRACER_PAIR_END, 1, 9 },
+		{ "a-entry", TRACER_PAIR_NONE, 0, 0 },
+		{ "begin", TRACER_PAIR_NONE, 0, 0 },
+		{ ":begin", TRACER_PAIR_NONE, 0, 0 },
+		{ "a:beginning", TRACER_PAIR_NONE, 0, 0 },
+		{ "a:Begin", TRACER_PAIR_NONE, 0, 0 },
+		{ "tracer:thread_exit", TRACER_PAIR_NONE, 0, 0 },
+	};
+	struct tracer_pair p;
+	size_t i;
+	int good = 1;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		tracer__pair_classify(cases[i].name, &p);
+		if (p.role == cases[i].role && p.family == cases[i].family &&
+		    p.key_len == cases[i].key_len)
+			continue;
+		good = 0;
+		diag("  %s: role %d family %d key %zu", cases[i].name, p.role,
+		     p.family, p.key_len);
+	}
+	ok(good, "pairing: begin/end after : _ - ., entry/exit after : _, "
+	   "a non-empty BASE, never tracer:*");
+}
+
+static void test_pairs(void)
+{
+	char *dir = path_of("pairs"), *file = path_of("pairs.json");
+	char *want, *out;
+	struct run r;
+	size_t len;
+
+	if (asprintf(&want, "{\"displayTimeUnit\":\"ns\",\"otherData\":{"
+		     "\"producer\":\"tracectl export\",\"version\":\"%s\","
+		     "\"clock\":\"CLOCK_MONOTONIC\",\"source\":\"%s\"},\n%s",
+		     PACKAGE_VERSION, dir, pairs_events) < 0)
+		bail_out("out of memory");
+	run_cmd(&r, "export", dir, NULL);
+	if (!ok(r.status == 0 && !strcmp(r.out, want) && r.err_len == 0,
+		"export: slices nested, cut, unclosed; an unmatched end; "
+		"metadata; exact JSON"))
+		diag("  status %d\n--- output:\n%s--- want:\n%s--- errors:\n%s",
+		     r.status, r.out, want, r.err);
+	run_free(&r);
+	run_cmd(&r, "export", "--format", "chrome", dir, "-o", file, NULL);
+	out = read_all(file, &len);
+	ok(r.status == 0 && r.out_len == 0 && !strcmp(out, want),
+	   "export --format chrome -o FILE: the same, in FILE");
+	free(out);
+	run_free(&r);
+	expect_summary("check_chrome.py", file, "threads 2\nprocesses 1\n"
+		       "slices 5\ninstants 3\nunmatched 1\nunclosed 2\n"
+		       "depth 2\nslice a:work=2\nslice func=2\nslice x=1\n",
+		       "export: Python reads it; B/E nest per thread; one "
+		       "thread_name per thread");
+	free(want);
+	free(dir);
+	free(file);
+}
+
+/* Python's view of the hostile trace: names and args of every event. */
+static const char dump_py[] =
+	"import json, sys\n"
+	"d = json.load(open(sys.argv[1], encoding='utf-8'))\n"
+	"for e in d['traceEvents']:\n"
+	"    print(json.dumps([e['name'], e['args']]))\n";
+
+/* What dump_py prints for the hostile trace (a new string). */
+static char *hostile_dump(void)
+{
+	char x[3001], *want;
+
+	memset(x, 'x', 3000);
+	x[3000] = '\0';
+	if (asprintf(&want, "[\"process_name\", {\"name\": \"evil \\\"name"
+		     "\\\\\"}]\n[\"thread_name\", {\"name\": \"t\\u0001"
+		     "\\u007f\\\"\"}]\n[\"h:str\", {\"msg\": %s}]\n[\"h:nul\", "
+		     "{\"msg\": \"a\\u0000b\"}]\n[\"h:\\\"q\\\"\", {\"msg\": "
+		     "\"x\"}]\n[\"h:long\", {\"msg\": \"%s\"}]\n",
+		     hostile_dumped, x) < 0)
+		bail_out("out of memory");
+	return want;
+}
+
+/* Python decodes the hostile trace in file to what was recorded. */
+static void hostile_decoded(const char *file)
+{
+	const char *name = "export: hostile strings decode to what was "
+			   "recorded, bad bytes as U+FFFD";
+	char *py = path_of("dump.py"), *out, *want;
+	int status;
+	FILE *f;
+
+	if (!skip_no_python(name)) {
+		f = fopen(py, "w");
+		fputs(dump_py, f);
+		fclose(f);
+		want = hostile_dump();
+		status = run_python(py, file, &out);
+		if (!ok(status == 0 && !strcmp(out, want), "%s", name))
+			diag("  exit %d\n--- got:\n%s--- want:\n%s", status,
+			     out, want);
+		free(out);
+		free(want);
+	}
+	free(py);
+}
+
+static void test_hostile_export(void)
+{
+	char *dir = path_of("hostile"), *file = path_of("hostile.json");
+	char *out, *p;
+	struct run r;
+	int bad = 0;
+
+	run_cmd(&r, "export", dir, "-o", file, NULL);
+	out = read_all(file, &r.out_len);
+	for (p = out; *p; p++)
+		bad |= (unsigned char)*p < 0x20 && *p != '\n';
+	ok(r.status == 0 && !bad && r.out_len > 0, "export: hostile strings, "
+	   "exit 0, no raw control bytes");
+	free(out);
+	run_free(&r);
+	expect_summary("check_chrome.py", file, "threads 1\ninstants 4\n",
+		       "export: hostile strings are valid UTF-8 JSON");
+	hostile_decoded(file);
+	free(dir);
+	free(file);
+}
+
+static void test_lost(void)
+{
+	char *dir = path_of("lost"), *file = path_of("lost.json");
+	struct run r;
+
+	run_cmd(&r, "export", dir, NULL);
+	ok(r.status == 0 &&
+	   strstr(r.out, "{\"ph\":\"i\",\"s\":\"t\",\"ts\":2000.000,\"pid\":7,"
+		  "\"tid\":7,\"name\":\"tracer:lost\",\"cat\":\"tracer\","
+		  "\"args\":{\"lost\":5,\"channel\":\"default\",\"since\":"
+		  "1000.100}}") &&
+	   strstr(r.out, "{\"ph\":\"i\",\"s\":\"t\",\"ts\":3000.000,\"pid\":7,"
+		  "\"tid\":7,\"name\":\"tracer:lost\",\"cat\":\"tracer\","
+		  "\"args\":{\"lost\":2,\"channel\":\"vital\"}}"),
+	   "export: lost events are tracer:lost instants with the count, "
+	   "channel and since");
+	run_free(&r);
+	run_cmd(&r, "export", dir, "-o", file, NULL);
+	run_free(&r);
+	expect_summary("check_chrome.py", file, "lost 3\nlost_sum 8\n"
+		       "instants 4\n", "export: every lost item, valid JSON");
+	free(dir);
+	free(file);
+}
+
+/* export DIR with two options into FILE; the checker's summary. */
+static void filtered(const char *a1, const char *a2, const char *want,
+		     const char *name)
+{
+	char *dir = path_of("pairs"), *file = path_of("filtered.json");
+	struct run r;
+
+	run_cmd(&r, "export", dir, a1, a2, "-o", file, NULL);
+	expect_status(&r, 0, "", name);
+	expect_summary("check_chrome.py", file, want, name);
+	run_free(&r);
+	free(dir);
+	free(file);
+}
+
+static void test_filters(void)
+{
+	filtered("--tid", "11", "threads 1\nslices 1\nunclosed 1\n"
+		 "instants 2\nunmatched 1\n", "export --tid: one thread, its "
+		 "metadata only");
+	filtered("--events", "a:*", "threads 2\nslices 2\nslice a:work=2\n"
+		 "instants 2\nunclosed 0\n", "export --events: pairs of the "
+		 "events kept only");
+	filtered("--pid", "99", "events 0\n", "export --pid of no process: "
+		 "an empty trace");
+	filtered("--since", "0.0000055", "threads 1\nslices 2\nunclosed 1\n"
+		 "instants 0\n", "export --since: what began before is gone");
+	filtered("--until", "+2500ns", "threads 2\nslices 3\nunclosed 3\n"
+		 "instants 3\n", "export --until: slices still open end at "
+		 "the last event");
+}
+
+static void test_deep(void)
+{
+	char *dir = path_of("deep"), *file = path_of("deep.json");
+	char want[256];
+	struct run r;
+
+	run_cmd(&r, "export", dir, "-o", file, NULL);
+	expect_status(&r, 0, "", "export: a nesting deeper than the limit");
+	run_free(&r);
+	snprintf(want, sizeof(want), "slices %d\ndepth %d\nunclosed %d\n"
+		 "instants %d\nunmatched %d\n", TRACER_SLICE_MAX_DEPTH,
+		 TRACER_SLICE_MAX_DEPTH, TRACER_SLICE_MAX_DEPTH,
+		 DEEP - TRACER_SLICE_MAX_DEPTH, DEEP - TRACER_SLICE_MAX_DEPTH);
+	expect_summary("check_chrome.py", file, want, "export: begins over "
+		       "the depth limit are instants; the rest close at the "
+		       "end");
+	free(dir);
+	free(file);
+}
+
+/* cmd with args a1, a2 (either NULL): usage error err, status 2. */
+static void usage_error(const char *cmd, const char *a1, const char *a2,
+			const char *err, const char *name)
+{
+	char *dir = path_of("pairs"), *want;
+	struct run r;
+
+	if (asprintf(&want, "tracectl: %s: %s (see 'tracectl %s --help')\n",
+		     cmd, err, cmd) < 0)
+		bail_out("out of memory");
+	run_cmd(&r, cmd, dir, a1, a2, NULL);
+	if (!expect_status(&r, 2, want, name) || r.out_len)
+		diag("  output: %s", r.out);
+	run_free(&r);
+	free(want);
+	free(dir);
+}
+
+static void test_usage(void)
+{
+	char *file = path_of("never.json"), *missing = path_of("nothere");
+	char *err;
+	struct run r;
+
+	usage_error("export", "--format", "xml", "unknown format 'xml'",
+		    "export --format xml: usage error");
+	usage_error("export", "-o", NULL, "option '--output' needs a value",
+		    "export -o without FILE");
+	usage_error("export", "-x", NULL, "unknown option '-x'",
+		    "export: an unknown option");
+	usage_error("export", "extra", NULL, "unexpected argument 'extra'",
+		    "export: two directories");
+	usage_error("timeline", "--max-events", "lots", "--max-events: "
+		    "'lots' is not a number of events",
+		    "timeline --max-events lots");
+	run_cmd(&r, "export", "--help", NULL);
+	ok(r.status == 0 && !strncmp(r.out, "usage: tracectl export", 22) &&
+	   strstr(r.out, "BASE_begin/BASE_end") && !r.err_len,
+	   "export --help: usage and the pairing rules on stdout");
+	run_free(&r);
+	run_cmd(&r, "export", missing, "-o", file, NULL);
+	if (asprintf(&err, "tracectl: cannot open '%s': No such file or "
+		     "directory\n", missing) < 0)
+		bail_out("out of memory");
+	expect_status(&r, 1, err, "export of a missing directory: status 1");
+	ok(access(file, F_OK) < 0, "... and no output file is created");
+	run_free(&r);
+	free(err);
+	free(file);
+	free(missing);
+}
+
+static void test_write_error(void)
+{
+	char *dir = path_of("pairs"), *bad = path_of("nodir/x.json");
+	char *err;
+	struct run r;
+
+	run_cmd(&r, "export", dir, "-o", "/dev/full", NULL);
+	expect_status(&r, 1, "tracectl: cannot write '/dev/full': No space "
+		      "left on device\n", "export -o /dev/full: one-line "
+		      "error, status 1");
+	run_free(&r);
+	run_cmd(&r, "timeline", dir, "-o", "/dev/full", NULL);
+	expect_status(&r, 1, "tracectl: cannot write '/dev/full': No space "
+		      "left on device\n", "timeline -o /dev/full: the same");
+	run_free(&r);
+	if (asprintf(&err, "tracectl: cannot create '%s': No such file or "
+		     "directory\n", bad) < 0)
+		bail_out("out of memory");
+	run_cmd(&r, "export", dir, "-o", bad, NULL);
+	expect_status(&r, 1, err, "export -o in a missing directory");
+	run_free(&r);
+	free(err);
+	free(bad);
+	free(dir);
+}
+
+/* ----------------------------------------------------------------------
+ * The timeline.
+ */
+
+static void test_timeline(void)
+{
+	char *dir = path_of("pairs"), *file = path_of("pairs.html");
+	char *page;
+	struct run r;
+	size_t len;
+
+	run_cmd(&r, "timeline", dir, "-o", file, NULL);
+	page = read_all(file, &len);
+	ok(r.status == 0 && !r.err_len && !strncmp(page, "<!DOCTYPE html>", 15)
+	   && len > 8 && !strcmp(page + len - 8, "</html>\n") &&
+	   !strstr(page, "<!--TIMELINE-DATA-->") && !strstr(page, "http"),
+	   "timeline: a whole page, its data in place, no URL");
+	free(page);
+	run_free(&r);
+	expect_summary("check_timeline.py", file, "lanes 2\nitems 11\n"
+		       "truncated 0\ninstants 3\nunmatched 1\nslices 5\n"
+		       "unclosed 2\nlost 0\ndepth 2\nnames 5\nscripts 4\n"
+		       "lane 10 10 app / main\nlane 10 11 app / None\n",
+		       "timeline: lanes, slices, instants as export pairs "
+		       "them");
+	run_cmd(&r, "timeline", dir, "--max-events=5", "-o", file, NULL);
+	expect_status(&r, 0, "tracectl: warning: the trace has more than 5 "
+		      "events; the timeline shows the first 5 (see "
+		      "--max-events)\n", "timeline --max-events: a warning, "
+		      "status 0");
+	run_free(&r);
+	expect_summary("check_timeline.py", file, "items 5\ntruncated 1\n",
+		       "timeline --max-events: only the first events, "
+		       "marked truncated");
+	free(dir);
+	free(file);
+}
+
+static void test_timeline_hostile(void)
+{
+	char *dir = path_of("hostile"), *file = path_of("hostile.html");
+	char *page, x[1025];
+	struct run r;
+	size_t len;
+
+	run_cmd(&r, "timeline", "--", dir, NULL);	/* to stdout */
+	ok(r.status == 0 && !strncmp(r.out, "<!DOCTYPE html>", 15),
+	   "timeline: to stdout when it is not a terminal");
+	run_free(&r);
+	run_cmd(&r, "timeline", dir, "-o", file, NULL);
+	run_free(&r);
+	expect_summary("check_timeline.py", file, "lanes 1\ninstants 4\n"
+		       "scripts 4\n", "timeline: hostile strings leave the "
+		       "data blocks valid and closed");
+	page = read_all(file, &len);
+	memset(x, 'x', 1024);
+	x[1024] = '\0';
+	ok(strstr(page, "\\u003c/script>\\u003c!--") &&
+	   strstr(page, "\"a\\u0000b\"") && strstr(page, x) &&
+	   strstr(strstr(page, x), "x [...]\"") &&
+	   !strstr(page, "xxxxxxxxxxx [...]x"), "timeline: '<' escaped, NUL "
+	   "kept, a long message cut at 1024 bytes");
+	free(page);
+	free(dir);
+	free(file);
+}
+
+/* ----------------------------------------------------------------------
+ * main
+ */
+
+static int remove_one(const char *path, const struct stat *st, int flag,
+		      struct FTW *ftw)
+{
+	(void)st;
+	(void)flag;
+	(void)ftw;
+	return remove(path);
+}
+
+int main(void)
+{
+	plan(39);
+	if (!mkdtemp(root))
+		bail_out("mkdtemp: %s", strerror(errno));
+	have_python = system("python3 -c pass >/dev/null 2>&1") == 0;
+	build_pairs();
+	build_hostile();
+	build_lost();
+	build_deep();
+	test_classify();
+	test_pairs();
+	test_hostile_export();
+	test_lost();
+	test_filters();
+	test_deep();
+	test_usage();
+	test_write_error();
+	test_timeline();
+	test_timeline_hostile();
+	nftw(root, remove_one, 16, FTW_DEPTH | FTW_PHYS);
+	return done();
+}

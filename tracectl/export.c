@@ -1,0 +1,701 @@
+/*
+ * export.c - `tracectl export --format chrome`: the events of a session as
+ * Chrome Trace Event Format JSON (the JSON object format), which Perfetto
+ * (ui.perfetto.dev) and chrome://tracing open; and what `tracectl timeline`
+ * shares with it (export.h): JSON strings, the output file, the slicer.
+ *
+ * The JSON is written as the merge hands out the items, one trace event a
+ * line; only the per-thread stacks of open slices are kept in memory.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "export.h"
+#include "trace_args.h"
+
+/* ----------------------------------------------------------------------
+ * Numbers (strings: json.c).
+ */
+
+void tracer__put_u64(FILE *f, uint64_t v)
+{
+	char buf[20];
+	int n = sizeof(buf);
+
+	do {
+		buf[--n] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	fwrite_unlocked(buf + n, 1, sizeof(buf) - (size_t)n, f);
+}
+
+/* ns as microseconds with three decimals: 1234.567 */
+static void put_us(FILE *f, uint64_t ns)
+{
+	char frac[4] = { '.' };
+
+	tracer__put_u64(f, ns / 1000);
+	frac[1] = (char)('0' + ns / 100 % 10);
+	frac[2] = (char)('0' + ns / 10 % 10);
+	frac[3] = (char)('0' + ns % 10);
+	fwrite_unlocked(frac, 1, sizeof(frac), f);
+}
+
+/* ----------------------------------------------------------------------
+ * The output.
+ */
+
+bool tracer__out_open(struct tracer_out *o, const char *path,
+		      struct tracer_merge *m)
+{
+	o->err = 0;
+	if (!path || !strcmp(path, "-")) {
+		o->f = stdout;
+		o->name = "standard output";
+	} else {
+		o->f = fopen(path, "w");
+		o->name = path;
+	}
+	if (!o->f) {
+		tracer__merge_error(m, "cannot create '%s': %s", path,
+				    strerror(errno));
+		return false;
+	}
+	if (o->f != stdout)
+		setvbuf(o->f, NULL, _IOFBF, 1 << 16);
+	return true;
+}
+
+bool tracer__out_failed(struct tracer_out *o)
+{
+	if (!o->err && ferror(o->f))
+		o->err = errno ? errno : EIO;
+	return o->err != 0;
+}
+
+bool tracer__out_close(struct tracer_out *o, struct tracer_merge *m)
+{
+	errno = 0;
+	if ((fflush(o->f) != 0 || ferror(o->f)) && !o->err)
+		o->err = errno ? errno : EIO;
+	if (o->f != stdout && fclose(o->f) != 0 && !o->err)
+		o->err = errno ? errno : EIO;
+	o->f = NULL;
+	if (o->err)
+		tracer__merge_error(m, "cannot write '%s': %s", o->name,
+				    strerror(o->err));
+	return o->err == 0;
+}
+
+/* ----------------------------------------------------------------------
+ * Pairing.
+ */
+
+static const struct pair_word {
+	const char *word;
+	enum tracer_pair_role role;
+	int family;
+	const char *seps;
+} pair_words[] = {
+	{ "begin", TRACER_PAIR_BEGIN, 0, ":_-." },
+	{ "end", TRACER_PAIR_END, 0, ":_-." },
+	{ "entry", TRACER_PAIR_BEGIN, 1, ":_" },
+	{ "exit", TRACER_PAIR_END, 1, ":_" },
+};
+
+void tracer__pair_classify(const char *name, struct tracer_pair *p)
+{
+	size_t len = strlen(name), wlen, i;
+	const struct pair_word *w;
+
+	memset(p, 0, sizeof(*p));
+	if (!strncmp(name, "tracer:", 7))
+		return;
+	for (i = 0; i < sizeof(pair_words) / sizeof(pair_words[0]); i++) {
+		w = &pair_words[i];
+		wlen = strlen(w->word);
+		/* BASE (at least one byte), S, WORD */
+		if (len < wlen + 2 || strcmp(name + len - wlen, w->word) ||
+		    !strchr(w->seps, name[len - wlen - 1]))
+			continue;
+		p->role = w->role;
+		p->family = w->family;
+		p->key_len = len - wlen;
+		return;
+	}
+}
+
+/* ----------------------------------------------------------------------
+ * The slicer: threads, and their stacks of open slices.
+ */
+
+void tracer__slicer_init(struct tracer_slicer *s,
+			 const struct tracer_slice_ops *ops, void *ctx,
+			 size_t keep_msg)
+{
+	memset(s, 0, sizeof(*s));
+	s->ops = ops;
+	s->ctx = ctx;
+	s->keep_msg = keep_msg;
+}
+
+static size_t lane_hash(uint32_t pid, uint32_t tid, size_t size)
+{
+	uint64_t k = ((uint64_t)pid << 32 | tid) * 0x9e3779b97f4a7c15ULL;
+
+	return (size_t)(k >> 32) & (size - 1);
+}
+
+/* Double the hash table (lane indexes). Returns 0 or -ENOMEM. */
+static int rehash(struct tracer_slicer *s)
+{
+	size_t size = s->hash_size ? s->hash_size * 2 : 64, i, h;
+	uint32_t *hash = calloc(size, sizeof(*hash));
+	const struct tracer_lane *l;
+
+	if (!hash)
+		return -ENOMEM;
+	for (i = 0; i < s->nlanes; i++) {
+		l = &s->lanes[i];
+		h = lane_hash(l->pid, l->tid, size);
+		while (hash[h])
+			h = (h + 1) & (size - 1);
+		hash[h] = (uint32_t)i + 1;
+	}
+	free(s->hash);
+	s->hash = hash;
+	s->hash_size = size;
+	return 0;
+}
+
+/* A new lane for it's thread, at hash slot h. NULL: out of memory. */
+static struct tracer_lane *new_lane(struct tracer_slicer *s, size_t h,
+				    const struct tracer_item *it)
+{
+	size_t cap = s->lanes_cap ? s->lanes_cap * 2 : 16;
+	struct tracer_lane *l;
+
+	if (s->nlanes == s->lanes_cap) {
+		l = reallocarray(s->lanes, cap, sizeof(*l));
+		if (!l)
+			return NULL;
+		s->lanes = l;
+		s->lanes_cap = cap;
+	}
+	l = &s->lanes[s->nlanes];
+	memset(l, 0, sizeof(*l));
+	l->pid = it->pid;
+	l->tid = it->tid;
+	l->index = (uint32_t)s->nlanes;
+	l->proc = it->proc;
+	l->thread_name = it->thread_name;
+	s->hash[h] = (uint32_t)++s->nlanes;
+	if (s->ops->lane)
+		s->ops->lane(s->ctx, l, it);
+	return l;
+}
+
+/* The lane of it's thread, made on its first item. NULL: no memory. */
+static struct tracer_lane *lane_of(struct tracer_slicer *s,
+				   const struct tracer_item *it)
+{
+	struct tracer_lane *l;
+	size_t h;
+
+	if ((s->nlanes + 1) * 2 > s->hash_size && rehash(s))
+		return NULL;
+	h = lane_hash(it->pid, it->tid, s->hash_size);
+	while (s->hash[h]) {
+		l = &s->lanes[s->hash[h] - 1];
+		if (l->pid == it->pid && l->tid == it->tid)
+			return l;
+		h = (h + 1) & (s->hash_size - 1);
+	}
+	return new_lane(s, h, it);
+}
+
+static void show_instant(struct tracer_slicer *s, struct tracer_lane *l,
+			 const struct tracer_item *it, unsigned flags)
+{
+	if (s->ops->instant)
+		s->ops->instant(s->ctx, l, it, flags);
+}
+
+/* Room for one more open slice; false beyond the limit or memory. */
+static bool stack_room(struct tracer_lane *l)
+{
+	size_t cap = l->cap ? l->cap * 2 : 16;
+	struct tracer_open *st;
+
+	if (l->depth < l->cap)
+		return true;
+	if (l->depth >= TRACER_SLICE_MAX_DEPTH)
+		return false;
+	st = reallocarray(l->stack, cap, sizeof(*st));
+	if (!st)
+		return false;
+	l->stack = st;
+	l->cap = cap;
+	return true;
+}
+
+/* Keep a copy of the begin's message (up to s->keep_msg bytes). */
+static void keep_message(struct tracer_slicer *s, struct tracer_open *o,
+			 const struct tracer_item *it)
+{
+	size_t len = it->msg_len < s->keep_msg ? it->msg_len : s->keep_msg;
+
+	o->msg = NULL;
+	o->msg_len = 0;
+	if (!s->keep_msg)
+		return;
+	o->msg = malloc(len + 1);
+	if (!o->msg)
+		return;		/* shown without its message */
+	memcpy(o->msg, it->msg, len);
+	o->msg[len] = '\0';
+	o->msg_len = len;
+}
+
+static void open_slice(struct tracer_slicer *s, struct tracer_lane *l,
+		       const struct tracer_item *it,
+		       const struct tracer_pair *p)
+{
+	struct tracer_open *o;
+
+	if (!stack_room(l)) {
+		show_instant(s, l, it, TRACER_SLICE_TOO_DEEP);
+		return;
+	}
+	o = &l->stack[l->depth++];
+	o->name = it->name;
+	o->key_len = p->key_len;
+	o->family = p->family;
+	o->ts = it->timestamp;
+	keep_message(s, o, it);
+	if (s->ops->begin)
+		s->ops->begin(s->ctx, l, o, it);
+}
+
+/* Close the innermost slice of l: by it, or (NULL) for flags at ts. */
+static void close_top(struct tracer_slicer *s, struct tracer_lane *l,
+		      const struct tracer_item *it, uint64_t ts,
+		      unsigned flags)
+{
+	struct tracer_open *o = &l->stack[--l->depth];
+
+	if (s->ops->end)
+		s->ops->end(s->ctx, l, o, l->depth, it, ts, flags);
+	free(o->msg);
+	o->msg = NULL;
+}
+
+/* Does the open slice o pair with an end named name (p)? */
+static bool pairs_with(const struct tracer_open *o, const char *name,
+		       const struct tracer_pair *p)
+{
+	return o->family == p->family && o->key_len == p->key_len &&
+	       !memcmp(o->name, name, p->key_len);
+}
+
+static void close_slice(struct tracer_slicer *s, struct tracer_lane *l,
+			const struct tracer_item *it,
+			const struct tracer_pair *p)
+{
+	size_t i = l->depth;
+
+	while (i > 0 && !pairs_with(&l->stack[i - 1], it->name, p))
+		i--;
+	if (i == 0) {
+		show_instant(s, l, it, TRACER_SLICE_UNMATCHED);
+		return;
+	}
+	while (l->depth > i)
+		close_top(s, l, NULL, it->timestamp, TRACER_SLICE_CUT);
+	close_top(s, l, it, it->timestamp, 0);
+}
+
+int tracer__slicer_item(struct tracer_slicer *s, const struct tracer_item *it)
+{
+	struct tracer_lane *l = lane_of(s, it);
+	struct tracer_pair p;
+
+	if (!l)
+		return -ENOMEM;
+	s->last_ts = it->timestamp;
+	if (it->kind == TRACER_ITEM_LOST) {
+		if (s->ops->lost)
+			s->ops->lost(s->ctx, l, it);
+		return 0;
+	}
+	tracer__pair_classify(it->name, &p);
+	if (p.role == TRACER_PAIR_BEGIN)
+		open_slice(s, l, it, &p);
+	else if (p.role == TRACER_PAIR_END)
+		close_slice(s, l, it, &p);
+	else
+		show_instant(s, l, it, 0);
+	return 0;
+}
+
+void tracer__slicer_finish(struct tracer_slicer *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->nlanes; i++)
+		while (s->lanes[i].depth)
+			close_top(s, &s->lanes[i], NULL, s->last_ts,
+				  TRACER_SLICE_OPEN);
+}
+
+void tracer__slicer_free(struct tracer_slicer *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->nlanes; i++) {
+		while (s->lanes[i].depth)
+			free(s->lanes[i].stack[--s->lanes[i].depth].msg);
+		free(s->lanes[i].stack);
+	}
+	free(s->lanes);
+	free(s->hash);
+	memset(s, 0, sizeof(*s));
+}
+
+/* ----------------------------------------------------------------------
+ * The Chrome trace.
+ */
+
+struct export {
+	FILE *f;
+	struct tracer_merge *m;
+	bool *proc_named;		/* process_name written, per proc */
+	bool first;			/* no trace event written yet */
+};
+
+/* Bytes of the provider in name[0..len): before the first ':'; 0: none. */
+static size_t provider_len(const char *name, size_t len)
+{
+	const char *colon = memchr(name, ':', len);
+
+	return colon ? (size_t)(colon - name) : 0;
+}
+
+/* The start of a trace event, up to its name and category. */
+static void ev_head(struct export *x, char ph, uint64_t ts,
+		    const struct tracer_lane *l, const char *name,
+		    size_t name_len)
+{
+	FILE *f = x->f;
+	size_t cat = provider_len(name, name_len);
+
+	fputs_unlocked(x->first ? "\n{\"ph\":\"" : ",\n{\"ph\":\"", f);
+	x->first = false;
+	putc_unlocked(ph, f);
+	fputs_unlocked(ph == 'i' ? "\",\"s\":\"t\",\"ts\":" : "\",\"ts\":",
+		       f);
+	put_us(f, ts);
+	fputs_unlocked(",\"pid\":", f);
+	tracer__put_u64(f, l->pid);
+	fputs_unlocked(",\"tid\":", f);
+	tracer__put_u64(f, l->tid);
+	fputs_unlocked(",\"name\":", f);
+	tracer__json_text(f, name, name_len, 0);
+	if (cat) {
+		fputs_unlocked(",\"cat\":", f);
+		tracer__json_text(f, name, cat, 0);
+	}
+}
+
+/* ,"args":{"KEY":"VALUE"}} */
+static void ev_arg(struct export *x, const char *key, const char *v,
+		   size_t len)
+{
+	fprintf(x->f, ",\"args\":{\"%s\":", key);
+	tracer__json_text(x->f, v, len, 0);
+	fputs_unlocked("}}", x->f);
+}
+
+/* A metadata event (process_name, thread_name) with args {"name": v}. */
+static void ev_meta(struct export *x, const struct tracer_lane *l,
+		    uint64_t ts, const char *what, const char *v)
+{
+	ev_head(x, 'M', ts, l, what, strlen(what));
+	ev_arg(x, "name", v, strlen(v));
+}
+
+static size_t proc_index(struct tracer_merge *m,
+			 const struct tracer_merge_proc *p)
+{
+	size_t i, n = tracer__merge_nprocs(m);
+
+	for (i = 0; i < n && tracer__merge_proc(m, i) != p; i++)
+		;
+	return i;
+}
+
+/* A new thread: its name, and its process's name the first time. */
+static void ex_lane(void *ctx, const struct tracer_lane *l,
+		    const struct tracer_item *it)
+{
+	struct export *x = ctx;
+	size_t i = proc_index(x->m, l->proc);
+	char tid_name[32];
+
+	if (i < tracer__merge_nprocs(x->m) && !x->proc_named[i]) {
+		x->proc_named[i] = true;
+		ev_meta(x, l, it->timestamp, "process_name",
+			l->proc->meta.name);
+	}
+	snprintf(tid_name, sizeof(tid_name), "tid %" PRIu32, l->tid);
+	ev_meta(x, l, it->timestamp, "thread_name",
+		l->thread_name ? l->thread_name : tid_name);
+}
+
+static void ex_instant(void *ctx, const struct tracer_lane *l,
+		       const struct tracer_item *it, unsigned flags)
+{
+	struct export *x = ctx;
+
+	ev_head(x, 'i', it->timestamp, l, it->name, strlen(it->name));
+	if (!flags) {
+		ev_arg(x, "msg", it->msg, it->msg_len);
+		return;
+	}
+	fputs_unlocked(",\"args\":{\"msg\":", x->f);
+	tracer__json_text(x->f, it->msg, it->msg_len, 0);
+	fputs_unlocked(flags & TRACER_SLICE_UNMATCHED ?
+		       ",\"unmatched\":\"an end without a begin\"}}" :
+		       ",\"unmatched\":\"a begin nested too deep\"}}", x->f);
+}
+
+static void ex_begin(void *ctx, const struct tracer_lane *l,
+		     const struct tracer_open *o,
+		     const struct tracer_item *it)
+{
+	struct export *x = ctx;
+
+	ev_head(x, 'B', o->ts, l, o->name, o->key_len - 1);
+	ev_arg(x, "msg", it->msg, it->msg_len);
+}
+
+static void ex_end(void *ctx, const struct tracer_lane *l,
+		   const struct tracer_open *o, size_t depth,
+		   const struct tracer_item *it, uint64_t ts, unsigned flags)
+{
+	static const char cut[] = "closed by the end of an enclosing slice";
+	static const char still_open[] = "still open at the end of the trace";
+	struct export *x = ctx;
+
+	(void)depth;
+	ev_head(x, 'E', ts, l, o->name, o->key_len - 1);
+	if (it)
+		ev_arg(x, "end_msg", it->msg, it->msg_len);
+	else if (flags & TRACER_SLICE_CUT)
+		ev_arg(x, "unclosed", cut, sizeof(cut) - 1);
+	else
+		ev_arg(x, "unclosed", still_open, sizeof(still_open) - 1);
+}
+
+static void ex_lost(void *ctx, const struct tracer_lane *l,
+		    const struct tracer_item *it)
+{
+	struct export *x = ctx;
+
+	ev_head(x, 'i', it->timestamp, l, it->name, strlen(it->name));
+	fputs_unlocked(",\"args\":{\"lost\":", x->f);
+	tracer__put_u64(x->f, it->lost);
+	fputs_unlocked(it->vital ? ",\"channel\":\"vital\"" :
+		       ",\"channel\":\"default\"", x->f);
+	if (it->lost_since) {
+		fputs_unlocked(",\"since\":", x->f);
+		put_us(x->f, it->lost_since);
+	}
+	fputs_unlocked("}}", x->f);
+}
+
+static const struct tracer_slice_ops export_ops = {
+	.lane = ex_lane,
+	.instant = ex_instant,
+	.begin = ex_begin,
+	.end = ex_end,
+	.lost = ex_lost,
+};
+
+static void write_head(FILE *f, const char *dir)
+{
+	fputs("{\"displayTimeUnit\":\"ns\",\"otherData\":{\"producer\":"
+	      "\"tracectl export\",\"version\":\"" PACKAGE_VERSION "\","
+	      "\"clock\":\"CLOCK_MONOTONIC\",\"source\":", f);
+	tracer__json_text(f, dir, strlen(dir), 0);
+	fputs("},\n\"traceEvents\":[", f);
+}
+
+/* The items, through the slicer, until the end or a write error. */
+static int export_items(struct export *x, struct tracer_out *out)
+{
+	struct tracer_slicer s;
+	struct tracer_item it;
+	int ret = 0;
+
+	tracer__slicer_init(&s, &export_ops, x, 0);
+	while (!ret && !tracer__out_failed(out) &&
+	       tracer__merge_next(x->m, &it) == 1)
+		ret = tracer__slicer_item(&s, &it);
+	if (!ret && !tracer__out_failed(out))
+		tracer__slicer_finish(&s);
+	tracer__slicer_free(&s);
+	return ret;
+}
+
+/* Write the trace of an open merge. */
+static void export_merge(struct tracer_merge *m, const char *dir,
+			 const char *out_path)
+{
+	struct export x = { .m = m, .first = true };
+	struct tracer_out out;
+
+	x.proc_named = calloc(tracer__merge_nprocs(m) + 1, sizeof(bool));
+	if (!x.proc_named) {
+		tracer__merge_error(m, "out of memory");
+		return;
+	}
+	if (tracer__out_open(&out, out_path, m)) {
+		x.f = out.f;
+		write_head(out.f, dir);
+		if (export_items(&x, &out))
+			tracer__merge_error(m, "out of memory");
+		fputs("\n]}\n", out.f);
+		tracer__out_close(&out, m);
+	}
+	free(x.proc_named);
+}
+
+int tracer__export(const char *dir, const struct tracer_merge_opts *opts,
+		   const char *out_path)
+{
+	struct tracer_merge *m;
+	int ret, status;
+
+	ret = tracer__merge_open(&m, dir, opts);
+	if (ret == -ENOMEM)
+		fprintf(opts->err ? opts->err : stderr,
+			"tracectl: out of memory\n");
+	if (ret)
+		return 1;
+	export_merge(m, dir, out_path);
+	status = tracer__merge_failed(m) ? 1 : 0;
+	tracer__merge_close(m);
+	return status;
+}
+
+/* ----------------------------------------------------------------------
+ * The command line.
+ */
+
+static const char export_usage[] =
+	"usage: tracectl export [--format chrome] DIR [-o FILE] [--pid PID]\n"
+	"                       [--tid TID] [--events PATTERNS] "
+	"[--since TIME]\n"
+	"                       [--until TIME]\n";
+
+static const char export_help[] =
+	"\n"
+	"Write the events recorded in DIR, a session directory or one of its\n"
+	"process directories, as a Chrome trace (Trace Event Format, JSON),\n"
+	"which ui.perfetto.dev and chrome://tracing open. Times are\n"
+	"CLOCK_MONOTONIC, in microseconds, as 'tracectl view' prints them.\n"
+	"\n"
+	"Begin and end events of a thread become slices named BASE:\n"
+	"BASE:begin/BASE:end, BASE_begin/BASE_end (also '-' and '.'),\n"
+	"BASE:entry/BASE:exit and BASE_entry/BASE_exit. Other events are\n"
+	"instants with their message; lost events are 'tracer:lost'\n"
+	"instants.\n"
+	"\n"
+	"  --format chrome    the output format (the only one, the default)\n"
+	"  -o, --output FILE  write to FILE (default: standard output)\n"
+	"  --pid PID          only this process\n"
+	"  --tid TID          only this thread\n"
+	"  --events PATTERNS  only these events: globs, '-' excludes, the\n"
+	"                     last match wins ('hanoi:*,-hanoi:call')\n"
+	"  --since TIME       from TIME: SECONDS[.FRACTION] as 'view' prints\n"
+	"                     them, or +SECONDS from the first event (units\n"
+	"                     s, ms, us, ns: '+250ms')\n"
+	"  --until TIME       up to TIME (included), same forms\n";
+
+int tracer__output_arg(struct tracer_trace_args *a, int argc, char **argv,
+		       int *i, const char **path)
+{
+	const char *arg = argv[*i];
+
+	if (a->only_args || (strcmp(arg, "-o") &&
+			     !tracer__trace_is_opt(arg, "output")))
+		return 0;
+	*path = tracer__trace_value(a, argc, argv, i, "output");
+	if (!*path)
+		return 2;
+	if (!**path)
+		return tracer__trace_usage(a, "--output: empty file name");
+	return 1;
+}
+
+/* --format FORMAT at argv[*i]: 1 taken, 0 not it, 2 a mistake. */
+static int format_arg(struct tracer_trace_args *a, int argc, char **argv,
+		      int *i)
+{
+	const char *val;
+
+	if (a->only_args || !tracer__trace_is_opt(argv[*i], "format"))
+		return 0;
+	val = tracer__trace_value(a, argc, argv, i, "format");
+	if (!val)
+		return 2;
+	if (strcmp(val, "chrome"))
+		return tracer__trace_usage(a, "unknown format '%s'", val);
+	return 1;
+}
+
+/* Returns -1 to go on, or an exit status. */
+static int export_parse(struct tracer_trace_args *a, int argc, char **argv,
+			const char **out_path)
+{
+	int i = 1, ret;
+
+	while (i < argc) {
+		if (tracer__is_help(a, argv[i])) {
+			printf("%s%s", export_usage, export_help);
+			return 0;
+		}
+		ret = format_arg(a, argc, argv, &i);
+		if (!ret)
+			ret = tracer__output_arg(a, argc, argv, &i, out_path);
+		if (!ret)
+			ret = tracer__trace_arg(a, argc, argv, &i);
+		if (!ret)
+			return tracer__trace_usage(a, "unknown option '%s'",
+						   argv[i]);
+		if (ret != 1)
+			return ret;
+	}
+	ret = tracer__trace_args_done(a);
+	return ret ? ret : -1;
+}
+
+int tracer__ctl_export(int argc, char **argv)
+{
+	struct tracer_trace_args a;
+	const char *out_path = NULL;
+	int ret;
+
+	tracer__trace_args_init(&a, "export");
+	ret = export_parse(&a, argc, argv, &out_path);
+	if (ret < 0) {
+		setvbuf(stdout, NULL, _IOFBF, 1 << 16);
+		tracer__raise_file_limit();
+		ret = tracer__export(a.dir, &a.opts, out_path);
+	}
+	tracer__trace_args_free(&a);
+	return ret;
+}

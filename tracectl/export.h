@@ -1,0 +1,211 @@
+/*
+ * export.h - `tracectl export` (the Chrome Trace Event Format) and
+ * `tracectl timeline` (a self-contained HTML page), and what they share:
+ *
+ *   - JSON strings from any bytes (NUL, control characters, bytes that are
+ *     not UTF-8), so that the output always parses;
+ *   - the pairing of begin and end events into slices, per thread, with a
+ *     stack of the slices still open ("the slicer").
+ *
+ * Pairing rules. An event is a begin or an end by the end of its name:
+ *
+ *   begin       end        separator S before the word
+ *   -----       ---        -----------------------------
+ *   begin       end        ':' '_' '-' '.'   (x:begin, myapp:work_begin)
+ *   entry       exit       ':' '_'           (func:entry, db:query_exit)
+ *
+ * with a non-empty BASE before S ("BASE S WORD"), and not for the library's
+ * own events (tracer:*). A begin and an end pair when they are on the same
+ * thread (pid and tid), have the same BASE and S, and words of the same
+ * row (begin/end, entry/exit). The slice is named BASE ("myapp:work",
+ * "func"). Events are taken in time order:
+ *
+ *   - a begin opens a slice on top of its thread's stack (at most
+ *     TRACER_SLICE_MAX_DEPTH deep; a begin beyond is shown as an instant);
+ *   - an end closes the innermost open slice it pairs with; slices opened
+ *     above that one and still open are closed first, at the same time
+ *     ("cut"), so slices always nest;
+ *   - an end that pairs with no open slice is shown as an instant
+ *     ("unmatched");
+ *   - slices still open when the trace ends are closed at the time of the
+ *     last item of the trace ("open"), innermost first.
+ *
+ * Every other event is an instant.
+ */
+#ifndef TRACER_EXPORT_H
+#define TRACER_EXPORT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "json.h"
+#include "trace_merge.h"
+
+/*
+ * The `export` and `timeline` commands: argv[0] is the command name, then
+ * DIR, the options of trace_args.h and their own, or --help / -h.
+ * Returns the process exit status: 0; 1 when anything could not be read
+ * or the output could not be written; 2 for a usage error.
+ */
+int tracer__ctl_export(int argc, char **argv);
+int tracer__ctl_timeline(int argc, char **argv);
+
+/*
+ * Export the items of dir that opts select as Chrome trace JSON to the
+ * file out_path (NULL or "-": standard output), problems to opts->err.
+ * Returns the exit status: 0, or 1.
+ */
+int tracer__export(const char *dir, const struct tracer_merge_opts *opts,
+		   const char *out_path);
+
+/*
+ * Write the timeline page of the items of dir that opts select to the
+ * file out_path (NULL or "-": standard output), at most max_items of them
+ * (0: no limit).
+ * Returns the exit status: 0, or 1.
+ */
+int tracer__timeline(const char *dir, const struct tracer_merge_opts *opts,
+		     const char *out_path, uint64_t max_items);
+
+/* ----------------------------------------------------------------------
+ * The command lines.
+ */
+
+struct tracer_trace_args;
+
+/* -o FILE, --output FILE or --output=FILE at argv[*i]: *path set.
+ * Returns 1 (taken), 0 (not it), 2 (a mistake, reported). */
+int tracer__output_arg(struct tracer_trace_args *a, int argc, char **argv,
+		       int *i, const char **path);
+
+/* ----------------------------------------------------------------------
+ * Writing.
+ */
+
+/* Write v in decimal. */
+void tracer__put_u64(FILE *f, uint64_t v);
+
+/* The output file. */
+struct tracer_out {
+	FILE *f;
+	const char *name;		/* for messages */
+	int err;			/* errno of the first failed write */
+};
+
+/*
+ * Open the output: path, or standard output for NULL or "-" (named
+ * "standard output" in messages). Returns false after reporting why
+ * through the merge.
+ */
+bool tracer__out_open(struct tracer_out *o, const char *path,
+		      struct tracer_merge *m);
+
+/* Has a write failed? (Cheap: call it after every item.) */
+bool tracer__out_failed(struct tracer_out *o);
+
+/*
+ * Flush and close the output; a write error is reported through the merge
+ * ("cannot write 'NAME': ..."). Returns false then.
+ */
+bool tracer__out_close(struct tracer_out *o, struct tracer_merge *m);
+
+/* ----------------------------------------------------------------------
+ * Pairing.
+ */
+
+#define TRACER_SLICE_MAX_DEPTH	65536
+
+enum tracer_pair_role {
+	TRACER_PAIR_NONE,
+	TRACER_PAIR_BEGIN,
+	TRACER_PAIR_END,
+};
+
+/* What an event name says about pairing. */
+struct tracer_pair {
+	enum tracer_pair_role role;
+	int family;			/* 0 begin/end, 1 entry/exit */
+	size_t key_len;			/* BASE and S: they must be equal */
+};
+
+/* Classify an event name by the rules above. */
+void tracer__pair_classify(const char *name, struct tracer_pair *p);
+
+/* Why an item is shown the way it is (flags of the callbacks). */
+#define TRACER_SLICE_UNMATCHED	1u	/* an end that closed nothing */
+#define TRACER_SLICE_TOO_DEEP	2u	/* a begin over the depth limit */
+#define TRACER_SLICE_CUT	4u	/* closed by an enclosing end */
+#define TRACER_SLICE_OPEN	8u	/* still open when the trace ended */
+
+/* An open slice. */
+struct tracer_open {
+	const char *name;		/* its begin event's name */
+	size_t key_len;			/* slice name: key_len - 1 bytes */
+	int family;
+	uint64_t ts;			/* of the begin */
+	char *msg;			/* a copy of the begin's message, if */
+	size_t msg_len;			/* the slicer keeps them */
+};
+
+/* A thread of the trace: a lane of the timeline. */
+struct tracer_lane {
+	uint32_t pid;
+	uint32_t tid;
+	uint32_t index;			/* order of first appearance */
+	const struct tracer_merge_proc *proc;
+	const char *thread_name;	/* NULL: none in process.meta */
+	struct tracer_open *stack;
+	size_t depth, cap;
+};
+
+/* What the slicer makes of the items; any of them may be NULL. */
+struct tracer_slice_ops {
+	/* The first item of a thread, before it is handled. */
+	void (*lane)(void *ctx, const struct tracer_lane *l,
+		     const struct tracer_item *it);
+	/* An event shown as an instant (flags: UNMATCHED, TOO_DEEP). */
+	void (*instant)(void *ctx, const struct tracer_lane *l,
+			const struct tracer_item *it, unsigned flags);
+	/* A slice opened by it, at depth l->depth - 1. */
+	void (*begin)(void *ctx, const struct tracer_lane *l,
+		      const struct tracer_open *o,
+		      const struct tracer_item *it);
+	/* The slice o at depth closes at ts: by its end event it, or
+	 * (it NULL) for the reason in flags (CUT, OPEN). */
+	void (*end)(void *ctx, const struct tracer_lane *l,
+		    const struct tracer_open *o, size_t depth,
+		    const struct tracer_item *it, uint64_t ts,
+		    unsigned flags);
+	/* A lost item. */
+	void (*lost)(void *ctx, const struct tracer_lane *l,
+		     const struct tracer_item *it);
+};
+
+struct tracer_slicer {
+	const struct tracer_slice_ops *ops;
+	void *ctx;
+	size_t keep_msg;		/* keep begin messages up to so many
+					   bytes (0: none) */
+	struct tracer_lane *lanes;	/* in order of first appearance */
+	size_t nlanes, lanes_cap;
+	uint32_t *hash;			/* lane index + 1; 0: free */
+	size_t hash_size;
+	uint64_t last_ts;		/* of the last item */
+};
+
+/* Start slicing; keep_msg as above. */
+void tracer__slicer_init(struct tracer_slicer *s,
+			 const struct tracer_slice_ops *ops, void *ctx,
+			 size_t keep_msg);
+
+/* Take the next item (in time order). Returns 0 or -ENOMEM. */
+int tracer__slicer_item(struct tracer_slicer *s, const struct tracer_item *it);
+
+/* Close the slices still open, at the time of the last item. */
+void tracer__slicer_finish(struct tracer_slicer *s);
+
+void tracer__slicer_free(struct tracer_slicer *s);
+
+#endif /* TRACER_EXPORT_H */
