@@ -17,6 +17,8 @@
 #include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
+#include <string.h>
+#include <time.h>
 
 #include "internal.h"
 #include "pattern.h"
@@ -132,6 +134,27 @@ void tracer__callsites_lock(void)
 void tracer__callsites_unlock(void)
 {
 	pthread_mutex_unlock(&lock);
+}
+
+int tracer__callsites_trylock(int ms)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_REALTIME, &t);
+	t.tv_nsec += (long)ms * 1000000;
+	t.tv_sec += t.tv_nsec / 1000000000;
+	t.tv_nsec %= 1000000000;
+	return -pthread_mutex_timedlock(&lock, &t);
+}
+
+void tracer__callsites_fork_child(bool consistent)
+{
+	pthread_mutex_init(&lock, NULL);
+	if (!consistent) {
+		/* Maybe half changed by another thread: forget, leak. */
+		memset(&filter, 0, sizeof(filter));
+		have_filter = false;
+	}
 }
 
 /* Called with the lock held, so no module can be unloaded meanwhile. */

@@ -184,6 +184,45 @@ void tracer__client_sync_callsites(void)
 		send_callsites();
 }
 
+#define FORK_LOCK_MS	5
+
+/* Whether the forking thread holds both locks (set before fork, read
+ * after it by the same thread, in the parent and in the child). */
+static __thread bool fork_locked;
+
+/* The order of send_callsites(): send_lock, then the registry's lock. */
+void tracer__client_fork_prepare(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_REALTIME, &t);
+	t.tv_nsec += FORK_LOCK_MS * 1000000L;
+	t.tv_sec += t.tv_nsec / 1000000000;
+	t.tv_nsec %= 1000000000;
+	fork_locked = false;
+	if (pthread_mutex_timedlock(&send_lock, &t))
+		return;
+	if (tracer__callsites_trylock(FORK_LOCK_MS)) {
+		pthread_mutex_unlock(&send_lock);
+		return;
+	}
+	fork_locked = true;
+}
+
+void tracer__client_fork_parent(void)
+{
+	if (!fork_locked)
+		return;
+	tracer__callsites_unlock();
+	pthread_mutex_unlock(&send_lock);
+}
+
+void tracer__client_fork_child(void)
+{
+	tracer__callsites_fork_child(fork_locked);
+	pthread_mutex_init(&send_lock, NULL);
+}
+
 static int send_locked(const tracer_msg *m)
 {
 	int ret;

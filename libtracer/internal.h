@@ -82,6 +82,18 @@ int tracer__client_start(int timeout_ms) TRACER_HIDDEN;
 bool tracer__client_registered(void) TRACER_HIDDEN;
 /* Send new call sites now, from the calling thread (module load). */
 void tracer__client_sync_callsites(void) TRACER_HIDDEN;
+/*
+ * fork(): the client's lock and the call-site registry's are taken before
+ * the fork (waiting a few milliseconds at most: the listener may hold them
+ * while tracerd is slow to read) and released after it in the parent; in
+ * the child they are new, so that a child never inherits them held by
+ * another thread, which would block its exit for ever. A child forked
+ * while they could not be taken starts with no filter (nothing recorded
+ * until it registers again).
+ */
+void tracer__client_fork_prepare(void) TRACER_HIDDEN;
+void tracer__client_fork_parent(void) TRACER_HIDDEN;
+void tracer__client_fork_child(void) TRACER_HIDDEN;
 
 /*
  * Call-site registry. tracer__callsites_pending() fills sites with up to n
@@ -91,6 +103,11 @@ void tracer__client_sync_callsites(void) TRACER_HIDDEN;
  * tracer__callsites_enable() sets `enabled` on every call site.
  */
 void tracer__callsites_lock(void) TRACER_HIDDEN;
+/* The registry's lock for fork(): try for at most ms milliseconds; 0 or
+ * -ETIMEDOUT. In the child, a new lock; consistent is false when the
+ * parent did not hold it (the filter is then dropped, not freed). */
+int tracer__callsites_trylock(int ms) TRACER_HIDDEN;
+void tracer__callsites_fork_child(bool consistent) TRACER_HIDDEN;
 void tracer__callsites_unlock(void) TRACER_HIDDEN;
 size_t tracer__callsites_pending(struct tracer_callsite **sites, size_t n)
 	TRACER_HIDDEN;

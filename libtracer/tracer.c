@@ -377,6 +377,8 @@ static void __attribute__((constructor(102))) tracer_init(void)
 {
 	if (pthread_key_create(&exit_key, exit_key_destructor))
 		return;
+	pthread_atfork(tracer__client_fork_prepare, tracer__client_fork_parent,
+		       tracer__client_fork_child);
 	pthread_atfork(NULL, NULL, atfork_child);
 	tracer__client_start(register_timeout_ms());
 }
