@@ -95,6 +95,7 @@
 
 #define PROG			"bench_tracer"
 #include "bench.h"
+#include "paths.h"
 #define EVENT_NAME		"bench:ev"
 #define OFF_EVENT_NAME		"bench:off"	/* the filter excludes it */
 #define EXIT_EVENT_NAME		"tracer:thread_exit"
@@ -1065,7 +1066,7 @@ static void read_meta(const char *dir, struct meta_ids *ids)
 	FILE *f;
 
 	ids->event = ids->exit = 0;
-	join_path(path, dir, "process.meta");
+	join_path(path, dir, TRACER_META_FILE);
 	f = fopen(path, "re");
 	if (!f)
 		die("cannot open '%s': %s", path, strerror(errno));
@@ -1208,7 +1209,7 @@ static bool is_process_dir(const char *dir)
 {
 	char path[PATH_BYTES];
 
-	join_path(path, dir, "process.meta");
+	join_path(path, dir, TRACER_META_FILE);
 	return access(path, F_OK) == 0;
 }
 
