@@ -34,185 +34,7 @@
 static char root[] = "/tmp/tracer-test-export-XXXXXX";
 static int have_python;
 
-/* ----------------------------------------------------------------------
- * Building session directories.
- */
-
-static char *path_of(const char *fmt, ...)
-	__attribute__((format(printf, 1, 2)));
-
-/* A new string: root/ then fmt. */
-static char *path_of(const char *fmt, ...)
-{
-	char *rel, *path;
-	va_list ap;
-
-	va_start(ap, fmt);
-	if (vasprintf(&rel, fmt, ap) < 0)
-		bail_out("out of memory");
-	va_end(ap);
-	if (asprintf(&path, "%s/%s", root, rel) < 0)
-		bail_out("out of memory");
-	free(rel);
-	return path;
-}
-
-static void make_dir(const char *rel)
-{
-	char *path = path_of("%s", rel);
-
-	if (mkdir(path, 0755) < 0 && errno != EEXIST)
-		bail_out("mkdir %s: %s", path, strerror(errno));
-	free(path);
-}
-
-static FILE *create(const char *rel)
-{
-	char *path = path_of("%s", rel);
-	FILE *f = fopen(path, "w");
-
-	if (!f)
-		bail_out("cannot create %s: %s", path, strerror(errno));
-	free(path);
-	return f;
-}
-
-/* Percent-encode s as process.meta does (into a static buffer). */
-static const char *pct(const char *s)
-{
-	static char buf[4][1024];
-	static int next;
-	char *out = buf[next++ % 4], *w = out;
-	const unsigned char *p = (const unsigned char *)s;
-
-	if (!*p)
-		return "%";
-	for (; *p; p++) {
-		if (*p <= 0x20 || *p == '%' || *p == 0x7f)
-			w += sprintf(w, "%%%02X", *p);
-		else
-			*w++ = (char)*p;
-	}
-	*w = '\0';
-	return out;
-}
-
-/* A packet being built: header, then records. */
-struct pkt {
-	unsigned char buf[1 << 16];
-	size_t len;
-	uint64_t last_ts;
-};
-
-static void pkt_begin(struct pkt *p, uint32_t stream_id, uint32_t tid,
-		      uint64_t ts)
-{
-	struct tracer_rb_packet h = { .magic = TRACER_CTF_MAGIC,
-		.stream_id = stream_id, .timestamp_begin = ts, .tid = tid };
-
-	memset(p->buf, 0, sizeof(p->buf));
-	memcpy(p->buf, &h, sizeof(h));
-	p->len = sizeof(h);
-	p->last_ts = 0;
-}
-
-static void put(struct pkt *p, const void *data, size_t n)
-{
-	if (p->len + n + 8 > sizeof(p->buf))
-		bail_out("packet too large");
-	memcpy(p->buf + p->len, data, n);
-	p->len += n;
-}
-
-/*
- * Append a record with the values of types: i long long, u unsigned long
- * long, s const char *.
- */
-static void rec(struct pkt *p, uint32_t id, uint64_t ts, const char *types,
-		...)
-{
-	struct tracer_rb_event ev = { .id = id, .timestamp = ts };
-	size_t start = p->len;
-	unsigned long long u;
-	const char *s;
-	long long i;
-	va_list ap;
-
-	put(p, &ev, sizeof(ev));
-	va_start(ap, types);
-	for (; *types; types++) {
-		if (*types == 'i') {
-			i = va_arg(ap, long long);
-			put(p, &i, 8);
-		} else if (*types == 'u') {
-			u = va_arg(ap, unsigned long long);
-			put(p, &u, 8);
-		} else {
-			s = va_arg(ap, const char *);
-			put(p, s, strlen(s) + 1);
-		}
-	}
-	va_end(ap);
-	p->len = (p->len + 7) & ~(size_t)7;
-	ev.size = (uint32_t)(p->len - start);
-	memcpy(p->buf + start, &ev, sizeof(ev));
-	p->last_ts = ts;
-}
-
-/* Close the packet and append it to f. */
-static void pkt_write(struct pkt *p, FILE *f)
-{
-	struct tracer_rb_packet h;
-
-	memcpy(&h, p->buf, sizeof(h));
-	h.content_size = p->len * 8;
-	h.packet_size = p->len * 8;
-	h.timestamp_end = h.timestamp_begin + 1000000;
-	if (h.timestamp_end < p->last_ts)
-		h.timestamp_end = p->last_ts;
-	memcpy(p->buf, &h, sizeof(h));
-	fwrite(p->buf, 1, p->len, f);
-}
-
-/* Set the events_discarded field of the packet being built. */
-static void pkt_discarded(struct pkt *p, uint64_t n)
-{
-	memcpy(p->buf + 56, &n, 8);
-}
-
-/* process.meta: the usual header lines, then extra (raw) lines. */
-static void write_meta(const char *dir, uint32_t pid, const char *name,
-		       const char *extra)
-{
-	char *rel;
-	FILE *f;
-
-	if (asprintf(&rel, "%s/tracer", dir) < 0)
-		bail_out("out of memory");
-	make_dir(rel);
-	free(rel);
-	if (asprintf(&rel, "%s/tracer/process.meta", dir) < 0)
-		bail_out("out of memory");
-	f = create(rel);
-	fprintf(f, "tracer-process 1\npid %u\nppid 1\nname %s\n"
-		"start_time 1763738412123456789\n"
-		"clock_offset 1763730000000000000\nargv ./app\n%s",
-		pid, pct(name), extra);
-	fclose(f);
-	free(rel);
-}
-
-/* A callsite line (a new string). */
-static char *callsite(unsigned id, const char *types, const char *name,
-		      const char *format)
-{
-	char *line;
-
-	if (asprintf(&line, "callsite %u 0 %s 42 f.c %s %s\n", id, types,
-		     pct(name), pct(format)) < 0)
-		bail_out("out of memory");
-	return line;
-}
+#include "trace_build.h"
 
 /* Concatenate callsite lines (freeing them) and extra into process.meta. */
 static void meta_with(const char *dir, uint32_t pid, const char *name,
@@ -244,13 +66,13 @@ static void meta_with(const char *dir, uint32_t pid, const char *name,
 static void build_pairs(void)
 {
 	char *cs[] = {
-		callsite(1, "i", "a:work_begin", "work %d"),
-		callsite(2, "i", "a:work_end", "work %d done"),
-		callsite(3, "s", "func:entry", "enter %s"),
-		callsite(4, "s", "func:exit", "leave %s"),
-		callsite(5, "i", "a:tick", "tick %d"),
-		callsite(6, "-", "x:begin", "x"),
-		callsite(7, "-", "y_end", "y"),
+		callsite(1, 0, "i", "a:work_begin", "work %d"),
+		callsite(2, 0, "i", "a:work_end", "work %d done"),
+		callsite(3, 0, "s", "func:entry", "enter %s"),
+		callsite(4, 0, "s", "func:exit", "leave %s"),
+		callsite(5, 0, "i", "a:tick", "tick %d"),
+		callsite(6, 0, "-", "x:begin", "x"),
+		callsite(7, 0, "-", "y_end", "y"),
 	};
 	struct pkt p;
 	FILE *f;
@@ -258,7 +80,7 @@ static void build_pairs(void)
 	make_dir("pairs");
 	make_dir("pairs/app-10");
 	meta_with("pairs/app-10", 10, "app", cs, 7, "thread 10 main\n");
-	f = create("pairs/app-10/default-10");
+	f = create("pairs/app-10/default-10", "w");
 	pkt_begin(&p, 0, 10, 1000);
 	rec(&p, 1, 1000, "i", 1LL);
 	rec(&p, 3, 2000, "s", "f");
@@ -268,14 +90,14 @@ static void build_pairs(void)
 	rec(&p, 1, 6000, "i", 2LL);
 	rec(&p, 3, 6500, "s", "g");
 	rec(&p, 2, 7000, "i", 2LL);
-	pkt_write(&p, f);
+	pkt_write(&p, f, 0);
 	fclose(f);
-	f = create("pairs/app-10/default-11");
+	f = create("pairs/app-10/default-11", "w");
 	pkt_begin(&p, 0, 11, 1500);
 	rec(&p, 6, 1500, "");
 	rec(&p, 5, 2500, "i", 8LL);
 	rec(&p, 7, 3500, "");
-	pkt_write(&p, f);
+	pkt_write(&p, f, 0);
 	fclose(f);
 }
 
@@ -336,10 +158,10 @@ static const char hostile_dumped[] =
 static void build_hostile(void)
 {
 	char *cs[] = {
-		callsite(1, "s", "h:str", "%s"),
-		callsite(2, "i", "h:nul", "a%cb"),
-		callsite(3, "-", "h:\"q\"", "x"),
-		callsite(4, "s", "h:long", "%s"),
+		callsite(1, 0, "s", "h:str", "%s"),
+		callsite(2, 0, "i", "h:nul", "a%cb"),
+		callsite(3, 0, "-", "h:\"q\"", "x"),
+		callsite(4, 0, "s", "h:long", "%s"),
 	};
 	char *extra, big[3001];
 	struct pkt p;
@@ -353,13 +175,13 @@ static void build_hostile(void)
 	free(extra);
 	memset(big, 'x', 3000);
 	big[3000] = '\0';
-	f = create("hostile/evil-20/default-20");
+	f = create("hostile/evil-20/default-20", "w");
 	pkt_begin(&p, 0, 20, 100);
 	rec(&p, 1, 100, "s", hostile_msg);
 	rec(&p, 2, 200, "i", 0LL);
 	rec(&p, 3, 300, "");
 	rec(&p, 4, 400, "s", big);
-	pkt_write(&p, f);
+	pkt_write(&p, f, 0);
 	fclose(f);
 }
 
@@ -367,30 +189,30 @@ static void build_hostile(void)
  * end, then 1) and 2 in the vital channel before its first packet. */
 static void build_lost(void)
 {
-	char *cs[] = { callsite(1, "i", "p:ev", "v=%d") };
+	char *cs[] = { callsite(1, 0, "i", "p:ev", "v=%d") };
 	struct pkt p;
 	FILE *f;
 
 	make_dir("lost");
 	meta_with("lost", 7, "p", cs, 1, "");
-	f = create("lost/default-7");
+	f = create("lost/default-7", "w");
 	pkt_begin(&p, 0, 7, 100);
 	rec(&p, 1, 100, "i", 1LL);
-	pkt_write(&p, f);			/* ends at 1000100 */
+	pkt_write(&p, f, 0);			/* ends at 1000100 */
 	pkt_begin(&p, 0, 7, 2000000);
 	pkt_discarded(&p, 5);
 	rec(&p, 1, 2000000, "i", 2LL);
-	pkt_write(&p, f);
+	pkt_write(&p, f, 0);
 	pkt_begin(&p, 0, 7, 6000000);
 	pkt_discarded(&p, 6);
 	rec(&p, 1, 6000000, "i", 3LL);
-	pkt_write(&p, f);
+	pkt_write(&p, f, 0);
 	fclose(f);
-	f = create("lost/vital-7");
+	f = create("lost/vital-7", "w");
 	pkt_begin(&p, 1, 7, 3000000);
 	pkt_discarded(&p, 2);
 	rec(&p, 1, 3000000, "i", 9LL);
-	pkt_write(&p, f);
+	pkt_write(&p, f, 0);
 	fclose(f);
 }
 
@@ -399,20 +221,20 @@ static void build_lost(void)
 /* deep/d-5: DEEP nested begins, no end. */
 static void build_deep(void)
 {
-	char *cs[] = { callsite(1, "-", "d:begin", "deeper") };
+	char *cs[] = { callsite(1, 0, "-", "d:begin", "deeper") };
 	struct pkt p;
 	FILE *f;
 	int i;
 
 	make_dir("deep");
 	meta_with("deep", 5, "d", cs, 1, "");
-	f = create("deep/default-5");
+	f = create("deep/default-5", "w");
 	for (i = 0; i < DEEP; i++) {
 		if (i % 2000 == 0)
 			pkt_begin(&p, 0, 5, 1000 + (uint64_t)i);
 		rec(&p, 1, 1000 + (uint64_t)i, "");
 		if (i % 2000 == 1999 || i == DEEP - 1)
-			pkt_write(&p, f);
+			pkt_write(&p, f, 0);
 	}
 	fclose(f);
 }

@@ -1,0 +1,261 @@
+/*
+ * trace_build.h - build session directories by hand, exactly as
+ * doc/session-files.md describes them (tracer/process.meta with
+ * percent-encoded fields; channel files of CTF packets), for the unit tests
+ * of the commands that read traces (test_view.c, test_export.c).
+ *
+ * Included once by a test, after it defines `static char root[]` (the
+ * temporary directory, made with mkdtemp) and includes tap.h. Every
+ * function bails out of the test on failure.
+ */
+#ifndef TRACER_TEST_TRACE_BUILD_H
+#define TRACER_TEST_TRACE_BUILD_H
+
+#include <errno.h>
+#include <float.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "rb_layout.h"
+
+/* Not every test uses every builder. */
+#define TB_FN	static __attribute__((unused))
+
+TB_FN char *path_of(const char *fmt, ...)
+	__attribute__((format(printf, 1, 2)));
+
+/* A new string: root/ then fmt. */
+TB_FN char *path_of(const char *fmt, ...)
+{
+	char *rel, *path;
+	va_list ap;
+
+	va_start(ap, fmt);
+	if (vasprintf(&rel, fmt, ap) < 0)
+		bail_out("out of memory");
+	va_end(ap);
+	if (asprintf(&path, "%s/%s", root, rel) < 0)
+		bail_out("out of memory");
+	free(rel);
+	return path;
+}
+
+/* mkdir -p root/rel */
+TB_FN void make_dir(const char *rel)
+{
+	char *path = path_of("%s", rel);
+	char *p = path + strlen(root);
+
+	do {
+		p = strchr(p + 1, '/');
+		if (p)
+			*p = '\0';
+		if (mkdir(path, 0755) < 0 && errno != EEXIST)
+			bail_out("mkdir %s: %s", path, strerror(errno));
+		if (p)
+			*p = '/';
+	} while (p);
+	free(path);
+}
+
+TB_FN FILE *create(const char *rel, const char *mode)
+{
+	char *path = path_of("%s", rel);
+	FILE *f = fopen(path, mode);
+
+	if (!f)
+		bail_out("cannot create %s: %s", path, strerror(errno));
+	free(path);
+	return f;
+}
+
+TB_FN void write_file(const char *rel, const char *text)
+{
+	FILE *f = create(rel, "w");
+
+	fputs(text, f);
+	fclose(f);
+}
+
+/* Percent-encode s as process.meta does (into a static buffer). */
+TB_FN const char *pct(const char *s)
+{
+	static char buf[4][1024];
+	static int next;
+	char *out = buf[next++ % 4], *w = out;
+	const unsigned char *p = (const unsigned char *)s;
+
+	if (!*p)
+		return "%";
+	for (; *p; p++) {
+		if (*p <= 0x20 || *p == '%' || *p == 0x7f)
+			w += sprintf(w, "%%%02X", *p);
+		else
+			*w++ = (char)*p;
+	}
+	*w = '\0';
+	return out;
+}
+
+/* A packet being built: header, then records. */
+struct pkt {
+	unsigned char buf[1 << 16];
+	size_t len;
+	uint64_t last_ts;		/* of the last record */
+};
+
+TB_FN void pkt_begin(struct pkt *p, uint32_t stream_id, uint32_t tid,
+		      uint64_t ts)
+{
+	struct tracer_rb_packet h = { .magic = TRACER_CTF_MAGIC,
+		.stream_id = stream_id, .timestamp_begin = ts, .tid = tid };
+
+	memset(p->buf, 0, sizeof(p->buf));
+	memcpy(p->buf, &h, sizeof(h));
+	p->len = sizeof(h);
+	p->last_ts = 0;
+}
+
+/* Append raw payload bytes at the end of the packet. */
+TB_FN void put(struct pkt *p, const void *data, size_t n)
+{
+	if (p->len + n + 8 > sizeof(p->buf))
+		bail_out("packet too large");
+	memcpy(p->buf + p->len, data, n);
+	p->len += n;
+}
+
+/* Append one value of type t, taken from ap, to the packet. */
+TB_FN void put_arg(struct pkt *p, char t, va_list *ap)
+{
+	unsigned char ld[16] = { 0 };
+	unsigned long long u;
+	long double x;
+	long long i;
+	double d;
+	const char *s;
+
+	if (t == 'i') {
+		i = va_arg(*ap, long long);
+		put(p, &i, 8);
+	} else if (t == 'd') {
+		d = va_arg(*ap, double);
+		put(p, &d, 8);
+	} else if (t == 'D') {
+		x = va_arg(*ap, long double);
+		/* x86-64: 10 bytes of value, then padding stored as zeros */
+		memcpy(ld, &x, LDBL_MANT_DIG == 64 ? 10 : sizeof(x));
+		put(p, ld, 16);
+	} else if (t == 's') {
+		s = va_arg(*ap, const char *);
+		put(p, s, strlen(s) + 1);
+	} else {
+		u = va_arg(*ap, unsigned long long);
+		put(p, &u, 8);
+	}
+}
+
+/*
+ * Append a record with the values of types: i long long, u and p
+ * unsigned long long, d double, D long double, s const char *.
+ */
+TB_FN void rec(struct pkt *p, uint32_t id, uint64_t ts, const char *types,
+		...)
+{
+	struct tracer_rb_event ev = { .id = id, .timestamp = ts };
+	size_t start = p->len;
+	va_list ap;
+
+	p->len += sizeof(ev);
+	va_start(ap, types);
+	for (; *types; types++)
+		put_arg(p, *types, &ap);
+	va_end(ap);
+	p->len = (p->len + 7) & ~(size_t)7;
+	ev.size = (uint32_t)(p->len - start);
+	memcpy(p->buf + start, &ev, sizeof(ev));
+	p->last_ts = ts;
+}
+
+/* Close the packet (content = what was built, then pad bytes of padding)
+ * and append it to f. */
+TB_FN void pkt_write(struct pkt *p, FILE *f, size_t pad)
+{
+	struct tracer_rb_packet h;
+
+	memcpy(&h, p->buf, sizeof(h));
+	h.content_size = p->len * 8;
+	h.packet_size = (p->len + pad) * 8;
+	/* As the writer does: at or after every record. */
+	h.timestamp_end = h.timestamp_begin + 1000000;
+	if (h.timestamp_end < p->last_ts)
+		h.timestamp_end = p->last_ts;
+	memcpy(p->buf, &h, sizeof(h));
+	fwrite(p->buf, 1, p->len + pad, f);
+}
+
+/* Change a header field of the packet being built. */
+TB_FN void pkt_set(struct pkt *p, size_t offset, uint64_t v, size_t size)
+{
+	memcpy(p->buf + offset, &v, size);
+}
+
+/* Set the events_discarded field of the packet being built. */
+TB_FN void pkt_discarded(struct pkt *p, uint64_t n)
+{
+	pkt_set(p, 56, n, 8);
+}
+
+/* Write the packet as pkt_write() would, then overwrite 8 bytes at
+ * offset (content_size or packet_size) with v. */
+TB_FN void pkt_write_raw(struct pkt *p, FILE *f, size_t offset, uint64_t v)
+{
+	struct tracer_rb_packet h;
+
+	memcpy(&h, p->buf, sizeof(h));
+	h.content_size = p->len * 8;
+	h.packet_size = p->len * 8;
+	memcpy(p->buf, &h, sizeof(h));
+	memcpy(p->buf + offset, &v, 8);
+	fwrite(p->buf, 1, p->len, f);
+}
+
+/* process.meta with the usual header lines, then extra (raw) lines. */
+TB_FN void write_meta(const char *dir, uint32_t pid, const char *name,
+		       const char *extra)
+{
+	char *rel;
+	FILE *f;
+
+	if (asprintf(&rel, "%s/tracer", dir) < 0)
+		bail_out("out of memory");
+	make_dir(rel);
+	free(rel);
+	if (asprintf(&rel, "%s/tracer/process.meta", dir) < 0)
+		bail_out("out of memory");
+	f = create(rel, "w");
+	fprintf(f, "tracer-process 1\npid %u\nppid 1\nname %s\n"
+		"start_time 1763738412123456789\n"
+		"clock_offset 1763730000000000000\nargv ./%s -v\n%s",
+		pid, pct(name), pct(name), extra);
+	fclose(f);
+	free(rel);
+}
+
+/* A callsite line. */
+TB_FN char *callsite(unsigned id, int vital, const char *types,
+		      const char *name, const char *format)
+{
+	char *line;
+
+	if (asprintf(&line, "callsite %u %d %s 42 %s %s %s\n", id, vital,
+		     types, pct("src/a file.c"), pct(name), pct(format)) < 0)
+		bail_out("out of memory");
+	return line;
+}
+
+#endif /* TRACER_TEST_TRACE_BUILD_H */
