@@ -140,10 +140,7 @@ int tracer__callsites_trylock(int ms)
 {
 	struct timespec t;
 
-	clock_gettime(CLOCK_REALTIME, &t);
-	t.tv_nsec += (long)ms * 1000000;
-	t.tv_sec += t.tv_nsec / 1000000000;
-	t.tv_nsec %= 1000000000;
+	tracer__deadline_ms(&t, ms);
 	return -pthread_mutex_timedlock(&lock, &t);
 }
 

@@ -195,10 +195,7 @@ void tracer__client_fork_prepare(void)
 {
 	struct timespec t;
 
-	clock_gettime(CLOCK_REALTIME, &t);
-	t.tv_nsec += FORK_LOCK_MS * 1000000L;
-	t.tv_sec += t.tv_nsec / 1000000000;
-	t.tv_nsec %= 1000000000;
+	tracer__deadline_ms(&t, FORK_LOCK_MS);
 	fork_locked = false;
 	if (pthread_mutex_timedlock(&send_lock, &t))
 		return;

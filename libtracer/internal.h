@@ -13,6 +13,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include <time.h>
 
 #include "tracer.h"
 #include "compiler.h"
@@ -107,6 +108,15 @@ void tracer__callsites_lock(void) TRACER_HIDDEN;
  * -ETIMEDOUT. In the child, a new lock; consistent is false when the
  * parent did not hold it (the filter is then dropped, not freed). */
 int tracer__callsites_trylock(int ms) TRACER_HIDDEN;
+
+/* *t = CLOCK_REALTIME now + ms (a deadline for pthread_mutex_timedlock). */
+static inline void tracer__deadline_ms(struct timespec *t, int ms)
+{
+	clock_gettime(CLOCK_REALTIME, t);
+	t->tv_nsec += (long)ms * 1000000;
+	t->tv_sec += t->tv_nsec / 1000000000;
+	t->tv_nsec %= 1000000000;
+}
 void tracer__callsites_fork_child(bool consistent) TRACER_HIDDEN;
 void tracer__callsites_unlock(void) TRACER_HIDDEN;
 size_t tracer__callsites_pending(struct tracer_callsite **sites, size_t n)

@@ -818,7 +818,7 @@ static void note_losses(struct tracer_chan *c,
 {
 	if (h->events_discarded > c->discarded) {
 		c->pending_lost = h->events_discarded - c->discarded;
-		c->lost_since = c->packets ? c->prev_end : 0;
+		c->lost_since = c->any_packet ? c->prev_end : 0;
 		c->lost_at = h->timestamp_begin;
 	}
 }
@@ -846,7 +846,7 @@ static int take_packet(struct tracer_chan *c, const struct tracer_rb_packet *h,
 	c->packet_offset = off;
 	c->discarded = h->events_discarded;
 	c->prev_end = h->timestamp_end;
-	c->packets += c->packets < INT32_MAX;
+	c->any_packet = true;
 	c->tid = h->tid;
 	c->stream_id = h->stream_id;
 	return 1;

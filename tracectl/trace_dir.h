@@ -13,6 +13,7 @@
 #ifndef TRACER_TRACE_DIR_H
 #define TRACER_TRACE_DIR_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -118,7 +119,7 @@ struct tracer_chan {
 	uint64_t pending_lost;		/* to return before the records */
 	uint64_t lost_since;
 	uint64_t lost_at;
-	int packets;			/* packets read so far (capped) */
+	bool any_packet;		/* a packet was read before */
 };
 
 /* A record returned by tracer__chan_next(). */

@@ -373,7 +373,7 @@ static bool advance_past(struct tracer_merge *m, struct merge_src *s,
  * records before it are passed over. */
 static void skip_to(struct tracer_merge *m, uint64_t since)
 {
-	size_t i = 0;
+	size_t i;
 
 	for (i = 0; i < m->nsrcs; i++)
 		m->srcs[i].chan.skip_before = since;

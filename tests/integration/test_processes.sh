@@ -30,12 +30,12 @@ echo go >&4
 exec 3>&- 4>&-
 wait $p1; r1=$?
 wait $p2; r2=$?
-check "both programs exit 0" [ $r1 -eq 0 ] && [ $r2 -eq 0 ]
+check "both programs exit 0" [ "$r1" -eq 0 -a "$r2" -eq 0 ]
 session_cmd stop >/dev/null
 
 d1=$(ls -d "$dir"/*-$p1)
 d2=$(ls -d "$dir"/*-$p2)
-check "one directory per process" [ -d "$d1" ] && [ -d "$d2" ] && [ "$d1" != "$d2" ]
+check "one directory per process" [ -d "$d1" -a -d "$d2" -a "$d1" != "$d2" ]
 
 n1=$("$TRACECTL" view "$d1" | grep -c ' test:churn: ')
 n2=$("$TRACECTL" view "$d2" | grep -c ' test:churn: ')

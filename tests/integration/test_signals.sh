@@ -46,8 +46,9 @@ lib=$(cd libtracer/.libs && pwd)/libtracer.so
 runtime=$(ldd "$lib" | awk '/lib(asan|ubsan)/ { printf "%s ", $3 }')
 out=$(LD_PRELOAD="$runtime$lib" /bin/echo hello); rc=$?
 session_cmd stop >/dev/null
-check "a preloaded program runs unchanged" [ $rc -eq 0 ] && [ "$out" = hello ]
+check "a preloaded program runs unchanged" [ "$rc" -eq 0 -a "$out" = hello ]
 meta=$(ls "$dir"/echo-*/tracer/process.meta 2>/dev/null)
-check "and was registered with tracerd (process.meta)" [ -n "$meta" ] && grep -q "^name echo$" "$meta"
+check "and was registered with tracerd (process.meta)" \
+	eval '[ -n "$meta" ] && grep -q "^name echo$" "$meta"'
 
 finish

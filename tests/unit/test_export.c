@@ -243,63 +243,6 @@ static void build_deep(void)
  * Running the commands.
  */
 
-struct run {
-	char *out, *err;
-	size_t out_len, err_len;
-	int status;
-};
-
-/* The contents of a file, NUL-terminated (empty if it cannot be read). */
-static char *read_all(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "r");
-	size_t cap = 65536, n = 0, got;
-	char *buf = malloc(cap + 1);
-
-	if (!buf)
-		bail_out("out of memory");
-	while (f && (got = fread(buf + n, 1, cap - n, f)) > 0) {
-		n += got;
-		if (n == cap && !(buf = realloc(buf, (cap *= 2) + 1)))
-			bail_out("out of memory");
-	}
-	if (f)
-		fclose(f);
-	buf[n] = '\0';
-	*len = n;
-	return buf;
-}
-
-/* Run fn(argv) (a tracer__ctl_* command) in a child, its stdout and
- * stderr in r. */
-static void run_ctl(struct run *r, int (*fn)(int, char **), char **argv)
-{
-	char *out = path_of("ctl.out"), *err = path_of("ctl.err");
-	int status, argc = 0;
-	pid_t pid;
-
-	while (argv[argc])
-		argc++;
-	fflush(stdout);
-	pid = fork();
-	if (pid < 0)
-		bail_out("fork: %s", strerror(errno));
-	if (pid == 0) {
-		if (!freopen(out, "w", stdout) || !freopen(err, "w", stderr))
-			_exit(99);
-		status = fn(argc, argv);
-		fflush(stdout);
-		fflush(stderr);
-		_exit(status);
-	}
-	waitpid(pid, &status, 0);
-	r->status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-	r->out = read_all(out, &r->out_len);
-	r->err = read_all(err, &r->err_len);
-	free(out);
-	free(err);
-}
-
 /* `tracectl CMD` with the arguments after cmd (NULL-terminated). */
 static void run_cmd(struct run *r, const char *cmd, ...)
 {
@@ -315,12 +258,6 @@ static void run_cmd(struct run *r, const char *cmd, ...)
 	argv[n] = NULL;
 	run_ctl(r, strcmp(cmd, "export") ? tracer__ctl_timeline :
 		tracer__ctl_export, argv);
-}
-
-static void run_free(struct run *r)
-{
-	free(r->out);
-	free(r->err);
 }
 
 /* Check the status, and that stderr is err exactly. */
@@ -773,15 +710,6 @@ static void test_timeline_hostile(void)
 /* ----------------------------------------------------------------------
  * main
  */
-
-static int remove_one(const char *path, const struct stat *st, int flag,
-		      struct FTW *ftw)
-{
-	(void)st;
-	(void)flag;
-	(void)ftw;
-	return remove(path);
-}
 
 int main(void)
 {

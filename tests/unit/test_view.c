@@ -38,12 +38,6 @@ static char root[] = "/tmp/tracer-test-view-XXXXXX";
  * Running the view.
  */
 
-struct run {
-	char *out, *err;
-	size_t out_len, err_len;
-	int status;
-};
-
 static void run_view(struct run *r, const char *rel)
 {
 	char *dir = path_of("%s", rel);
@@ -56,12 +50,6 @@ static void run_view(struct run *r, const char *rel)
 	fclose(out);
 	fclose(err);
 	free(dir);
-}
-
-static void run_free(struct run *r)
-{
-	free(r->out);
-	free(r->err);
 }
 
 /* Check status, output and errors exactly. */
@@ -543,50 +531,6 @@ static void test_bad_meta(void)
  * tracer__ctl_view(): arguments.
  */
 
-/* The contents of a (small) file, NUL-terminated. */
-static char *read_all(const char *path, size_t *len)
-{
-	char *buf = calloc(1, 65536);
-	FILE *f = fopen(path, "r");
-
-	if (!buf || !f)
-		bail_out("cannot read %s", path);
-	*len = fread(buf, 1, 65535, f);
-	fclose(f);
-	return buf;
-}
-
-/* Run tracer__ctl_view(argv) in a child; its stdout and stderr in r. */
-static void run_ctl(struct run *r, char **argv)
-{
-	char *out = path_of("ctl.out"), *err = path_of("ctl.err");
-	int status, argc = 0;
-	pid_t pid;
-
-	while (argv[argc])
-		argc++;
-	fflush(stdout);
-	pid = fork();
-	if (pid < 0)
-		bail_out("fork: %s", strerror(errno));
-	if (pid == 0) {
-		if (!freopen(out, "w", stdout) || !freopen(err, "w", stderr))
-			_exit(99);
-		free(out);
-		free(err);
-		status = tracer__ctl_view(argc, argv);
-		fflush(stdout);
-		fflush(stderr);
-		_exit(status);
-	}
-	waitpid(pid, &status, 0);
-	r->status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-	r->out = read_all(out, &r->out_len);
-	r->err = read_all(err, &r->err_len);
-	free(out);
-	free(err);
-}
-
 /* View rel; expect status, exactly out, and no error. */
 static void run_view_expect(const char *rel, int status, const char *out,
 			    const char *name)
@@ -658,7 +602,7 @@ static void view_args(const char *out, const char *name, ...)
 		n++;
 	va_end(ap);
 	argv[n] = NULL;
-	run_ctl(&r, argv);
+	run_ctl(&r, tracer__ctl_view, argv);
 	expect(&r, 0, out, "", name);
 	run_free(&r);
 	free(dir);
@@ -676,7 +620,7 @@ static void view_usage(const char *err, const char *name, char *a1,
 
 	snprintf(want, sizeof(want), "tracectl: view: %s (see 'tracectl "
 		 "view --help')\n", err);
-	run_ctl(&r, argv);
+	run_ctl(&r, tracer__ctl_view, argv);
 	expect(&r, 2, "", want, name);
 	run_free(&r);
 	free(dir);
@@ -743,33 +687,33 @@ static void test_usage(void)
 	char want[4096];
 	struct run r;
 
-	run_ctl(&r, no_dir);
+	run_ctl(&r, tracer__ctl_view, no_dir);
 	expect(&r, 2, "", "tracectl: view: missing DIR (see 'tracectl view "
 	       "--help')\n", "no DIR: one-line usage error, status 2");
 	run_free(&r);
-	run_ctl(&r, two);
+	run_ctl(&r, tracer__ctl_view, two);
 	expect(&r, 2, "", "tracectl: view: unexpected argument 'b' (see "
 	       "'tracectl view --help')\n", "an extra argument");
 	run_free(&r);
-	run_ctl(&r, opt);
+	run_ctl(&r, tracer__ctl_view, opt);
 	expect(&r, 2, "", "tracectl: view: unknown option '-x' (see "
 	       "'tracectl view --help')\n", "an unknown option");
 	run_free(&r);
-	run_ctl(&r, helps);
+	run_ctl(&r, tracer__ctl_view, helps);
 	ok(r.status == 0 && strncmp(r.out, usage, strlen(usage)) == 0 &&
 	   r.err_len == 0, "--help: usage on stdout, status 0");
 	run_free(&r);
-	run_ctl(&r, hs);
+	run_ctl(&r, tracer__ctl_view, hs);
 	ok(r.status == 0 && strncmp(r.out, usage, strlen(usage)) == 0,
 	   "-h after DIR: usage, status 0");
 	run_free(&r);
-	run_ctl(&r, dash);
+	run_ctl(&r, tracer__ctl_view, dash);
 	expect(&r, 1, "", "tracectl: cannot open '-x': No such file or "
 	       "directory\n", "after --, -x is a directory");
 	run_free(&r);
 	snprintf(want, sizeof(want), "%s%s%s", good_foo, good_hanoi_1,
 		 good_foo_2);
-	run_ctl(&r, one);
+	run_ctl(&r, tracer__ctl_view, one);
 	expect(&r, 0, want, "", "tracectl view DIR through stdout");
 	run_free(&r);
 	free(dir);
@@ -819,15 +763,6 @@ static void test_meta_load(void)
 	if (ret == 0)
 		tracer__meta_free(&m);
 	free(path);
-}
-
-static int remove_one(const char *path, const struct stat *st, int flag,
-		      struct FTW *ftw)
-{
-	(void)st;
-	(void)flag;
-	(void)ftw;
-	return remove(path);
 }
 
 int main(void)

@@ -4,6 +4,9 @@
  * percent-encoded fields; channel files of CTF packets), for the unit tests
  * of the commands that read traces (test_view.c, test_export.c).
  *
+ * Also: running a tracer__ctl_* command in a child with its output
+ * captured (run_ctl), and removing the tree at the end (remove_one).
+ *
  * Included once by a test, after it defines `static char root[]` (the
  * temporary directory, made with mkdtemp) and includes tap.h. Every
  * function bails out of the test on failure.
@@ -18,7 +21,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <ftw.h>
 #include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "rb_layout.h"
 
@@ -256,6 +263,83 @@ TB_FN char *callsite(unsigned id, int vital, const char *types,
 		     types, pct("src/a file.c"), pct(name), pct(format)) < 0)
 		bail_out("out of memory");
 	return line;
+}
+
+/* ----------------------------------------------------------------------
+ * Running a command.
+ */
+
+struct run {
+	char *out, *err;
+	size_t out_len, err_len;
+	int status;
+};
+
+/* The contents of a file, NUL-terminated (empty if it cannot be read). */
+TB_FN char *read_all(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "r");
+	size_t cap = 65536, n = 0, got;
+	char *buf = malloc(cap + 1);
+
+	if (!buf)
+		bail_out("out of memory");
+	while (f && (got = fread(buf + n, 1, cap - n, f)) > 0) {
+		n += got;
+		if (n == cap && !(buf = realloc(buf, (cap *= 2) + 1)))
+			bail_out("out of memory");
+	}
+	if (f)
+		fclose(f);
+	buf[n] = '\0';
+	*len = n;
+	return buf;
+}
+
+/* Run fn(argv) (a tracer__ctl_* command) in a child, its stdout and
+ * stderr in r. */
+TB_FN void run_ctl(struct run *r, int (*fn)(int, char **), char **argv)
+{
+	char *out = path_of("ctl.out"), *err = path_of("ctl.err");
+	int status, argc = 0;
+	pid_t pid;
+
+	while (argv[argc])
+		argc++;
+	fflush(stdout);
+	pid = fork();
+	if (pid < 0)
+		bail_out("fork: %s", strerror(errno));
+	if (pid == 0) {
+		if (!freopen(out, "w", stdout) || !freopen(err, "w", stderr))
+			_exit(99);
+		status = fn(argc, argv);
+		fflush(stdout);
+		fflush(stderr);
+		_exit(status);
+	}
+	waitpid(pid, &status, 0);
+	r->status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+	r->out = read_all(out, &r->out_len);
+	r->err = read_all(err, &r->err_len);
+	free(out);
+	free(err);
+}
+
+TB_FN void run_free(struct run *r)
+{
+	free(r->out);
+	free(r->err);
+}
+
+/* For nftw(): remove everything under root at the end. */
+TB_FN int remove_one(const char *path, const struct stat *st, int flag,
+		      struct FTW *ftw)
+{
+	(void)st;
+	(void)flag;
+	(void)ftw;
+	return remove(path);
 }
 
 #endif /* TRACER_TEST_TRACE_BUILD_H */
