@@ -14,6 +14,7 @@
 #ifndef TRACER_RB_H
 #define TRACER_RB_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -258,6 +259,45 @@ static inline uint64_t tracer__rb_records_committed(
 
 /* Records discarded by the writer so far (as it reports them). */
 uint64_t tracer__rb_lost(const struct tracer_rb_reader *r);
+
+/* What tracer__rb_salvage() could not keep of a dead writer's sub-buffer. */
+struct tracer_rb_salvage {
+	uint32_t torn;			/* records dropped: being written */
+	uint64_t torn_bytes;		/* their bytes */
+	uint64_t torn_offset;		/* offset of the first, in the packet */
+	uint64_t unreadable;		/* bytes after a record that made no
+					   sense (r->error says where) */
+	uint64_t unreadable_offset;
+	uint64_t lost;			/* committed records not recovered */
+};
+
+/*
+ * Could ev be a record the writer wrote? ev->size is sane and within the
+ * copy; the check looks at the id and the payload.
+ */
+typedef bool (*tracer_rb_record_check)(void *arg,
+				       const struct tracer_rb_event *ev);
+
+/*
+ * The writer of r is gone for good (its thread or process died): copy the
+ * incomplete sub-buffer at the read position into dst, keep the records
+ * that were committed and drop those being written (rb_salvage.c), then
+ * repair the channel as if the writer had closed the sub-buffer, so that
+ * a later owner writes on a clean one. `now` (CLOCK_MONOTONIC ns) bounds
+ * record times.
+ * Returns 0 (info describes the packet in dst; info->content_bytes is 0
+ * when nothing was kept; s says what was dropped), -ENODATA (nothing left
+ * to read), -EAGAIN (the sub-buffer is complete or was overwritten: read
+ * it with tracer__rb_read()), -ENOBUFS (dst smaller than a sub-buffer or
+ * misaligned), -EBADMSG (the sub-buffer made no sense and was skipped; the
+ * reader moved past it; r->error says why), -EIO (counters impossible;
+ * r->error says why).
+ */
+int tracer__rb_salvage(struct tracer_rb_reader *r, void *dst,
+		       uint64_t dst_size, tracer_rb_record_check check,
+		       void *arg, uint64_t now,
+		       struct tracer_rb_packet_info *info,
+		       struct tracer_rb_salvage *s);
 
 #include "rb_write.h"
 

@@ -4,6 +4,8 @@
 #ifndef TRACER_RB_INTERNAL_H
 #define TRACER_RB_INTERNAL_H
 
+#include <stdarg.h>
+
 #include "rb.h"
 
 /*
@@ -15,5 +17,44 @@
 int tracer__rb_check_header(const void *region, uint64_t size,
 			    struct tracer_rb_header *copy,
 			    struct tracer_rb_geometry *geo, const char **why);
+
+/* Bytes of the whole ring: N * S. */
+static inline uint64_t tracer__rb_bufsize(const struct tracer_rb_reader *r)
+{
+	return r->geo.subbuf_size * r->geo.subbuf_count;
+}
+
+/* Slot index of position pos. */
+static inline uint64_t tracer__rb_slot_of(const struct tracer_rb_reader *r,
+					  uint64_t pos)
+{
+	return (pos >> r->geo.subbuf_order) & (r->geo.subbuf_count - 1);
+}
+
+/* Commit count of the slot at rc, relative to the lap that starts at rc. */
+static inline uint64_t tracer__rb_committed(const struct tracer_rb_reader *r,
+					    uint64_t rc)
+{
+	uint64_t c = tracer__load_acquire(
+		&r->commit[tracer__rb_slot_of(r, rc)].count);
+
+	return (c - tracer__rb_lap_base(rc, r->geo.subbuf_order,
+					r->geo.count_order)) & r->cmask;
+}
+
+/* Set the read position and publish it (release: after the copy). */
+void tracer__rb_publish(struct tracer_rb_reader *r, uint64_t pos);
+
+/* Put a corruption report in r->error; returns err. */
+int tracer__rb_vreport(struct tracer_rb_reader *r, int err, const char *fmt,
+		       va_list ap) __attribute__((format(printf, 3, 0)));
+
+/*
+ * Check the packet header of the copy p of the sub-buffer at pos.
+ * Returns 0 or -EBADMSG (r->error says which field).
+ */
+int tracer__rb_check_packet_header(struct tracer_rb_reader *r,
+				   const struct tracer_rb_packet *p,
+				   uint64_t pos);
 
 #endif /* TRACER_RB_INTERNAL_H */

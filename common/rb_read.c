@@ -53,8 +53,15 @@ static int report(struct tracer_rb_reader *r, int err, const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(r->error, sizeof(r->error), fmt, ap);
+	tracer__rb_vreport(r, err, fmt, ap);
 	va_end(ap);
+	return err;
+}
+
+int tracer__rb_vreport(struct tracer_rb_reader *r, int err, const char *fmt,
+		       va_list ap)
+{
+	vsnprintf(r->error, sizeof(r->error), fmt, ap);
 	return err;
 }
 
@@ -100,15 +107,15 @@ void tracer__rb_reader_detach(struct tracer_rb_reader *r)
 
 static uint64_t bufsize(const struct tracer_rb_reader *r)
 {
-	return r->geo.subbuf_size * r->geo.subbuf_count;
+	return tracer__rb_bufsize(r);
 }
 
 static uint64_t slot_of(const struct tracer_rb_reader *r, uint64_t pos)
 {
-	return (pos >> r->geo.subbuf_order) & (r->geo.subbuf_count - 1);
+	return tracer__rb_slot_of(r, pos);
 }
 
-static void publish(struct tracer_rb_reader *r, uint64_t pos)
+void tracer__rb_publish(struct tracer_rb_reader *r, uint64_t pos)
 {
 	r->read_count = pos;
 	/* The caller's copy (loads) happens before the writer may reuse. */
@@ -122,7 +129,7 @@ static void skip_overwritten(struct tracer_rb_reader *r, uint64_t wc)
 
 	r->packets_overwritten += (oldest - r->read_count) >>
 				  r->geo.subbuf_order;
-	publish(r, oldest);
+	tracer__rb_publish(r, oldest);
 }
 
 int tracer__rb_get_subbuf(struct tracer_rb_reader *r,
@@ -178,7 +185,7 @@ int tracer__rb_put_subbuf(struct tracer_rb_reader *r,
 		wc = tracer__load_acquire(&r->hdr->write_count);
 		stale = wc - sb->pos > bufsize(r);
 	}
-	publish(r, sb->pos + sb->size);
+	tracer__rb_publish(r, sb->pos + sb->size);
 	if (stale) {
 		r->packets_overwritten++;
 		return -ESTALE;
@@ -186,8 +193,9 @@ int tracer__rb_put_subbuf(struct tracer_rb_reader *r,
 	return 0;
 }
 
-static int check_packet_header(struct tracer_rb_reader *r,
-			       const struct tracer_rb_packet *p, uint64_t pos)
+int tracer__rb_check_packet_header(struct tracer_rb_reader *r,
+				   const struct tracer_rb_packet *p,
+				   uint64_t pos)
 {
 	uint64_t S = r->geo.subbuf_size;
 	uint64_t seq = pos >> r->geo.subbuf_order;
@@ -258,7 +266,7 @@ int tracer__rb_packet_parse(struct tracer_rb_reader *r, const void *copy,
 	if ((uintptr_t)copy % TRACER_RB_ALIGN)
 		return report(r, -EINVAL, "packet copy at %p is not 8-byte "
 			      "aligned", copy);
-	ret = check_packet_header(r, p, pos);
+	ret = tracer__rb_check_packet_header(r, p, pos);
 	if (!ret)
 		ret = check_records(r, p, &n);
 	if (ret)
@@ -371,13 +379,9 @@ static uint64_t last_timestamp(const char *base, uint64_t content,
 	return ts;
 }
 
-/* Commit count of the slot at rc, relative to its current lap. */
 static uint64_t committed(const struct tracer_rb_reader *r, uint64_t rc)
 {
-	uint64_t c = tracer__load_acquire(&r->commit[slot_of(r, rc)].count);
-
-	return (c - tracer__rb_lap_base(rc, r->geo.subbuf_order,
-					r->geo.count_order)) & r->cmask;
+	return tracer__rb_committed(r, rc);
 }
 
 /*
