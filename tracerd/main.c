@@ -368,8 +368,10 @@ static void on_scan(uv_timer_t *t)
 	struct tracerd *d = t->data;
 	struct tracerd_process *p, *tmp;
 
-	cds_list_for_each_entry_safe(p, tmp, &d->processes, node)
+	cds_list_for_each_entry_safe(p, tmp, &d->processes, node) {
 		tracerd_process_scan(p);
+		tracerd_process_check(p);	/* may free p */
+	}
 	tracerd_waiters_check(d);
 }
 

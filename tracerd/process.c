@@ -596,6 +596,86 @@ static bool drain(struct tracerd_process *p)
 	return more;
 }
 
+/* ------------------------------------------------------------------ */
+/* For salvage.c                                                       */
+
+const char *tracerd_channel_name(int c)
+{
+	return c >= 0 && c < TRACER_POOL_CHANNELS ? channel_name[c] : "?";
+}
+
+void tracerd_drain_all(struct tracerd_process *p, struct tracerd_buffer *b,
+		       int c)
+{
+	while (drain_channel(p, b, c))
+		;
+}
+
+void *tracerd_batch_room(struct tracerd_process *p, uint64_t need)
+{
+	return batch_room(p, need);
+}
+
+uint64_t tracerd_batch_free(const struct tracerd_process *p)
+{
+	return p->scratch_size - p->batch_len;
+}
+
+void tracerd_emit_batch(struct tracerd_process *p, struct tracerd_buffer *b,
+			int c, const struct tracer_rb_packet_info *info)
+{
+	emit_packet(p, b, c, info);
+	flush_batch(p);
+}
+
+void tracerd_emit_copy(struct tracerd_process *p, struct tracerd_buffer *b,
+		       int c, const void *packet,
+		       const struct tracer_rb_packet_info *info)
+{
+	memcpy(batch_room(p, info->content_bytes), packet,
+	       info->content_bytes);
+	tracerd_emit_batch(p, b, c, info);
+}
+
+void tracerd_flush_channel_losses(struct tracerd_process *p,
+				  struct tracerd_buffer *b, int c)
+{
+	write_losses(p, &b->st[c], c, tracer__rb_lost(&b->rd[c]));
+}
+
+void tracerd_write_end(struct tracerd_process *p, const void *packet,
+		       uint64_t len)
+{
+	int fd, ret;
+
+	if (!p->dir)
+		return;
+	fd = create_file(p->dir, TRACER_CHANNEL_VITAL, (uint32_t)p->pid);
+	if (fd < 0)
+		return;
+	ret = write_all(fd, packet, len);
+	if (ret)
+		tracerd_log("pid %d: cannot write its end: %s", (int)p->pid,
+			    strerror(-ret));
+	close(fd);
+	p->bytes_written += len;
+	p->packets_written++;
+}
+
+void tracerd_buffer_release(struct tracerd_process *p,
+			    struct tracerd_buffer *b, uint64_t word)
+{
+	uint64_t stamp = __atomic_add_fetch(&pool_line(p)->release_clock, 1,
+					    __ATOMIC_RELAXED);
+
+	TRACER_WRITE_ONCE(b->desc->lru_stamp, stamp);
+	/* The repaired channels before the buffer is free to take. */
+	__atomic_compare_exchange_n(&b->desc->state, &word,
+				    TRACER_BUF_WORD(TRACER_BUF_GEN(word),
+						    TRACER_BUF_FREE),
+				    false, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED);
+}
+
 /*
  * Packets are left: come back through the loop (our own eventfd), so that
  * requests and other processes are served in between, not after a writer
@@ -878,6 +958,8 @@ static int setup(struct tracerd_process *p, const Tracer__Register *r,
 {
 	int ret = copy_identity(p, r);
 
+	if (!ret)
+		ret = tracerd_salvage_events(p);
 	if (ret)
 		return ret;
 	*ctl_fd = make_control(p);
@@ -900,7 +982,10 @@ int tracerd_process_register(struct tracerd_client *c,
 		return -ENOMEM;
 	p->d = c->d;
 	p->pid = c->pid;	/* from the socket, not from the message */
+	p->same_pidns = r->pid == (uint32_t)c->pid;
 	p->wake_fd = -1;
+	p->pidfd = -1;
+	tracerd_process_replaced(c->d, c->pid);
 	ret = setup(p, r, &ctl_fd, &seg_fd);
 	if (ret) {
 		tracerd_log("pid %d: cannot set up tracing: %s", (int)c->pid,
@@ -914,6 +999,11 @@ int tracerd_process_register(struct tracerd_client *c,
 	uv_poll_init(p->d->loop, &p->wake_poll, p->wake_fd);
 	p->wake_poll.data = p;
 	uv_poll_start(&p->wake_poll, UV_READABLE, on_wake);
+	ret = tracerd_watch_pid(p);
+	if (ret)
+		tracerd_log("pid %d: no pidfd (%s): its end is noticed when it "
+			    "hangs up, and not told apart from an exec",
+			    (int)p->pid, strerror(-ret));
 	p->client = c;
 	c->proc = p;
 	cds_list_add_tail(&p->node, &p->d->processes);
@@ -943,21 +1033,51 @@ static bool valid_types(const char *t)
 
 static bool known_id(const struct tracerd_process *p, uint32_t id)
 {
+	return tracerd_process_site(p, id) != NULL;
+}
+
+static int store_callsite(struct tracerd_process *p,
+			  const Tracer__CallSite *s);
+
+static int add_callsite(struct tracerd_process *p, const Tracer__CallSite *s)
+{
+	if (s->id == 0 || s->id > (1u << 30) || !valid_types(s->types) ||
+	    known_id(p, s->id) || p->ncs >= MAX_CALLSITES)
+		return -EINVAL;
+	return store_callsite(p, s);
+}
+
+int tracerd_process_add_site(struct tracerd_process *p, uint32_t id,
+			     const char *name, const char *types,
+			     const char *format)
+{
+	Tracer__CallSite s = TRACER__CALL_SITE__INIT;
+
+	s.id = id;
+	s.vital = true;
+	s.name = (char *)(uintptr_t)name;
+	s.types = (char *)(uintptr_t)types;
+	s.format = (char *)(uintptr_t)format;
+	s.file = (char *)"tracerd";
+	return store_callsite(p, &s);
+}
+
+const struct tracerd_callsite *tracerd_process_site(
+	const struct tracerd_process *p, uint32_t id)
+{
 	size_t i;
 
 	for (i = 0; i < p->ncs; i++)
 		if (p->cs[i].id == id)
-			return true;
-	return false;
+			return &p->cs[i];
+	return NULL;
 }
 
-static int add_callsite(struct tracerd_process *p, const Tracer__CallSite *s)
+static int store_callsite(struct tracerd_process *p,
+			  const Tracer__CallSite *s)
 {
 	struct tracerd_callsite *cs;
 
-	if (s->id == 0 || s->id > (1u << 30) || !valid_types(s->types) ||
-	    known_id(p, s->id) || p->ncs >= MAX_CALLSITES)
-		return -EINVAL;
 	if (p->ncs == p->cs_cap) {
 		size_t cap = p->cs_cap ? p->cs_cap * 2 : 64;
 		struct tracerd_callsite *n = realloc(p->cs, cap * sizeof(*n));
@@ -997,13 +1117,35 @@ int tracerd_process_callsites(struct tracerd_process *p,
 /* ------------------------------------------------------------------ */
 /* End of a process                                                    */
 
+/*
+ * The client hung up. A death ends the process now; a process still alive
+ * may be running exec (its new image registers with the same pid) or have
+ * closed its connection: tracerd_process_check() decides later.
+ */
 void tracerd_process_gone(struct tracerd_process *p)
 {
-	unsigned busy = tracerd_process_flush(p);
+	if (p->ending)
+		return;		/* tracerd_process_end() is at work */
+	if (p->pidfd < 0 || p->d->quitting) {
+		tracerd_process_end(p, TRACERD_END_HANGUP);
+		return;
+	}
+	if (tracerd_pid_exited(p)) {
+		tracerd_process_end(p, TRACERD_END_DIED);
+		return;
+	}
+	p->hangup_ms = tracerd_now_ms();
+}
 
-	if (busy)
-		tracerd_log("pid %d exited while %u record(s) were being "
-			    "written; they are lost", (int)p->pid, busy);
+void tracerd_process_remove(struct tracerd_process *p)
+{
+	struct tracerd_client *c = p->client;
+
+	if (c) {		/* died before its hang-up was seen */
+		c->proc = NULL;
+		p->client = NULL;
+		tracerd_client_close(c);
+	}
 	tracerd_log("pid %d (%s) is gone: %" PRIu64 " bytes written, %" PRIu64
 		    " packets outside any session dropped", (int)p->pid,
 		    p->name, p->bytes_written, p->dropped_packets);
@@ -1013,7 +1155,20 @@ void tracerd_process_gone(struct tracerd_process *p)
 
 static void free_later(uv_handle_t *h)
 {
-	free(h->data);
+	struct tracerd_process *p = h->data;
+
+	if (--p->handles == 0)
+		free(p);
+}
+
+static void close_handle(struct tracerd_process *p, uv_poll_t *h, int fd)
+{
+	if (uv_is_active((uv_handle_t *)h))
+		uv_poll_stop(h);
+	close(fd);
+	h->data = p;
+	p->handles++;
+	uv_close((uv_handle_t *)h, free_later);
 }
 
 void tracerd_process_free(struct tracerd_process *p)
@@ -1044,16 +1199,14 @@ void tracerd_process_free(struct tracerd_process *p)
 	free(p->name);
 	free(p->filter);
 	free(p->scratch);
-	if (p->wake_fd >= 0 && uv_is_active((uv_handle_t *)&p->wake_poll)) {
-		uv_poll_stop(&p->wake_poll);
+	if (p->wake_fd >= 0 && p->wake_poll.loop)
+		close_handle(p, &p->wake_poll, p->wake_fd);
+	else if (p->wake_fd >= 0)
 		close(p->wake_fd);
-		p->wake_poll.data = p;
-		uv_close((uv_handle_t *)&p->wake_poll, free_later);
-		return;
-	}
-	if (p->wake_fd >= 0)
-		close(p->wake_fd);
-	free(p);
+	if (p->pidfd >= 0)
+		close_handle(p, &p->pid_poll, p->pidfd);
+	if (p->handles == 0)
+		free(p);
 }
 
 /* Records committed in channel c of b over all owners. */

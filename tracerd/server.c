@@ -272,6 +272,21 @@ static int read_in(struct tracerd_client *c)
 	return 0;
 }
 
+void tracerd_client_read_all(struct tracerd_client *c)
+{
+	size_t got;
+
+	do {
+		size_t before = c->in_len;
+
+		if (c->closing || read_in(c))
+			return;		/* the hang-up is on_client's */
+		got = c->in_len - before;
+		if (!consume(c))
+			return;
+	} while (got > 0);
+}
+
 static void on_client(uv_poll_t *h, int status, int events)
 {
 	struct tracerd_client *c = h->data;

@@ -896,7 +896,9 @@ static int list_process(struct tracerd_process *p, Tracer__EventInfo **l,
 
 	if (tracer__patterns_parse(p->filter, &pats, why, sizeof(why)))
 		return -EINVAL;
-	for (i = 0; i < p->ncs; i++, (*n)++) {
+	for (i = 0; i < p->ncs; i++) {
+		if (p->cs[i].id >= TRACERD_EVENT_BASE)
+			continue;	/* tracerd's own, not the program's */
 		tracer__event_info__init(&e[*n]);
 		e[*n].name = p->cs[i].name;
 		e[*n].format = p->cs[i].format;
@@ -906,6 +908,7 @@ static int list_process(struct tracerd_process *p, Tracer__EventInfo **l,
 		e[*n].vital = p->cs[i].vital;
 		e[*n].enabled = tracer__patterns_match(&pats, p->cs[i].name);
 		l[*n] = &e[*n];
+		(*n)++;
 	}
 	tracer__patterns_free(&pats);
 	return 0;

@@ -11,6 +11,8 @@
  *   control.c  changing a running process: its control page (sequence
  *              lock), the update signal, event filters and the requests
  *              that wait for processes to confirm them
+ *   salvage.c  the end of a process or thread that did not say goodbye:
+ *              pidfd, exit status, reading dead writers' buffers
  *
  * Everything runs on the libuv loop thread: no locking.
  */
@@ -149,6 +151,8 @@ struct tracerd_stream {
 };
 
 struct tracerd_buffer {
+	uint64_t gone_word;		/* owner seen gone (salvage.c) */
+	uint32_t gone_tid;
 	struct tracer_rb_reader rd[TRACER_POOL_CHANNELS];
 	struct tracerd_stream st[TRACER_POOL_CHANNELS];
 	struct tracer_pool_desc *desc;
@@ -214,6 +218,27 @@ struct tracerd_process {
 	uint64_t filter_sent, filter_acked;	/* generations */
 	uint64_t base_records, base_lost;	/* at session start */
 	bool in_session;		/* publish() gave it the session */
+	int pidfd;			/* -1: none (salvage.c) */
+	uv_poll_t pid_poll;
+	int handles;			/* uv handles still to close */
+	bool same_pidns;		/* its thread ids are ours */
+	uint32_t vanish_scan;		/* scans since threads were checked */
+	uint64_t hangup_ms;		/* when its connection closed */
+	bool ending;			/* tracerd_process_end() runs */
+};
+
+/* Event ids of tracerd's own events (salvage.c); programs use fewer. */
+#define TRACERD_EVENT_BASE	0x7fffff00u
+/* stream_instance_id of the file that tells a process's end. */
+#define TRACERD_END_INSTANCE	0xffffffff00000000ULL
+/* A process that hung up but lives, not re-registered after this: it
+   closed its connection (not an exec). */
+#define TRACERD_HANGUP_GRACE_MS	500
+
+enum tracerd_end {
+	TRACERD_END_DIED,		/* its pidfd says so */
+	TRACERD_END_EXEC,		/* the same pid registered again */
+	TRACERD_END_HANGUP,		/* alive, connection closed */
 };
 
 /* main.c */
@@ -231,6 +256,8 @@ int tracerd_send(struct tracerd_client *c, const tracer_msg *msg,
 		 const int *fds, int nfds);
 int tracerd_send_error(struct tracerd_client *c, int code, const char *why);
 void tracerd_client_close(struct tracerd_client *c);
+/* Read and handle every frame c has sent so far (its process is ending). */
+void tracerd_client_read_all(struct tracerd_client *c);
 
 /* process.c */
 /*
@@ -279,6 +306,54 @@ FILE *tracerd_process_meta(struct tracerd_process *p, const char *dir);
 void tracerd_note_thread(FILE *meta, uint32_t tid, const char *name);
 /* Processes by pid (NULL: none). */
 struct tracerd_process *tracerd_process_find(struct tracerd *d, pid_t pid);
+/* Unlink p from the process list and free it. */
+void tracerd_process_remove(struct tracerd_process *p);
+/*
+ * Add a call site of tracerd's own (no checks). Returns 0 or -ENOMEM.
+ */
+int tracerd_process_add_site(struct tracerd_process *p, uint32_t id,
+			     const char *name, const char *types,
+			     const char *format);
+/* The call site with this id, or NULL. */
+const struct tracerd_callsite *tracerd_process_site(
+	const struct tracerd_process *p, uint32_t id);
+/* For salvage.c: the drain machinery of process.c, channel by channel. */
+const char *tracerd_channel_name(int c);
+void tracerd_drain_all(struct tracerd_process *p, struct tracerd_buffer *b,
+		       int c);
+void *tracerd_batch_room(struct tracerd_process *p, uint64_t need);
+uint64_t tracerd_batch_free(const struct tracerd_process *p);
+/* The packet (info) at the end of the batch goes to b's channel c file. */
+void tracerd_emit_batch(struct tracerd_process *p, struct tracerd_buffer *b,
+			int c, const struct tracer_rb_packet_info *info);
+/* The same for a packet built elsewhere. */
+void tracerd_emit_copy(struct tracerd_process *p, struct tracerd_buffer *b,
+		       int c, const void *packet,
+		       const struct tracer_rb_packet_info *info);
+/* A packet telling losses not told yet, if any. */
+void tracerd_flush_channel_losses(struct tracerd_process *p,
+				  struct tracerd_buffer *b, int c);
+/* Write the packet telling p's end into a file of its own. */
+void tracerd_write_end(struct tracerd_process *p, const void *packet,
+		       uint64_t len);
+/* Give b back to p's pool: its owner (state word) is gone. */
+void tracerd_buffer_release(struct tracerd_process *p,
+			    struct tracerd_buffer *b, uint64_t word);
+
+/* salvage.c */
+/* Add tracerd's own events to p's call sites. Returns 0 or -ENOMEM. */
+int tracerd_salvage_events(struct tracerd_process *p);
+/* Watch p's pid (pidfd). Returns 0 or a negative errno (not watched). */
+int tracerd_watch_pid(struct tracerd_process *p);
+bool tracerd_pid_exited(const struct tracerd_process *p);
+/* Salvage everything of p, tell its end in the trace, free it. */
+void tracerd_process_end(struct tracerd_process *p, enum tracerd_end how);
+/* A process registers with pid: the one tracerd has with it ran exec. */
+void tracerd_process_replaced(struct tracerd *d, pid_t pid);
+/* On each scan: vanished threads, or the end of a process that hung up
+   (may free p). */
+void tracerd_process_check(struct tracerd_process *p);
+void tracerd_reap_threads(struct tracerd_process *p);
 
 /* control.c */
 /*

@@ -1,0 +1,52 @@
+#!/usr/bin/env python3
+"""crash_check.py VIEW PID PROGRESS THREADS END [LIMIT]
+
+Check what `tracectl view` printed (file VIEW) for a crashee process PID
+that died: for each of THREADS threads, the numbered events are exactly
+0..K-1 where K is what the thread had counted (PROGRESS, one uint64 per
+thread) or one more (killed between recording and counting); the last
+event of the process matches the regular expression END. With LIMIT,
+thread 0 stopped at exactly LIMIT events. Prints what is wrong and exits 1.
+"""
+import re
+import struct
+import sys
+
+
+def main():
+    view, pid, prog, nthreads, end = sys.argv[1:6]
+    limit = int(sys.argv[6]) if len(sys.argv) > 6 else None
+    nthreads = int(nthreads)
+    with open(prog, 'rb') as f:
+        counted = struct.unpack('<%dQ' % nthreads, f.read(8 * nthreads))
+    seqs = {t: [] for t in range(nthreads)}
+    last = None
+    ev = re.compile(r' crash:ev: thread (\d+) seq (\d+)$')
+    with open(view, errors='replace') as f:
+        for line in f:
+            parts = line.split(' ', 4)
+            if len(parts) < 5 or parts[2] != pid:
+                continue
+            last = line.rstrip('\n')
+            m = ev.search(line)
+            if m:
+                seqs[int(m.group(1))].append(int(m.group(2)))
+    bad = []
+    for t in range(nthreads):
+        got = seqs[t]
+        k = len(got)
+        if got != list(range(k)):
+            bad.append('thread %d: events not 0..%d in order' % (t, k - 1))
+        if not counted[t] <= k <= counted[t] + 1:
+            bad.append('thread %d: %d events in the trace, %d committed'
+                       % (t, k, counted[t]))
+        if t == 0 and limit is not None and k != limit:
+            bad.append('thread 0: %d events, expected %d' % (k, limit))
+    if last is None or not re.search(end, last):
+        bad.append('last event of pid %s: %r' % (pid, last))
+    for b in bad:
+        print(b)
+    sys.exit(1 if bad else 0)
+
+
+main()

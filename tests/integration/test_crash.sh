@@ -1,0 +1,120 @@
+#!/bin/bash
+# Programs that die badly while 4 threads record numbered events: killed
+# with SIGKILL at random moments, SIGSEGV and abort() from a recording
+# thread and from a signal handler. Every event a thread had recorded
+# (it counts them in shared memory the kill does not undo) is in the
+# trace, in order, and the process's last event says how it died. Then
+# threads that end through the raw exit system call: tracerd notices,
+# salvages their buffers and hands them to later threads of a pool too
+# small to work without that.
+# CRASH_TRIALS (default 5) sets the number of SIGKILL trials.
+. "$(dirname "$0")/lib.sh"
+
+CRASHEE=./tests/integration/crashee
+CHECK="python3 $(dirname "$0")/crash_check.py"
+TRIALS=${CRASH_TRIALS:-5}
+THREADS=4
+# Sanitizers would turn a crash into an exit with their report: let the
+# signals kill, as they do in a normal build.
+export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}handle_segv=0:handle_abort=0"
+export UBSAN_OPTIONS="${UBSAN_OPTIONS:+$UBSAN_OPTIONS:}handle_segv=0:handle_abort=0"
+
+check "tracerd starts" start_daemon --scan-ms 20
+dir=$(session_cmd start)
+
+# kill -9 after a random number of events (1,000 to 150,000 per thread).
+pids=()
+for i in $(seq "$TRIALS"); do
+	k=$(( (RANDOM * 32768 + RANDOM) % 149001 + 1000 ))
+	"$CRASHEE" run "$T/p.kill$i" $THREADS &
+	pid=$!
+	TRACER_SOCKET=/nonexistent "$CRASHEE" wait "$T/p.kill$i" $THREADS $k 60000
+	ok $? "trial $i: the $THREADS threads record $k events each"
+	kill -KILL "$pid"
+	wait "$pid"
+	check "trial $i: the program died of SIGKILL" [ $? -eq 137 ]
+	pids+=("$pid")
+done
+
+# Deaths from inside, after 20,000 events of thread 0: mode, exit status,
+# signal.
+LIMIT=20000
+deaths=("segv 139 11 SIGSEGV" "abort 134 6 SIGABRT"
+	"segv-handler 139 11 SIGSEGV" "abort-handler 134 6 SIGABRT")
+dpids=()
+for d in "${deaths[@]}"; do
+	set -- $d
+	"$CRASHEE" "$1" "$T/p.$1" $THREADS $LIMIT &
+	pid=$!
+	wait "$pid"
+	check "$1: the program died of $4" [ $? -eq "$2" ]
+	dpids+=("$pid")
+done
+
+start=$(now_ms)
+last=$(timeout 60 "$TRACECTL" stop | tail -n 1)
+check "stop returns after the deaths (in $(($(now_ms) - start)) ms)" \
+	[ "$last" = "$dir" ]
+"$TRACECTL" view "$dir" >"$T/view"
+check "view reads the whole trace without an error" [ $? -eq 0 ]
+
+for i in $(seq "$TRIALS"); do
+	$CHECK "$T/view" "${pids[$((i - 1))]}" "$T/p.kill$i" $THREADS \
+		'tracer:process_killed: pid [0-9]+ killed by signal 9 \(SIGKILL\)' \
+		>"$T/check.out"
+	ok $? "trial $i: every committed event is in the trace; the last one says SIGKILL"
+	sed 's/^/# /' "$T/check.out" | head -n 5
+done
+
+n=0
+for d in "${deaths[@]}"; do
+	set -- $d
+	pid=${dpids[$n]}
+	n=$((n + 1))
+	$CHECK "$T/view" "$pid" "$T/p.$1" $THREADS \
+		"tracer:process_killed: pid $pid killed by signal $3 \\($4\\)" \
+		$LIMIT >"$T/check.out"
+	ok $? "$1: every committed event is in the trace; the last one says $4"
+	sed 's/^/# /' "$T/check.out" | head -n 5
+	case $1 in
+	*-handler)
+		grep -q "^[0-9.]* crashee $pid [0-9]* crash:handler: dying in a handler\$" "$T/view"
+		ok $? "$1: the handler's own event is there too" ;;
+	esac
+done
+
+# Threads ending through the raw exit system call, one after the other,
+# in a pool of 2 buffers that cannot grow: without salvage, the third
+# thread would find no buffer.
+stop_daemon
+check "tracerd starts with a pool of 2 buffers" start_daemon --scan-ms 10 \
+	--buffers 2 --max-memory 3M --subbuf-size 4096 --subbuf-count 4
+dir=$(session_cmd start)
+VANISH=6
+spawn van "$CRASHEE" rawexit "$T/p.van" $VANISH 300
+check "the program starts" [ $? -eq 0 ]
+for i in $(seq 0 $((VANISH - 1))); do
+	read -r -t 30 line <&"$van_out"
+	[ "$line" = "vanished $i" ] || break
+	want=$((i + 1))
+	deadline=$(($(now_ms) + 20000))
+	while [ "$(grep -c 'ended without its exit path' "$LOG")" -lt $want ] &&
+	      [ "$(now_ms)" -lt $deadline ]; do
+		sleep 0.01	# polling the log, not waiting it out
+	done
+	(echo go >&"$van_in") 2>/dev/null
+done
+got=$(grep -c 'ended without its exit path' "$LOG")
+check "tracerd noticed each of the $VANISH threads ($got)" [ "$got" -eq $VANISH ]
+wait "$van_pid"
+check "the program exits 0" [ $? -eq 0 ]
+"$TRACECTL" stop >/dev/null
+"$TRACECTL" view "$dir" >"$T/view2"
+awk -v N=$VANISH -v K=300 '
+	/ crash:ev: thread / { t = $(NF - 2); s = $NF
+		if (s != next_seq[t] + 0) bad++; next_seq[t] = s + 1 }
+	/ tracer:thread_vanished: / { vanished++ }
+	END { for (t = 0; t < N; t++) if (next_seq[t] != K) bad++
+	      exit bad != 0 || vanished != N }' "$T/view2"
+ok $? "all $VANISH threads' 300 events are in the trace, each followed by tracer:thread_vanished"
+finish

@@ -1,0 +1,596 @@
+/*
+ * salvage.c - the end of a traced process or thread that did not say
+ * goodbye: death by any signal, _exit, a thread ending through the raw exit
+ * system call, an exec.
+ *
+ * tracerd watches each process through a pidfd, which becomes readable
+ * when the whole thread group has exited (the socket hang-up alone cannot
+ * tell a death from an exec, and comes a little earlier). Then:
+ *
+ *   1. every channel of every buffer is read to its end as a dead writer's
+ *      (tracer__rb_salvage): complete sub-buffers, then the committed
+ *      records of the open one; records torn mid-write are dropped;
+ *   2. where records were torn, a `tracer:torn` event goes after the
+ *      thread's last records, in its vital channel file;
+ *   3. the death itself, `tracer:process_exit` (status) or
+ *      `tracer:process_killed` (signal), goes into a file of its own,
+ *      vital-PID, timed when tracerd noticed it: the process's last event;
+ *   4. only then is the memory unmapped.
+ *
+ * The exit status of a process that is not tracerd's child: while it is a
+ * zombie, /proc/PID/stat's last field holds it; once its parent reaped it,
+ * the pidfd still gives it (PIDFD_GET_INFO with PIDFD_INFO_EXIT, Linux
+ * 6.15). One of the two holds at any moment; on older kernels a process
+ * reaped very quickly ends with "exit status unknown".
+ *
+ * Threads: every few scans, each buffer held by a thread whose
+ * /proc/PID/task/TID is gone (and whose exit path never released it) is
+ * salvaged the same way, marked with `tracer:thread_vanished`, and handed
+ * back to the pool: the repair in tracer__rb_salvage() leaves its channels
+ * on a clean sub-buffer for the next owner. This runs only when the
+ * process and tracerd see the same thread ids (same pid namespace).
+ *
+ * These events are call sites of tracerd's own, with ids no program can
+ * use (TRACERD_EVENT_BASE and up), described in process.meta and the CTF
+ * metadata like any other.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "format.h"
+#include "tracerd.h"
+
+#define VANISH_SCANS	8	/* look for vanished threads every N scans */
+
+enum {
+	EV_EXIT = TRACERD_EVENT_BASE + 1,
+	EV_KILLED,
+	EV_GONE,
+	EV_TORN,
+	EV_VANISHED,
+	EV_SALVAGE_ERROR,
+};
+
+static const struct {
+	uint32_t id;
+	const char *name, *types, *format;
+} daemon_events[] = {
+	{ EV_EXIT, "tracer:process_exit", "ii",
+	  "pid %d exited with status %d" },
+	{ EV_KILLED, "tracer:process_killed", "iiss",
+	  "pid %d killed by signal %d (%s)%s" },
+	{ EV_GONE, "tracer:process_gone", "is", "pid %d %s" },
+	{ EV_TORN, "tracer:torn", "iisi",
+	  "thread %d died while writing %d record(s) in its %s channel "
+	  "(%d bytes, dropped)" },
+	{ EV_VANISHED, "tracer:thread_vanished", "is",
+	  "thread %d (%s) ended without its exit path; its buffer was "
+	  "salvaged and reused" },
+	{ EV_SALVAGE_ERROR, "tracer:salvage_error", "s", "%s" },
+};
+
+int tracerd_salvage_events(struct tracerd_process *p)
+{
+	size_t i;
+	int ret = 0;
+
+	for (i = 0; i < sizeof(daemon_events) / sizeof(daemon_events[0]) &&
+		    !ret; i++)
+		ret = tracerd_process_add_site(p, daemon_events[i].id,
+					       daemon_events[i].name,
+					       daemon_events[i].types,
+					       daemon_events[i].format);
+	return ret;
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000000000ULL + (uint64_t)t.tv_nsec;
+}
+
+/* ------------------------------------------------------------------ */
+/* Packets of tracerd's own events                                     */
+
+union sarg {
+	int64_t i;
+	const char *s;
+};
+
+struct synth {
+	uint64_t words[256];		/* the packet, 8-byte aligned */
+	uint64_t len;			/* bytes used */
+	uint32_t records;
+};
+
+static struct tracer_rb_packet *synth_head(struct synth *s)
+{
+	return (struct tracer_rb_packet *)(void *)s->words;
+}
+
+static void synth_begin(struct synth *s, int c, uint64_t instance,
+			uint32_t tid, uint64_t ts)
+{
+	struct tracer_rb_packet *h = synth_head(s);
+
+	memset(s, 0, sizeof(*s));
+	h->magic = TRACER_CTF_MAGIC;
+	h->stream_id = (uint32_t)c;
+	h->stream_instance_id = instance;
+	h->timestamp_begin = ts;
+	h->timestamp_end = ts;
+	h->tid = tid;
+	s->len = TRACER_RB_PACKET_SIZE;
+}
+
+/* Append event id at ts with values of types (i: int64, s: string). */
+static void synth_add(struct synth *s, uint32_t id, const char *types,
+		      const union sarg *v, uint64_t ts)
+{
+	char *base = (char *)s->words, *rec = base + s->len, *p;
+	struct tracer_rb_event *ev = (struct tracer_rb_event *)(void *)rec;
+	uint64_t room = sizeof(s->words) - s->len, n;
+
+	p = rec + TRACER_RB_EVENT_SIZE;
+	for (; *types; types++, v++) {
+		n = *types == 's' ? strnlen(v->s, 255) + 1 : 8;
+		if ((uint64_t)(p - rec) + n + 8 > room)
+			return;		/* no room: left out */
+		if (*types == 's') {
+			memcpy(p, v->s, n - 1);
+			p[n - 1] = '\0';
+		} else {
+			memcpy(p, &v->i, 8);
+		}
+		p += n;
+	}
+	n = (uint64_t)(p - rec);
+	n = (n + TRACER_RB_ALIGN - 1) & ~(uint64_t)(TRACER_RB_ALIGN - 1);
+	memset(p, 0, n - (uint64_t)(p - rec));
+	ev->id = id;
+	ev->size = (uint32_t)n;
+	ev->timestamp = ts;
+	s->len += n;
+	s->records++;
+	synth_head(s)->timestamp_end = ts;
+}
+
+static void synth_info(struct synth *s, struct tracer_rb_packet_info *info)
+{
+	struct tracer_rb_packet *h = synth_head(s);
+
+	h->content_size = s->len * 8;
+	h->packet_size = s->len * 8;
+	memset(info, 0, sizeof(*info));
+	info->timestamp_begin = h->timestamp_begin;
+	info->timestamp_end = h->timestamp_end;
+	info->content_bytes = s->len;
+	info->records = s->records;
+	info->stream_instance_id = h->stream_instance_id;
+	info->tid = h->tid;
+}
+
+/* The instance id of b's current owner. */
+static uint64_t owner_instance(const struct tracerd_process *p,
+			       const struct tracerd_buffer *b)
+{
+	uint64_t word = __atomic_load_n(&b->desc->state, __ATOMIC_ACQUIRE);
+
+	return (uint64_t)(b - p->buf) << 32 |
+	       (TRACER_BUF_GEN(word) & 0xffffffffu);
+}
+
+/* Events about the owner of b, into its vital channel file. */
+static void emit_owner(struct tracerd_process *p, struct tracerd_buffer *b,
+		       struct synth *s)
+{
+	struct tracer_rb_packet_info info;
+	struct tracerd_stream *st = &b->st[TRACER_CHANNEL_VITAL];
+
+	synth_info(s, &info);
+	info.events_discarded = st->lost_seen;	/* tells no loss */
+	tracerd_emit_copy(p, b, TRACER_CHANNEL_VITAL, s->words, &info);
+}
+
+/* ------------------------------------------------------------------ */
+/* Reading a dead writer's channels                                    */
+
+/* Is ev a record of a call site of p, with a payload of its types? */
+static bool record_check(void *arg, const struct tracer_rb_event *ev)
+{
+	const struct tracerd_process *p = arg;
+	const struct tracerd_callsite *cs = tracerd_process_site(p, ev->id);
+	size_t off = 0, size = ev->size - TRACER_RB_EVENT_SIZE;
+	struct tracer_value v;
+	const char *t;
+
+	if (!cs)
+		return false;
+	for (t = cs->types; *t; t++)
+		if (tracer__payload_next(*t, ev + 1, size, &off, &v))
+			return false;
+	return ((TRACER_RB_EVENT_SIZE + off + TRACER_RB_ALIGN - 1) &
+		~(size_t)(TRACER_RB_ALIGN - 1)) == ev->size;
+}
+
+struct salvage_sum {
+	uint32_t torn;
+	uint64_t torn_bytes;
+	uint64_t last_ts;		/* of the last record kept */
+	char error[200];
+};
+
+static void add_up(struct salvage_sum *sum, const struct tracer_rb_salvage *s,
+		   const struct tracer_rb_packet_info *info)
+{
+	sum->torn += s->torn;
+	sum->torn_bytes += s->torn_bytes;
+	if (info->content_bytes && info->timestamp_end > sum->last_ts)
+		sum->last_ts = info->timestamp_end;
+}
+
+/* Read channel c of b to its end; the writer is gone. */
+static void salvage_channel(struct tracerd_process *p,
+			    struct tracerd_buffer *b, int c,
+			    struct salvage_sum *sum)
+{
+	struct tracer_rb_reader *r = &b->rd[c];
+	struct tracer_rb_packet_info info;
+	struct tracer_rb_salvage s;
+	uint64_t guard, now = now_ns();
+	int ret;
+
+	for (guard = 0; guard < r->geo.subbuf_count + 4 && !b->broken[c];
+	     guard++) {
+		tracerd_drain_all(p, b, c);
+		ret = tracer__rb_salvage(r, tracerd_batch_room(p,
+					 r->geo.subbuf_size),
+					 tracerd_batch_free(p), record_check,
+					 p, now, &info, &s);
+		if (ret == -ENODATA || ret == -ENOBUFS)
+			break;
+		if (ret == -EAGAIN)
+			continue;
+		if (ret == -EIO || ret == -EBADMSG || s.unreadable)
+			snprintf(sum->error, sizeof(sum->error), "pid %d "
+				 "buffer %u %s channel: %s", (int)p->pid,
+				 (unsigned)(b - p->buf),
+				 tracerd_channel_name(c), r->error);
+		if (ret == -EIO)
+			break;
+		b->st[c].pending += s.lost;
+		if (ret == 0 && info.content_bytes)
+			tracerd_emit_batch(p, b, c, &info);
+		add_up(sum, &s, &info);
+	}
+	tracerd_flush_channel_losses(p, b, c);
+}
+
+/*
+ * A time after every record of b's current owner in its files (and after
+ * ts): tracerd's own events about it come last in its streams.
+ */
+static uint64_t after_owner(const struct tracerd_process *p,
+			    const struct tracerd_buffer *b, uint64_t ts)
+{
+	uint64_t inst = owner_instance(p, b);
+	int c;
+
+	for (c = 0; c < TRACER_POOL_CHANNELS; c++)
+		if (b->st[c].instance == inst && b->st[c].last_end > ts)
+			ts = b->st[c].last_end;
+	return ts ? ts : now_ns();
+}
+
+/* Say in the trace what could not be kept of b's channel c. */
+static void tell_salvage(struct tracerd_process *p, struct tracerd_buffer *b,
+			 int c, const struct salvage_sum *sum)
+{
+	uint32_t tid = b->desc->owner_tid;
+	struct synth s;
+	union sarg v[4];
+
+	if (!sum->torn && !sum->error[0])
+		return;
+	synth_begin(&s, TRACER_CHANNEL_VITAL, owner_instance(p, b), tid,
+		    after_owner(p, b, sum->last_ts));
+	if (sum->torn) {
+		v[0].i = tid;
+		v[1].i = sum->torn;
+		v[2].s = tracerd_channel_name(c);
+		v[3].i = (int64_t)sum->torn_bytes;
+		synth_add(&s, EV_TORN, "iisi", v, synth_head(&s)->timestamp_end);
+	}
+	if (sum->error[0]) {
+		v[0].s = sum->error;
+		synth_add(&s, EV_SALVAGE_ERROR, "s", v,
+			  synth_head(&s)->timestamp_end);
+		tracerd_log("%s", sum->error);
+	}
+	emit_owner(p, b, &s);
+}
+
+/* Both channels of b, whose writer is gone; returns records torn. */
+static uint32_t salvage_buffer(struct tracerd_process *p,
+			       struct tracerd_buffer *b)
+{
+	struct salvage_sum sum[TRACER_POOL_CHANNELS];
+	uint32_t torn = 0;
+	int c;
+
+	memset(sum, 0, sizeof(sum));
+	for (c = 0; c < TRACER_POOL_CHANNELS; c++)
+		salvage_channel(p, b, c, &sum[c]);
+	for (c = 0; c < TRACER_POOL_CHANNELS; c++) {
+		tell_salvage(p, b, c, &sum[c]);
+		torn += sum[c].torn;
+	}
+	return torn;
+}
+
+/* ------------------------------------------------------------------ */
+/* The end of a process                                                */
+
+struct pidfd_info_v0 {			/* struct pidfd_info, Linux 6.13+ */
+	uint64_t mask;
+	uint64_t cgroupid;
+	uint32_t pid, tgid, ppid, ruid, rgid, euid, egid, suid, sgid, fsuid,
+		 fsgid;
+	int32_t exit_code;
+};
+
+#define PIDFD_GET_INFO_V0	_IOWR(0xFF, 11, struct pidfd_info_v0)
+#define PIDFD_INFO_EXIT_BIT	(1ULL << 3)
+
+/* The wait status from the pidfd, once the process has been reaped. */
+static bool status_from_pidfd(int pidfd, int *status)
+{
+	struct pidfd_info_v0 info;
+
+	memset(&info, 0, sizeof(info));
+	info.mask = PIDFD_INFO_EXIT_BIT;
+	if (ioctl(pidfd, PIDFD_GET_INFO_V0, &info) < 0 ||
+	    !(info.mask & PIDFD_INFO_EXIT_BIT))
+		return false;
+	*status = info.exit_code;
+	return true;
+}
+
+/* The wait status from /proc while the process is a zombie. */
+static bool status_from_proc(pid_t pid, int *status)
+{
+	char path[64], buf[2048], *close_paren, *last;
+	FILE *f;
+	size_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return false;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	close_paren = strrchr(buf, ')');
+	if (!close_paren || close_paren[1] != ' ' || close_paren[2] != 'Z')
+		return false;
+	while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == ' '))
+		buf[--n] = '\0';
+	last = strrchr(close_paren, ' ');
+	if (!last)
+		return false;
+	*status = atoi(last + 1);
+	return true;
+}
+
+static bool exit_status(const struct tracerd_process *p, int *status)
+{
+	return status_from_pidfd(p->pidfd, status) ||
+	       status_from_proc(p->pid, status) ||
+	       status_from_pidfd(p->pidfd, status);
+}
+
+/* The death (or exec) as the process's last event, in vital-PID. */
+static void tell_end(struct tracerd_process *p, enum tracerd_end how)
+{
+	struct tracer_rb_packet_info info;
+	struct synth s;
+	union sarg v[4];
+	char sig[24];
+	int status;
+
+	synth_begin(&s, TRACER_CHANNEL_VITAL, TRACERD_END_INSTANCE,
+		    (uint32_t)p->pid, now_ns());
+	v[0].i = p->pid;
+	if (how == TRACERD_END_DIED && exit_status(p, &status) &&
+	    WIFSIGNALED(status)) {
+		v[1].i = WTERMSIG(status);
+		snprintf(sig, sizeof(sig), "SIG%s",
+			 sigabbrev_np(WTERMSIG(status)) ?
+			 sigabbrev_np(WTERMSIG(status)) : "?");
+		v[2].s = sig;
+		v[3].s = WCOREDUMP(status) ? ", core dumped" : "";
+		synth_add(&s, EV_KILLED, "iiss", v, now_ns());
+		tracerd_log("pid %d was killed by signal %d (%s)%s",
+			    (int)p->pid, WTERMSIG(status), sig, v[3].s);
+	} else if (how == TRACERD_END_DIED && exit_status(p, &status)) {
+		v[1].i = WEXITSTATUS(status);
+		synth_add(&s, EV_EXIT, "ii", v, now_ns());
+		tracerd_log("pid %d exited with status %d", (int)p->pid,
+			    WEXITSTATUS(status));
+	} else {
+		v[1].s = how == TRACERD_END_DIED ? "ended; exit status unknown"
+		       : how == TRACERD_END_EXEC ? "replaced its program (exec)"
+		       : "closed its connection to tracerd";
+		synth_add(&s, EV_GONE, "is", v, now_ns());
+	}
+	synth_info(&s, &info);
+	tracerd_write_end(p, s.words, s.len);
+}
+
+void tracerd_process_end(struct tracerd_process *p, enum tracerd_end how)
+{
+	uint32_t i, torn = 0;
+
+	if (p->ending)
+		return;
+	p->ending = true;
+	/* Call sites it sent before dying describe records we are to read. */
+	if (p->client)
+		tracerd_client_read_all(p->client);
+	if (how == TRACERD_END_DIED || how == TRACERD_END_EXEC) {
+		for (i = 0; i < p->nbuf; i++)
+			torn += salvage_buffer(p, &p->buf[i]);
+	} else if (tracerd_process_flush(p)) {
+		tracerd_log("pid %d: records being written when it hung up "
+			    "are lost", (int)p->pid);
+	}
+	if (torn)
+		tracerd_log("pid %d: %u record(s) torn mid-write dropped",
+			    (int)p->pid, torn);
+	tell_end(p, how);
+	tracerd_process_remove(p);
+}
+
+/* ------------------------------------------------------------------ */
+/* Watching: pidfd and threads                                         */
+
+static void on_pidfd(uv_poll_t *h, int status, int events)
+{
+	struct tracerd_process *p = h->data;
+
+	(void)status;
+	(void)events;
+	uv_poll_stop(h);
+	tracerd_process_end(p, TRACERD_END_DIED);
+}
+
+int tracerd_watch_pid(struct tracerd_process *p)
+{
+	p->pidfd = (int)syscall(SYS_pidfd_open, p->pid, 0);
+	if (p->pidfd < 0)
+		return -errno;
+	uv_poll_init(p->d->loop, &p->pid_poll, p->pidfd);
+	p->pid_poll.data = p;
+	uv_poll_start(&p->pid_poll, UV_READABLE, on_pidfd);
+	return 0;
+}
+
+bool tracerd_pid_exited(const struct tracerd_process *p)
+{
+	struct pollfd pf = { .fd = p->pidfd, .events = POLLIN };
+
+	return p->pidfd >= 0 && poll(&pf, 1, 0) == 1 && (pf.revents & POLLIN);
+}
+
+/* Is thread tid of p gone? (ENOENT only: any other error says alive.) */
+static bool thread_gone(const struct tracerd_process *p, uint32_t tid)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%" PRIu32, (int)p->pid,
+		 tid);
+	return access(path, F_OK) < 0 && errno == ENOENT;
+}
+
+/* Salvage b, whose owner vanished, and give it back to the pool. */
+static void reclaim(struct tracerd_process *p, struct tracerd_buffer *b,
+		    uint64_t word)
+{
+	char name[17];
+	union sarg v[2];
+	struct synth s;
+	uint32_t tid = b->desc->owner_tid;
+
+	salvage_buffer(p, b);
+	memcpy(name, b->desc->thread_name, 16);
+	name[16] = '\0';
+	synth_begin(&s, TRACER_CHANNEL_VITAL, owner_instance(p, b), tid,
+		    now_ns());
+	v[0].i = tid;
+	v[1].s = name;
+	synth_add(&s, EV_VANISHED, "is", v, now_ns());
+	emit_owner(p, b, &s);
+	tracerd_log("pid %d: thread %" PRIu32 " (%s) ended without its exit "
+		    "path; buffer %u salvaged and reused", (int)p->pid, tid,
+		    name, (unsigned)(b - p->buf));
+	tracerd_buffer_release(p, b, word);
+}
+
+/*
+ * A buffer is reclaimed when two looks, VANISH_SCANS scans apart, saw the
+ * same owner (state word and tid) and its thread gone: a thread that has
+ * just taken a buffer shows its predecessor's tid for an instant, never
+ * for a whole period.
+ */
+static void check_owner(struct tracerd_process *p, struct tracerd_buffer *b)
+{
+	uint64_t word = __atomic_load_n(&b->desc->state, __ATOMIC_ACQUIRE);
+	uint32_t tid = TRACER_READ_ONCE(b->desc->owner_tid);
+	bool seen = b->gone_word == word && b->gone_tid == tid;
+
+	b->gone_word = 0;
+	if (TRACER_BUF_STATE(word) != TRACER_BUF_IN_USE || tid == 0 ||
+	    !thread_gone(p, tid))
+		return;
+	if (!seen) {
+		b->gone_word = word;	/* look again next time */
+		b->gone_tid = tid;
+		return;
+	}
+	if (!tracerd_pid_exited(p))
+		reclaim(p, b, word);
+}
+
+void tracerd_reap_threads(struct tracerd_process *p)
+{
+	uint32_t i;
+
+	if (!p->same_pidns || !p->client || ++p->vanish_scan < VANISH_SCANS)
+		return;
+	p->vanish_scan = 0;
+	for (i = 0; i < p->nbuf; i++)
+		check_owner(p, &p->buf[i]);
+}
+
+void tracerd_process_replaced(struct tracerd *d, pid_t pid)
+{
+	struct tracerd_process *p, *tmp;
+
+	cds_list_for_each_entry_safe(p, tmp, &d->processes, node) {
+		struct tracerd_client *c = p->client;
+
+		if (p->pid != pid)
+			continue;
+		/* exec closed its socket; we may not have seen it yet */
+		if (c) {
+			c->proc = NULL;
+			p->client = NULL;
+			tracerd_client_close(c);
+		}
+		tracerd_process_end(p, TRACERD_END_EXEC);
+	}
+}
+
+void tracerd_process_check(struct tracerd_process *p)
+{
+	if (p->client) {
+		tracerd_reap_threads(p);
+		return;
+	}
+	if (tracerd_pid_exited(p))
+		tracerd_process_end(p, TRACERD_END_DIED);
+	else if (tracerd_now_ms() - p->hangup_ms >= TRACERD_HANGUP_GRACE_MS)
+		tracerd_process_end(p, TRACERD_END_HANGUP);
+}
