@@ -181,6 +181,13 @@ static void decide(struct walk *w, uint64_t deficit, bool moved_on,
 	x = walk_from(w, TRACER_RB_PACKET_SIZE, &prev);
 	rest = w->end - x;
 	memset(k, 0, sizeof(*k));
+	if (deficit % TRACER_RB_ALIGN) {
+		k->a1 = TRACER_RB_PACKET_SIZE;	/* a commit count no writer */
+		k->b1 = x;			/* could leave: trust the walk */
+		s->unreadable = rest;
+		s->unreadable_offset = rest ? x : 0;
+		return;
+	}
 	if (rest <= deficit) {
 		drop_walked(w, x, deficit - rest, k, s);
 		if (rest && !moved_on) {

@@ -83,9 +83,22 @@ for d in "${deaths[@]}"; do
 	esac
 done
 
+# Nothing is left stuck: the next session records normally.
+dir=$(session_cmd start)
+"$TRACEE" print 50 >/dev/null
+last=$(timeout 60 "$TRACECTL" stop | tail -n 1)
+n=$("$TRACECTL" view "$dir" | grep -c ' test:print: line [0-9]* of 50$')
+check "a later session records normally (50 of 50 events)" [ "$n" -eq 50 ]
+
 # Threads ending through the raw exit system call, one after the other,
 # in a pool of 2 buffers that cannot grow: without salvage, the third
-# thread would find no buffer.
+# thread would find no buffer. AddressSanitizer's own thread bookkeeping
+# breaks on a thread that skips pthread's exit, so not in sanitizer builds.
+if [ -n "$RECORD_PRELOAD" ]; then
+	echo "ok $((tap_n + 1)) # SKIP raw-exit threads: not under AddressSanitizer"
+	tap_n=$((tap_n + 1))
+	finish
+fi
 stop_daemon
 check "tracerd starts with a pool of 2 buffers" start_daemon --scan-ms 10 \
 	--buffers 2 --max-memory 3M --subbuf-size 4096 --subbuf-count 4
