@@ -112,6 +112,14 @@ struct tracer_rb_header {
 
 	/* line 2: written by the reader only */
 	uint64_t read_count __attribute__((aligned(64)));
+	/*
+	 * What the reader took of the open sub-buffer at partial_pos (a
+	 * partial read), so that a reader attaching later (a new tracerd)
+	 * does not take those records again. Stale once read_count moves.
+	 */
+	uint64_t partial_pos;
+	uint64_t partial_len;		/* bytes, 0: none */
+	uint64_t partial_records;
 } __attribute__((aligned(64)));
 
 /* Per-slot commit counters, one cache line each. */

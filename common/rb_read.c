@@ -65,6 +65,24 @@ int tracer__rb_vreport(struct tracer_rb_reader *r, int err, const char *fmt,
 	return err;
 }
 
+/*
+ * A reader before us took part of the open sub-buffer: carry on after it.
+ * Only values that make sense are kept (the writer may have scribbled).
+ */
+static void restore_partial(struct tracer_rb_reader *r,
+			    const struct tracer_rb_header *hdr)
+{
+	uint64_t len = TRACER_READ_ONCE(hdr->partial_len);
+
+	if (TRACER_READ_ONCE(hdr->partial_pos) != r->read_count || len == 0 ||
+	    len % TRACER_RB_ALIGN || len < TRACER_RB_PACKET_SIZE ||
+	    len > r->geo.subbuf_size)
+		return;
+	r->partial_pos = r->read_count;
+	r->partial_len = len;
+	r->partial_records = TRACER_READ_ONCE(hdr->partial_records);
+}
+
 int tracer__rb_reader_attach(struct tracer_rb_reader *r, void *region,
 			     uint64_t size, const char **why)
 {
@@ -82,6 +100,7 @@ int tracer__rb_reader_attach(struct tracer_rb_reader *r, void *region,
 			*why = "read count is not at a sub-buffer boundary";
 		return -EINVAL;
 	}
+	restore_partial(r, hdr);
 	r->slot_records = calloc(r->geo.subbuf_count, sizeof(uint64_t));
 	if (!r->slot_records)
 		return -ENOMEM;
@@ -420,6 +439,17 @@ static void close_copy(struct tracer_rb_reader *r, struct tracer_rb_packet *p,
 					  p->timestamp_begin);
 }
 
+/* For a later reader: what was taken of the open sub-buffer. */
+static void publish_partial(struct tracer_rb_reader *r)
+{
+	struct tracer_rb_header *h = (struct tracer_rb_header *)
+		(uintptr_t)r->hdr;	/* line 2 is the reader's */
+
+	TRACER_WRITE_ONCE(h->partial_pos, r->partial_pos);
+	TRACER_WRITE_ONCE(h->partial_records, r->partial_records);
+	TRACER_WRITE_ONCE(h->partial_len, r->partial_len);
+}
+
 int tracer__rb_read_partial(struct tracer_rb_reader *r, void *dst,
 			    uint64_t dst_size,
 			    struct tracer_rb_packet_info *info)
@@ -462,6 +492,7 @@ int tracer__rb_read_partial(struct tracer_rb_reader *r, void *dst,
 	r->partial_pos = rc;
 	r->partial_len = used;
 	r->partial_records += info->records;
+	publish_partial(r);
 	return 0;
 }
 

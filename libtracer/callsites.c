@@ -154,6 +154,13 @@ void tracer__callsites_fork_child(bool consistent)
 	}
 }
 
+void tracer__callsites_resend(void)
+{
+	pthread_mutex_lock(&lock);
+	sent = 0;
+	pthread_mutex_unlock(&lock);
+}
+
 /* Called with the lock held, so no module can be unloaded meanwhile. */
 size_t tracer__callsites_pending(struct tracer_callsite **out, size_t n)
 {

@@ -28,6 +28,7 @@
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -37,6 +38,7 @@
 #include "proto/wire.h"
 
 #define BATCH	512	/* call sites per message */
+#define RECONNECT_MS	200	/* looking for a new tracerd */
 
 static int sock = -1;
 static pthread_mutex_t send_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -98,11 +100,16 @@ static void prctl_name(char name[17])
 	name[16] = '\0';
 }
 
-static int send_register(void)
+/*
+ * Register; with adopt (a new tracerd after ours died), offer the pool we
+ * map: adopt_segments Segment messages follow (send_segments()).
+ */
+static int send_register(uint32_t adopt, uint64_t epoch)
 {
 	Tracer__Message m = TRACER__MESSAGE__INIT;
 	Tracer__Register r = TRACER__REGISTER__INIT;
-	char cmd[4096], name[17] = "", *argv[64];
+	static char name[17];	/* the main thread's, from the first call */
+	char cmd[4096], *argv[64];
 	size_t len = read_cmdline(cmd, sizeof(cmd)), off = 0, n = 0;
 	struct timespec rt;
 
@@ -110,7 +117,8 @@ static int send_register(void)
 		argv[n++] = cmd + off;
 		off += strlen(cmd + off) + 1;
 	}
-	prctl_name(name);
+	if (!adopt)
+		prctl_name(name);
 	clock_gettime(CLOCK_REALTIME, &rt);
 	r.pid = (uint32_t)getpid();
 	r.ppid = (uint32_t)getppid();
@@ -121,6 +129,8 @@ static int send_register(void)
 	r.start_time_ns = (uint64_t)rt.tv_sec * 1000000000ULL +
 			  (uint64_t)rt.tv_nsec;
 	r.signal = update_signal;
+	r.adopt_segments = adopt;
+	r.epoch = epoch;
 	m.body_case = TRACER__MESSAGE__BODY_REGISTER;
 	m.register_ = &r;
 	return tracer__wire_send(sock, &m, NULL, 0, 1000);
@@ -259,12 +269,44 @@ static void close_all(int *fds, int n)
 		close(fds[--n]);
 }
 
+/*
+ * Registered after adoption: fds are the new control page and eventfd; the
+ * pool is the one we have. tracerd knows none of our call sites.
+ */
+static int on_adopted(const Tracer__Registered *r, int *fds)
+{
+	void *ctl = mmap(NULL, r->control_size, PROT_READ, MAP_SHARED, fds[0],
+			 0);
+	int ret;
+
+	close(fds[0]);
+	if (ctl == MAP_FAILED ||
+	    ((struct tracer_control *)ctl)->magic != TRACER_CONTROL_MAGIC) {
+		close(fds[1]);
+		return ctl == MAP_FAILED ? -errno : -EPROTO;
+	}
+	tracer__pool_set_wake_fd(fds[1]);
+	tracer__callsites_resend();
+	ret = send_callsites();
+	if (!ret && r->filter)
+		ret = apply_filter(r->filter);
+	/* The old page stays mapped: a thread may still be reading it. */
+	__atomic_store_n(&tracer__control, (struct tracer_control *)ctl,
+			 __ATOMIC_RELEASE);
+	say("the new tracerd took over this process's buffers");
+	return ret;
+}
+
 /* Registered: fds are the control page, the eventfd, segment 0. */
 static int on_registered(const Tracer__Registered *r, int *fds, int nfds)
 {
 	void *ctl;
 	int ret;
 
+	if (nfds == 2 && r->segment_size == 0 &&
+	    r->control_size >= sizeof(struct tracer_control) &&
+	    tracer__client_registered())
+		return on_adopted(r, fds);
 	if (nfds != 3 || r->control_size < sizeof(struct tracer_control)) {
 		close_all(fds, nfds);
 		return -EPROTO;
@@ -330,12 +372,12 @@ static void disconnect(int err)
 	set_state(err);
 }
 
-static void *listener(void *arg)
+/* Serve the connection until it fails; returns why. */
+static int serve(void)
 {
 	struct pollfd p = { .fd = sock, .events = POLLIN };
 	int ret = 0;
 
-	(void)arg;
 	while (!ret) {
 		if (poll(&p, 1, -1) < 0)
 			continue;
@@ -350,6 +392,110 @@ static void *listener(void *arg)
 			ret = on_message(m, fds, nfds);
 			tracer__wire_free(m);
 		}
+	}
+	return ret;
+}
+
+/* The segments we map, one message each, after an adopting Register. */
+static int send_segments(uint32_t n)
+{
+	Tracer__Message m = TRACER__MESSAGE__INIT;
+	Tracer__Segment sg = TRACER__SEGMENT__INIT;
+	uint32_t i;
+	int ret = 0;
+
+	m.body_case = TRACER__MESSAGE__BODY_SEGMENT;
+	m.segment = &sg;
+	for (i = 0; i < n && !ret; i++) {
+		int fd = tracer__pool_segment_fd(i, &sg.size);
+
+		sg.index = i;
+		ret = fd < 0 ? -EBADF : tracer__wire_send(sock, &m, &fd, 1,
+							  1000);
+	}
+	return ret;
+}
+
+/*
+ * Are the descriptors we kept still our pool's? A program may close every
+ * descriptor (daemons do) and open others with the same numbers: never
+ * send one of those.
+ */
+static bool pool_intact(void)
+{
+	uint32_t i, n = tracer__pool_segments();
+
+	for (i = 0; i < n; i++) {
+		uint64_t size;
+		int fd = tracer__pool_segment_fd(i, &size), seals;
+		struct stat st;
+
+		seals = fd < 0 ? -1 : fcntl(fd, F_GET_SEALS);
+		if (seals < 0 || (seals & (F_SEAL_SHRINK | F_SEAL_GROW)) !=
+				 (F_SEAL_SHRINK | F_SEAL_GROW) ||
+		    fstat(fd, &st) < 0 || (uint64_t)st.st_size != size)
+			return false;
+	}
+	return n > 0;
+}
+
+/* Offer our pool to the tracerd at the other end of fd. */
+static int adopt_on(int fd)
+{
+	uint32_t n = tracer__pool_segments();
+	uint64_t epoch = TRACER_READ_ONCE(tracer__control->epoch);
+	int ret;
+
+	/* Nothing else goes out before the Register and its segments. */
+	pthread_mutex_lock(&send_lock);
+	ret = dup2(fd, sock) < 0 ? -errno : 0;	/* `sock` keeps its number */
+	if (!ret)
+		ret = send_register(n, epoch);
+	if (!ret)
+		ret = send_segments(n);
+	pthread_mutex_unlock(&send_lock);
+	return ret;
+}
+
+/*
+ * tracerd went away. The threads go on recording into the buffers (the
+ * old control page still says what to do) while we look for a new tracerd
+ * every RECONNECT_MS; returns 0 once one has our pool.
+ */
+static int reconnect(void)
+{
+	char paths[2][TRACER_PATH_MAX];
+	struct timespec pause = { 0, RECONNECT_MS * 1000000L };
+
+	say("tracerd went away; recording goes on into the buffers");
+	for (;;) {
+		int n = tracer__socket_candidates(paths), i;
+
+		nanosleep(&pause, NULL);	/* a retry period, not a wait */
+		for (i = 0; i < n; i++) {
+			int fd = tracer__wire_connect(paths[i], SOCK_NONBLOCK);
+
+			if (fd < 0)
+				continue;
+			if (adopt_on(fd) == 0) {
+				close(fd);
+				return 0;
+			}
+			close(fd);
+		}
+	}
+}
+
+static void *listener(void *arg)
+{
+	int ret;
+
+	(void)arg;
+	for (;;) {
+		ret = serve();
+		if (ret != -ECONNRESET || !tracer__client_registered() ||
+		    !pool_intact() || reconnect())
+			break;
 	}
 	disconnect(ret ? ret : -ECONNRESET);
 	return NULL;
@@ -422,7 +568,7 @@ int tracer__client_start(int timeout_ms)
 		say("TRACER_SIGNAL: not a real-time signal; no update signal");
 		update_signal = 0;
 	}
-	ret = send_register();
+	ret = send_register(0, 0);
 	if (!ret)
 		ret = start_listener();
 	if (ret) {

@@ -121,6 +121,8 @@ void tracer__callsites_fork_child(bool consistent) TRACER_HIDDEN;
 void tracer__callsites_unlock(void) TRACER_HIDDEN;
 size_t tracer__callsites_pending(struct tracer_callsite **sites, size_t n)
 	TRACER_HIDDEN;
+/* Mark every call site unsent (a new tracerd knows none of them). */
+void tracer__callsites_resend(void) TRACER_HIDDEN;
 /*
  * Enable tables (filter.c). One table per filter: on[id] for every call
  * site id; published by storing its generation in tracer__filter_gen (one
@@ -180,7 +182,12 @@ int tracer__pool_attach(const struct tracer__buffer *b, int c,
 void tracer__pool_add_lost(uint64_t n) TRACER_HIDDEN;
 /* Changes whenever the pool may have a buffer again. */
 uint64_t tracer__pool_epoch(void) TRACER_HIDDEN;
+/* The eventfd that wakes tracerd (a previous one is closed). */
 void tracer__pool_set_wake_fd(int fd) TRACER_HIDDEN;
+/* Segments mapped, and segment i's descriptor and size (-1: none), kept
+ * so that a new tracerd can adopt the pool (client.c). */
+uint32_t tracer__pool_segments(void) TRACER_HIDDEN;
+int tracer__pool_segment_fd(uint32_t i, uint64_t *size) TRACER_HIDDEN;
 /* Ask tracerd to look at the pool now (eventfd, only when it sleeps). */
 void tracer__pool_wake(void) TRACER_HIDDEN;
 void tracer__pool_on_close(struct tracer_rb_writer *w) TRACER_HIDDEN;

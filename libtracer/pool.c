@@ -20,6 +20,7 @@
 struct segment {
 	char *base;
 	uint64_t size;
+	int fd;				/* kept: a new tracerd adopts it */
 	struct tracer_pool_header *hdr;
 	struct tracer_pool_desc *desc;
 };
@@ -69,15 +70,18 @@ int tracer__pool_add_segment(int fd, uint64_t size)
 	}
 	base = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	ret = base == MAP_FAILED ? -errno : 0;
-	close(fd);
-	if (ret)
+	if (ret) {
+		close(fd);
 		return ret;
+	}
 	s->base = base;
 	s->size = size;
 	s->hdr = base;
+	s->fd = fd;
 	ret = check_segment(s->hdr, size, n);
 	if (ret) {
 		munmap(base, size);
+		close(fd);
 		return ret;
 	}
 	s->desc = (struct tracer_pool_desc *)(void *)(s->base +
@@ -89,7 +93,28 @@ int tracer__pool_add_segment(int fd, uint64_t size)
 
 void tracer__pool_set_wake_fd(int fd)
 {
+	/*
+	 * A new one (a new tracerd) takes the old one's number, atomically:
+	 * a writer never writes into a descriptor the program opened since.
+	 */
+	if (wake_fd >= 0 && wake_fd != fd && dup2(fd, wake_fd) == wake_fd) {
+		close(fd);
+		return;
+	}
 	wake_fd = fd;
+}
+
+uint32_t tracer__pool_segments(void)
+{
+	return segment_count();
+}
+
+int tracer__pool_segment_fd(uint32_t i, uint64_t *size)
+{
+	if (i >= segment_count())
+		return -1;
+	*size = segs[i].size;
+	return segs[i].fd;
 }
 
 void tracer__pool_wake(void)

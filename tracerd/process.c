@@ -139,8 +139,8 @@ static int init_channels(struct tracerd_process *p, char *buf, uint32_t index)
 	return 0;
 }
 
-static int attach_buffer(struct tracerd_process *p, struct tracerd_buffer *b,
-			 char *buf, struct tracer_pool_desc *desc)
+int tracerd_attach_buffer(struct tracerd_process *p, struct tracerd_buffer *b,
+			  char *buf, struct tracer_pool_desc *desc)
 {
 	int c, ret;
 
@@ -213,7 +213,7 @@ static int fill_segment(struct tracerd_process *p, char *base,
 							  : TRACER_BUF_FREE);
 		ret = init_channels(p, buf, p->nbuf + i);
 		if (!ret)
-			ret = attach_buffer(p, &p->buf[p->nbuf + i], buf,
+			ret = tracerd_attach_buffer(p, &p->buf[p->nbuf + i], buf,
 					    &desc[i]);
 		if (ret)
 			return ret;
@@ -810,6 +810,8 @@ void tracerd_process_scan(struct tracerd_process *p)
 {
 	bool more;
 
+	if (p->adopting || p->recovering)
+		return;		/* no pool yet, or kept for the next session */
 	if (flight_recording(p->d)) {
 		maybe_grow(p);
 		return;
@@ -918,11 +920,11 @@ static int create_pool(struct tracerd_process *p)
 	return add_segment(p, p->d->cfg.buffers + 1);
 }
 
-static void close_all3(const int fds[3])
+static void close_fds(const int *fds, int n)
 {
 	int i;
 
-	for (i = 0; i < 3; i++)
+	for (i = 0; i < n; i++)
 		close(fds[i]);
 }
 
@@ -932,17 +934,19 @@ static int send_registered(struct tracerd_process *p, int ctl_fd, int seg_fd)
 	Tracer__Registered r = TRACER__REGISTERED__INIT;
 	Tracer__Filter f = TRACER__FILTER__INIT;
 	int fds[3] = { ctl_fd, dup(p->wake_fd), seg_fd };
+	int n = seg_fd < 0 ? 2 : 3;	/* adopted: no new segment */
 
 	if (fds[1] < 0) {
 		close(ctl_fd);
-		close(seg_fd);
+		if (seg_fd >= 0)
+			close(seg_fd);
 		return -errno;
 	}
 	r.control_size = TRACER_CONTROL_SIZE;
-	r.segment_size = p->seg[0].size;
+	r.segment_size = seg_fd < 0 ? 0 : p->seg[0].size;
 	p->filter = strdup(tracerd_session_filter_text(p->d));
 	if (!p->filter) {
-		close_all3(fds);
+		close_fds(fds, n);
 		return -ENOMEM;
 	}
 	f.generation = p->filter_sent = 1;
@@ -950,9 +954,13 @@ static int send_registered(struct tracerd_process *p, int ctl_fd, int seg_fd)
 	r.filter = &f;
 	m.body_case = TRACER__MESSAGE__BODY_REGISTERED;
 	m.registered = &r;
-	return tracerd_send(p->client, &m, fds, 3);
+	return tracerd_send(p->client, &m, fds, n);
 }
 
+/*
+ * Identity, tracerd's own events, control page, wake-up eventfd and, unless
+ * the process brings its pool (seg_fd NULL: adopt.c), a new pool.
+ */
 static int setup(struct tracerd_process *p, const Tracer__Register *r,
 		 int *ctl_fd, int *seg_fd)
 {
@@ -968,34 +976,20 @@ static int setup(struct tracerd_process *p, const Tracer__Register *r,
 	p->wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	if (p->wake_fd < 0)
 		return -errno;
+	if (!seg_fd) {
+		p->scratch_size = BATCH_BYTES;
+		p->scratch = aligned_alloc(64, p->scratch_size);
+		return p->scratch ? 0 : -ENOMEM;
+	}
 	*seg_fd = create_pool(p);
 	return *seg_fd < 0 ? *seg_fd : 0;
 }
 
-int tracerd_process_register(struct tracerd_client *c,
-			     const Tracer__Register *r)
+/* The pool is complete: watch the process, give it the session, reply. */
+int tracerd_process_go_live(struct tracerd_process *p, int ctl_fd, int seg_fd)
 {
-	struct tracerd_process *p = calloc(1, sizeof(*p));
-	int ctl_fd = -1, seg_fd = -1, ret;
+	int ret;
 
-	if (!p)
-		return -ENOMEM;
-	p->d = c->d;
-	p->pid = c->pid;	/* from the socket, not from the message */
-	p->same_pidns = r->pid == (uint32_t)c->pid;
-	p->wake_fd = -1;
-	p->pidfd = -1;
-	tracerd_process_replaced(c->d, c->pid);
-	ret = setup(p, r, &ctl_fd, &seg_fd);
-	if (ret) {
-		tracerd_log("pid %d: cannot set up tracing: %s", (int)c->pid,
-			    strerror(-ret));
-		tracerd_send_error(c, ret, "tracerd cannot set up this process");
-		if (ctl_fd >= 0)
-			close(ctl_fd);
-		tracerd_process_free(p);
-		return ret;
-	}
 	uv_poll_init(p->d->loop, &p->wake_poll, p->wake_fd);
 	p->wake_poll.data = p;
 	uv_poll_start(&p->wake_poll, UV_READABLE, on_wake);
@@ -1004,9 +998,6 @@ int tracerd_process_register(struct tracerd_client *c,
 		tracerd_log("pid %d: no pidfd (%s): its end is noticed when it "
 			    "hangs up, and not told apart from an exec",
 			    (int)p->pid, strerror(-ret));
-	p->client = c;
-	c->proc = p;
-	cds_list_add_tail(&p->node, &p->d->processes);
 	tracerd_log("registered pid %d (%s)", (int)p->pid, p->name);
 	if (p->d->session_id && !p->d->stopping) {
 		tracerd_session_add_process(p);
@@ -1017,6 +1008,42 @@ int tracerd_process_register(struct tracerd_client *c,
 	}
 	pool_line(p)->wake_armed = 1;
 	return send_registered(p, ctl_fd, seg_fd);
+}
+
+int tracerd_process_register(struct tracerd_client *c,
+			     const Tracer__Register *r)
+{
+	struct tracerd_process *p = calloc(1, sizeof(*p));
+	bool adopt = r->adopt_segments > 0;
+	int ctl_fd = -1, seg_fd = -1, ret;
+
+	if (!p)
+		return -ENOMEM;
+	p->d = c->d;
+	p->pid = c->pid;	/* from the socket, not from the message */
+	p->same_pidns = r->pid == (uint32_t)c->pid;
+	p->wake_fd = -1;
+	p->pidfd = -1;
+	p->control_fd = -1;
+	tracerd_process_replaced(c->d, c->pid);
+	ret = setup(p, r, &ctl_fd, adopt ? NULL : &seg_fd);
+	if (ret) {
+		tracerd_log("pid %d: cannot set up tracing: %s", (int)c->pid,
+			    strerror(-ret));
+		tracerd_send_error(c, ret, "tracerd cannot set up this process");
+		if (ctl_fd >= 0)
+			close(ctl_fd);
+		tracerd_process_free(p);
+		return ret;
+	}
+	p->client = c;
+	c->proc = p;
+	cds_list_add_tail(&p->node, &p->d->processes);
+	if (adopt) {
+		p->control_fd = ctl_fd;	/* sent once the pool is in */
+		return tracerd_process_adopt(p, r);
+	}
+	return tracerd_process_go_live(p, ctl_fd, seg_fd);
 }
 
 static bool valid_types(const char *t)
@@ -1126,7 +1153,7 @@ void tracerd_process_gone(struct tracerd_process *p)
 {
 	if (p->ending)
 		return;		/* tracerd_process_end() is at work */
-	if (p->pidfd < 0 || p->d->quitting) {
+	if (p->pidfd < 0 || p->d->quitting || p->adopting) {
 		tracerd_process_end(p, TRACERD_END_HANGUP);
 		return;
 	}
@@ -1185,6 +1212,8 @@ void tracerd_process_free(struct tracerd_process *p)
 		munmap(p->seg[i].base, p->seg[i].size);
 	if (p->control)
 		munmap(p->control, TRACER_CONTROL_SIZE);
+	if (p->control_fd >= 0)
+		close(p->control_fd);
 	for (k = 0; k < p->ncs; k++) {
 		free(p->cs[k].types);
 		free(p->cs[k].file);

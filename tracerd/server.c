@@ -41,6 +41,8 @@ static void poll_closed(uv_handle_t *h)
 {
 	struct tracerd_client *c = h->data;
 
+	while (c->nfds_in > 0)
+		close(c->fds_in[--c->nfds_in]);
 	close(c->fd);
 	free(c->in);
 	free(c);
@@ -185,6 +187,15 @@ static void dispatch(struct tracerd_client *c, tracer_msg *m)
 		if (ret)
 			{ reject(c, ret, "invalid call site description"); return; }
 		return;
+	case TRACER__MESSAGE__BODY_SEGMENT:
+		if (!c->proc || !c->proc->adopting)
+			{ reject(c, -EPROTO, "Segment without an adopting "
+				 "Register"); return; }
+		ret = tracerd_process_adopt_segment(c->proc, m->segment,
+						    tracerd_client_take_fd(c));
+		if (ret)
+			{ reject(c, ret, "cannot adopt that pool segment"); return; }
+		return;
 	case TRACER__MESSAGE__BODY_FILTER_APPLIED:
 		if (!c->proc)
 			{ reject(c, -EPROTO, "FilterApplied before Register"); return; }
@@ -244,6 +255,47 @@ static bool consume(struct tracerd_client *c)
 	return true;
 }
 
+/* Keep the descriptors that came with the bytes (a queue, in order). */
+static void keep_fds(struct tracerd_client *c, struct msghdr *mh)
+{
+	struct cmsghdr *cm;
+
+	for (cm = CMSG_FIRSTHDR(mh); cm; cm = CMSG_NXTHDR(mh, cm)) {
+		size_t i, n;
+
+		if (cm->cmsg_level != SOL_SOCKET || cm->cmsg_type != SCM_RIGHTS)
+			continue;
+		n = (cm->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+		for (i = 0; i < n; i++) {
+			int fd;
+
+			memcpy(&fd, CMSG_DATA(cm) + i * sizeof(int), sizeof(fd));
+			if (c->nfds_in < TRACERD_CLIENT_FDS)
+				c->fds_in[c->nfds_in++] = fd;
+			else
+				close(fd);	/* more than any message carries */
+		}
+	}
+}
+
+static ssize_t recv_fds(struct tracerd_client *c)
+{
+	union {
+		char buf[CMSG_SPACE(sizeof(int) * TRACER_WIRE_MAX_FDS)];
+		struct cmsghdr align;
+	} u;
+	struct iovec iov = { .iov_base = c->in + c->in_len,
+			     .iov_len = c->in_cap - c->in_len };
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1,
+			     .msg_control = u.buf,
+			     .msg_controllen = sizeof(u.buf) };
+	ssize_t n = recvmsg(c->fd, &mh, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
+
+	if (n > 0)
+		keep_fds(c, &mh);
+	return n;
+}
+
 static int read_in(struct tracerd_client *c)
 {
 	ssize_t n;
@@ -262,14 +314,24 @@ static int read_in(struct tracerd_client *c)
 			c->in_cap = cap;
 		}
 	}
-	n = recv(c->fd, c->in + c->in_len, c->in_cap - c->in_len,
-		 MSG_DONTWAIT);
+	n = recv_fds(c);
 	if (n == 0)
 		return -ECONNRESET;
 	if (n < 0)
 		return errno == EAGAIN || errno == EINTR ? 0 : -errno;
 	c->in_len += (size_t)n;
 	return 0;
+}
+
+int tracerd_client_take_fd(struct tracerd_client *c)
+{
+	int fd;
+
+	if (c->nfds_in == 0)
+		return -1;
+	fd = c->fds_in[0];
+	memmove(c->fds_in, c->fds_in + 1, sizeof(int) * (size_t)--c->nfds_in);
+	return fd;
 }
 
 void tracerd_client_read_all(struct tracerd_client *c)

@@ -544,12 +544,18 @@ static void on_live(uv_timer_t *t)
 /* A process joins the session: directory, reader mode, counters. */
 static void join(struct tracerd_process *p)
 {
+	if (p->adopting)
+		return;		/* joins when its pool is in (adopt.c) */
 	/*
 	 * A thread that read the old state just before the last stop may
 	 * have committed its event since: it belongs to no session, so it
 	 * is dropped (no directory yet) rather than filed under this one.
+	 * Not so for a process whose tracerd died: its buffers hold what it
+	 * recorded meanwhile, kept for this session.
 	 */
-	tracerd_process_flush(p);
+	if (!p->recovering)
+		tracerd_process_flush(p);
+	p->recovering = false;
 	tracerd_process_set_mode(p, p->d->sess.mode);
 	tracerd_session_add_process(p);
 	tracerd_process_baseline(p);

@@ -105,6 +105,9 @@ struct tracerd {
 	uint64_t pending_id;		/* id of the session starting */
 };
 
+/* Descriptors received from a client and not taken by a message yet. */
+#define TRACERD_CLIENT_FDS	8
+
 /* A frame waiting to be sent, with the descriptors it carries. */
 struct tracerd_out {
 	struct cds_list_head node;
@@ -126,6 +129,8 @@ struct tracerd_client {
 	struct cds_list_head out;
 	size_t out_frames;
 	struct tracerd_process *proc;	/* after Register */
+	int fds_in[TRACERD_CLIENT_FDS];	/* received, not taken yet */
+	int nfds_in;
 	bool closing;
 	bool waits_stop;
 	bool waits_switch;
@@ -225,6 +230,11 @@ struct tracerd_process {
 	uint32_t vanish_scan;		/* scans since threads were checked */
 	uint64_t hangup_ms;		/* when its connection closed */
 	bool ending;			/* tracerd_process_end() runs */
+	uint32_t adopting;		/* segments an adopting Register
+					   announced (adopt.c), 0: none */
+	uint64_t adopt_epoch;
+	bool recovering;		/* adopted outside a session: keep
+					   its buffers for the next one */
 };
 
 /* Event ids of tracerd's own events (salvage.c); programs use fewer. */
@@ -256,6 +266,8 @@ int tracerd_send(struct tracerd_client *c, const tracer_msg *msg,
 		 const int *fds, int nfds);
 int tracerd_send_error(struct tracerd_client *c, int code, const char *why);
 void tracerd_client_close(struct tracerd_client *c);
+/* The oldest descriptor c sent that no message took yet; -1: none. */
+int tracerd_client_take_fd(struct tracerd_client *c);
 /* Read and handle every frame c has sent so far (its process is ending). */
 void tracerd_client_read_all(struct tracerd_client *c);
 
@@ -306,6 +318,14 @@ FILE *tracerd_process_meta(struct tracerd_process *p, const char *dir);
 void tracerd_note_thread(FILE *meta, uint32_t tid, const char *name);
 /* Processes by pid (NULL: none). */
 struct tracerd_process *tracerd_process_find(struct tracerd *d, pid_t pid);
+/* Attach the readers of buffer b at buf (descriptor desc). */
+int tracerd_attach_buffer(struct tracerd_process *p, struct tracerd_buffer *b,
+			  char *buf, struct tracer_pool_desc *desc);
+/*
+ * p's pool is complete: watch it, give it the session, send Registered
+ * (control page ctl_fd, and seg_fd unless -1). Returns 0 or -errno.
+ */
+int tracerd_process_go_live(struct tracerd_process *p, int ctl_fd, int seg_fd);
 /* Unlink p from the process list and free it. */
 void tracerd_process_remove(struct tracerd_process *p);
 /*
@@ -339,6 +359,20 @@ void tracerd_write_end(struct tracerd_process *p, const void *packet,
 /* Give b back to p's pool: its owner (state word) is gone. */
 void tracerd_buffer_release(struct tracerd_process *p,
 			    struct tracerd_buffer *b, uint64_t word);
+
+/* adopt.c */
+/*
+ * Register(adopt_segments > 0) made p: a process whose tracerd died hands
+ * over its pool. Returns 0 (the reply waits for the segments) or a
+ * negative errno.
+ */
+int tracerd_process_adopt(struct tracerd_process *p, const Tracer__Register *r);
+/*
+ * One of its segments (fd: -1 if none came). Returns 0, or -EBADF,
+ * -EINVAL (does not check out), -E2BIG, -ENOMEM, or mmap's errno.
+ */
+int tracerd_process_adopt_segment(struct tracerd_process *p,
+				  const Tracer__Segment *s, int fd);
 
 /* salvage.c */
 /* Add tracerd's own events to p's call sites. Returns 0 or -ENOMEM. */

@@ -9,7 +9,8 @@
  * torn ones are counted, and that the channel is repaired: a new owner's
  * records are read normally afterwards. A fuzz run scribbles random bytes
  * and counters: salvage never reads out of bounds (ASan) and never returns
- * a packet that does not parse.
+ * a packet that does not parse. And a reader that takes over a channel (a
+ * new tracerd) after another one's partial read returns no record twice.
  */
 #include <errno.h>
 #include <string.h>
@@ -328,6 +329,34 @@ static void case_partial_read_first(void)
 	chan_close(&c);
 }
 
+/* A new reader (a new tracerd) takes over after a partial read. */
+static void case_takeover(void)
+{
+	struct chan c;
+	struct result res = { .n = 0 };
+	struct tracer_rb_packet_info info;
+	uint64_t from;
+	int i;
+
+	chan_open(&c, 1024, 4);
+	from = c.next;
+	for (i = 0; i < 4; i++)
+		record(&c, 2);
+	if (tracer__rb_read_partial(&c.r, copy, sizeof(copy), &info) == 0)
+		collect(&c, &res, info.content_bytes);
+	tracer__rb_reader_detach(&c.r);
+	if (tracer__rb_reader_attach(&c.r, c.region, c.size, NULL))
+		bail_out("cannot attach again");
+	for (i = 0; i < 30; i++)
+		record(&c, 2);
+	tracer__rb_flush(&c.w);
+	salvage_all(&c, &res);
+	ok(only_committed(&c, &res, from) && res.torn == 0,
+	   "a second reader carries on after the first one's partial read: "
+	   "every record once");
+	chan_close(&c);
+}
+
 static uint64_t rnd_state = 88172645463325252ULL;
 
 static uint64_t rnd(void)
@@ -374,7 +403,7 @@ static void case_fuzz(void)
 
 int main(void)
 {
-	plan(15);
+	plan(16);
 	case_torn_last(true);
 	case_torn_last(false);
 	case_nested(true);
@@ -382,6 +411,7 @@ int main(void)
 	case_opening();
 	case_unclosed();
 	case_partial_read_first();
+	case_takeover();
 	case_fuzz();
 	return done();
 }

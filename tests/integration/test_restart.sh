@@ -1,0 +1,58 @@
+#!/bin/bash
+# tracerd killed with SIGKILL while a program traces, then started again:
+# the program never blocks, hands its buffers to the new tracerd, and
+# nothing it recorded is lost: what the old tracerd wrote is in the first
+# session, what it recorded while no daemon ran and after is in the next.
+. "$(dirname "$0")/lib.sh"
+
+CONTROLEE=./tests/integration/controlee
+N=1000
+
+# seqs DIR: the test:burst sequence numbers in DIR, one per line.
+seqs() {
+	"$TRACECTL" view "$1" 2>/dev/null |
+		sed -n 's/^.* test:burst: seq \([0-9]*\) check .*$/\1/p'
+}
+
+# contiguous FILE FROM TO: FILE holds exactly FROM..TO-1, in order.
+contiguous() {
+	[ "$(tr '\n' ' ' <"$1")" = "$(seq "$2" $(($3 - 1)) | tr '\n' ' ')" ]
+}
+
+check "tracerd starts" start_daemon
+dir1=$(session_cmd start)
+spawn ctl "$CONTROLEE" burst
+check "the program starts" [ $? -eq 0 ]
+check "it records $N events" [ "$(cmd ctl "r $N")" = "ok $N" ]
+"$TRACECTL" switch >/dev/null
+old=$DPID
+kill -KILL "$old"
+tail --pid="$old" -f /dev/null
+DPID=
+
+# No daemon: the program goes on, and its events go into its buffers.
+check "with tracerd dead, it records $N more without blocking" \
+	[ "$(cmd ctl "r $N")" = "ok $((N * 2))" ]
+
+check "tracerd starts again" start_daemon
+dir2=$(session_cmd start)
+pid=$ctl_pid
+# It looks for a new tracerd every 200 ms: poll the log for the adoption.
+deadline=$(($(now_ms) + 10000))
+while ! grep -q "pid $pid: pool adopted" "$LOG" &&
+      [ "$(now_ms)" -lt $deadline ]; do
+	sleep 0.02	# polling the log, not waiting it out
+done
+check "the new tracerd adopted its buffers" grep -q "pid $pid: pool adopted" "$LOG"
+check "it records $N more" [ "$(cmd ctl "r $N")" = "ok $((N * 3))" ]
+quit ctl
+check "the program exits 0" [ $? -eq 0 ]
+"$TRACECTL" stop >/dev/null
+
+seqs "$dir1" >"$T/s1"
+seqs "$dir2" >"$T/s2"
+check "the first session holds events 0..$((N - 1))" contiguous "$T/s1" 0 $N
+awk 'NR == 1 || NR % 500 == 0 { printf "# s2 line %d: %s\n", NR, $0 } END { printf "# s2: %d lines\n", NR }' "$T/s2"
+check "the second holds $N..$((N * 3 - 1)): the ones recorded while no daemon ran, then the rest" \
+	contiguous "$T/s2" $N $((N * 3))
+finish

@@ -1,0 +1,198 @@
+/*
+ * adopt.c - a traced process whose tracerd died, registering with a new
+ * one: it hands over the pool it still maps, so nothing it recorded while
+ * no daemon ran is lost (within what its buffers could hold).
+ *
+ *   libtracer                               tracerd
+ *   Register{adopt_segments N, epoch E} --> new control page, eventfd;
+ *   Segment{0, size} + fd              -->  map, check, attach readers
+ *   ...                                     (read positions as the old
+ *   Segment{N-1, size} + fd            -->   tracerd left them)
+ *                                       <-- Registered + control, eventfd
+ *   switches to the new control page;
+ *   sends every call site again
+ *
+ * The old control page cannot be taken over: it is sealed against
+ * writable mappings (pool_layout.h), so the process gets a new one, with
+ * epochs past E so that no thread mistakes the new state for the one it
+ * acted on. Every value in the segments is checked as for a pool tracerd
+ * made, and more: the process may have written anything there. If no
+ * session records when the pool comes in, the buffers are kept as they
+ * are (not read) until one starts, so that what was recorded while no
+ * daemon ran lands in it; writers that fill them meanwhile count their
+ * losses as usual.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "tracerd.h"
+
+int tracerd_process_adopt(struct tracerd_process *p, const Tracer__Register *r)
+{
+	if (r->adopt_segments > TRACER_POOL_MAX_SEGMENTS)
+		return -E2BIG;
+	p->adopting = r->adopt_segments;
+	p->adopt_epoch = r->epoch;
+	tracerd_log("pid %d (%s) hands over its pool of %" PRIu32
+		    " segment(s): its tracerd died", (int)p->pid, p->name,
+		    r->adopt_segments);
+	return 0;
+}
+
+/* The header of segment `index` of p, mapped at base (size bytes). */
+static int check_header(const struct tracerd_process *p,
+			const struct tracer_pool_header *h, uint64_t size)
+{
+	uint64_t descs, bufs;
+
+	if (size < sizeof(*h) || h->magic != TRACER_POOL_MAGIC ||
+	    h->version != TRACER_POOL_VERSION ||
+	    h->header_size != sizeof(*h) ||
+	    h->desc_size != sizeof(struct tracer_pool_desc) ||
+	    h->segment_index != p->nseg || h->first_buffer != p->nbuf ||
+	    h->segment_size != size || h->buffer_count == 0 ||
+	    h->buffer_count > 65536)
+		return -EINVAL;
+	descs = h->desc_offset + (uint64_t)h->buffer_count * h->desc_size;
+	bufs = h->buffer_offset + (uint64_t)h->buffer_count * h->buffer_size;
+	if (h->desc_offset < sizeof(*h) || descs > h->buffer_offset ||
+	    h->buffer_offset % 4096 || h->buffer_size % 4096 ||
+	    h->buffer_size == 0 || bufs > size)
+		return -EINVAL;
+	if (p->nseg && (h->buffer_size != p->buffer_size ||
+			memcmp(h->channel_offset, p->channel_offset,
+			       sizeof(p->channel_offset))))
+		return -EINVAL;	/* every segment has the same buffers */
+	return h->channel_offset[0] != 0 ||
+	       h->channel_offset[1] <= h->channel_offset[0] ||
+	       h->channel_offset[1] >= h->buffer_size ? -EINVAL : 0;
+}
+
+/* Readers for the buffers of the checked segment at base. */
+static int attach_all(struct tracerd_process *p, char *base,
+		      const struct tracer_pool_header *h)
+{
+	struct tracer_pool_desc *desc = (void *)(base + h->desc_offset);
+	struct tracerd_buffer *nb;
+	uint32_t i;
+	int ret, c;
+
+	nb = realloc(p->buf, sizeof(*nb) * (p->nbuf + h->buffer_count));
+	if (!nb)
+		return -ENOMEM;
+	p->buf = nb;
+	p->buffer_size = h->buffer_size;
+	memcpy(p->channel_offset, h->channel_offset,
+	       sizeof(p->channel_offset));
+	for (i = 0; i < h->buffer_count; i++) {
+		struct tracerd_buffer *b = &p->buf[p->nbuf + i];
+
+		ret = tracerd_attach_buffer(p, b, base + h->buffer_offset +
+					    (uint64_t)i * h->buffer_size,
+					    &desc[i]);
+		if (ret)
+			return ret;
+		for (c = 0; c < TRACER_POOL_CHANNELS; c++) {
+			p->subbuf_size[c] = b->rd[c].geo.subbuf_size;
+			p->subbuf_count[c] = b->rd[c].geo.subbuf_count;
+		}
+	}
+	return 0;
+}
+
+/* The scratch buffer must hold the largest sub-buffer. */
+static int fit_scratch(struct tracerd_process *p)
+{
+	int c;
+
+	for (c = 0; c < TRACER_POOL_CHANNELS; c++) {
+		void *n;
+
+		if (p->subbuf_size[c] <= p->scratch_size)
+			continue;
+		n = aligned_alloc(64, p->subbuf_size[c]);
+		if (!n)
+			return -ENOMEM;
+		free(p->scratch);
+		p->scratch = n;
+		p->scratch_size = p->subbuf_size[c];
+	}
+	return 0;
+}
+
+static int map_segment(struct tracerd_process *p, int fd, uint64_t size)
+{
+	struct tracerd_segment *s = &p->seg[p->nseg];
+	const struct tracer_pool_header *h;
+	struct stat st;
+	void *base;
+	int ret;
+
+	if (fstat(fd, &st) < 0)
+		return -errno;
+	if ((uint64_t)st.st_size != size || size < 4096)
+		return -EINVAL;
+	base = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (base == MAP_FAILED)
+		return -errno;
+	h = base;
+	ret = check_header(p, h, size);
+	if (!ret)
+		ret = attach_all(p, base, h);
+	if (!ret)
+		ret = fit_scratch(p);
+	if (ret) {
+		munmap(base, size);
+		return ret;
+	}
+	s->base = base;
+	s->size = size;
+	s->first = p->nbuf;
+	s->count = h->buffer_count;
+	p->nseg++;
+	p->nbuf += h->buffer_count;
+	p->pool_bytes += size;
+	return 0;
+}
+
+/* Every segment is in: the process goes live with a new control page. */
+static int finish(struct tracerd_process *p)
+{
+	int ctl_fd = p->control_fd;
+
+	p->adopting = 0;
+	p->control_fd = -1;
+	if (p->adopt_epoch > p->d->epoch && p->adopt_epoch < UINT64_MAX / 2)
+		p->d->epoch = p->adopt_epoch;
+	p->recovering = !p->d->session_id || p->d->stopping;
+	tracerd_log("pid %d: pool adopted, %" PRIu32 " buffers; what it "
+		    "recorded meanwhile goes to %s", (int)p->pid, p->nbuf,
+		    p->recovering ? "the next session" : "this session");
+	return tracerd_process_go_live(p, ctl_fd, -1);
+}
+
+int tracerd_process_adopt_segment(struct tracerd_process *p,
+				  const Tracer__Segment *s, int fd)
+{
+	int ret;
+
+	if (fd < 0)
+		return -EBADF;
+	if (s->index != p->nseg || p->nseg >= p->adopting) {
+		close(fd);
+		return -EINVAL;
+	}
+	ret = map_segment(p, fd, s->size);
+	close(fd);
+	if (ret) {
+		tracerd_log("pid %d: cannot adopt segment %" PRIu32 ": %s",
+			    (int)p->pid, s->index, strerror(-ret));
+		return ret;
+	}
+	return p->nseg == p->adopting ? finish(p) : 0;
+}
