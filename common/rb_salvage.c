@@ -182,8 +182,9 @@ static void decide(struct walk *w, uint64_t deficit, bool moved_on,
 	rest = w->end - x;
 	memset(k, 0, sizeof(*k));
 	if (deficit % TRACER_RB_ALIGN) {
-		k->a1 = TRACER_RB_PACKET_SIZE;	/* a commit count no writer */
-		k->b1 = x;			/* could leave: trust the walk */
+		/* A commit count no writer could leave: trust the walk. */
+		k->a1 = TRACER_RB_PACKET_SIZE;
+		k->b1 = x;
 		s->unreadable = rest;
 		s->unreadable_offset = rest ? x : 0;
 		return;

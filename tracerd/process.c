@@ -213,8 +213,8 @@ static int fill_segment(struct tracerd_process *p, char *base,
 							  : TRACER_BUF_FREE);
 		ret = init_channels(p, buf, p->nbuf + i);
 		if (!ret)
-			ret = tracerd_attach_buffer(p, &p->buf[p->nbuf + i], buf,
-					    &desc[i]);
+			ret = tracerd_attach_buffer(p, &p->buf[p->nbuf + i],
+						    buf, &desc[i]);
 		if (ret)
 			return ret;
 	}
@@ -986,7 +986,8 @@ static int setup(struct tracerd_process *p, const Tracer__Register *r,
 }
 
 /* The pool is complete: watch the process, give it the session, reply. */
-int tracerd_process_go_live(struct tracerd_process *p, int ctl_fd, int seg_fd)
+int tracerd_process_go_live(struct tracerd_process *p, int ctl_fd,
+			    int seg_fd)
 {
 	int ret;
 
@@ -1030,7 +1031,8 @@ int tracerd_process_register(struct tracerd_client *c,
 	if (ret) {
 		tracerd_log("pid %d: cannot set up tracing: %s", (int)c->pid,
 			    strerror(-ret));
-		tracerd_send_error(c, ret, "tracerd cannot set up this process");
+		tracerd_send_error(c, ret,
+				   "tracerd cannot set up this process");
 		if (ctl_fd >= 0)
 			close(ctl_fd);
 		tracerd_process_free(p);

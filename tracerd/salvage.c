@@ -311,7 +311,8 @@ static void tell_salvage(struct tracerd_process *p, struct tracerd_buffer *b,
 		v[1].i = sum->torn;
 		v[2].s = tracerd_channel_name(c);
 		v[3].i = (int64_t)sum->torn_bytes;
-		synth_add(&s, EV_TORN, "iisi", v, synth_head(&s)->timestamp_end);
+		synth_add(&s, EV_TORN, "iisi", v,
+			  synth_head(&s)->timestamp_end);
 	}
 	if (sum->error[0]) {
 		v[0].s = sum->error;

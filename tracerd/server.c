@@ -269,11 +269,12 @@ static void keep_fds(struct tracerd_client *c, struct msghdr *mh)
 		for (i = 0; i < n; i++) {
 			int fd;
 
-			memcpy(&fd, CMSG_DATA(cm) + i * sizeof(int), sizeof(fd));
+			memcpy(&fd, CMSG_DATA(cm) + i * sizeof(int),
+			       sizeof(fd));
 			if (c->nfds_in < TRACERD_CLIENT_FDS)
 				c->fds_in[c->nfds_in++] = fd;
 			else
-				close(fd);	/* more than any message carries */
+				close(fd);	/* more than messages carry */
 		}
 	}
 }

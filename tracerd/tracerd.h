@@ -325,7 +325,8 @@ int tracerd_attach_buffer(struct tracerd_process *p, struct tracerd_buffer *b,
  * p's pool is complete: watch it, give it the session, send Registered
  * (control page ctl_fd, and seg_fd unless -1). Returns 0 or -errno.
  */
-int tracerd_process_go_live(struct tracerd_process *p, int ctl_fd, int seg_fd);
+int tracerd_process_go_live(struct tracerd_process *p, int ctl_fd,
+			    int seg_fd);
 /* Unlink p from the process list and free it. */
 void tracerd_process_remove(struct tracerd_process *p);
 /*

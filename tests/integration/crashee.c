@@ -92,7 +92,8 @@ static void *vanisher(void *arg)
 	long s;
 
 	for (s = 0; s < limit; s++) {
-		tracer_record("crash:ev", "thread %d seq %lld", t, (long long)s);
+		tracer_record("crash:ev", "thread %d seq %lld", t,
+			      (long long)s);
 		progress[t] = (uint64_t)s + 1;
 	}
 	syscall(SYS_exit, 0);
@@ -126,7 +127,7 @@ static int wait_for(const char *path, int n, long k, long ms)
 		struct timespec ts = { 0, 100000 };
 
 		if (!p)
-			p = map(path, 0);	/* the program may not be up yet */
+			p = map(path, 0);	/* the program may be starting */
 		for (t = 0; p && t < n && __atomic_load_n(&p[t],
 				__ATOMIC_ACQUIRE) >= (uint64_t)k; t++)
 			;
