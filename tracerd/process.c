@@ -812,6 +812,13 @@ void tracerd_process_scan(struct tracerd_process *p)
 
 	if (p->adopting || p->recovering)
 		return;		/* no pool yet, or kept for the next session */
+	/*
+	 * Call sites come before their events on the socket: read it first,
+	 * so that no packet reaches a file before the metadata describes its
+	 * events (a tracerd killed in between leaves a readable trace).
+	 */
+	if (p->client)
+		tracerd_client_read_all(p->client);
 	if (flight_recording(p->d)) {
 		maybe_grow(p);
 		return;
@@ -1147,8 +1154,8 @@ int tracerd_process_callsites(struct tracerd_process *p,
 /* End of a process                                                    */
 
 /*
- * The client hung up. A death ends the process now; a process still alive
- * may be running exec (its new image registers with the same pid) or have
+ * The client hung up. The pidfd tells a death; a process still alive may
+ * be running exec (its new image registers with the same pid) or have
  * closed its connection: tracerd_process_check() decides later.
  */
 void tracerd_process_gone(struct tracerd_process *p)
@@ -1159,10 +1166,7 @@ void tracerd_process_gone(struct tracerd_process *p)
 		tracerd_process_end(p, TRACERD_END_HANGUP);
 		return;
 	}
-	if (tracerd_pid_exited(p)) {
-		tracerd_process_end(p, TRACERD_END_DIED);
-		return;
-	}
+	/* Never freed here: the pidfd or tracerd_process_check() ends it. */
 	p->hangup_ms = tracerd_now_ms();
 }
 
