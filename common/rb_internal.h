@@ -4,8 +4,6 @@
 #ifndef TRACER_RB_INTERNAL_H
 #define TRACER_RB_INTERNAL_H
 
-#include <stdarg.h>
-
 #include "rb.h"
 
 /*
@@ -46,8 +44,8 @@ static inline uint64_t tracer__rb_committed(const struct tracer_rb_reader *r,
 void tracer__rb_publish(struct tracer_rb_reader *r, uint64_t pos);
 
 /* Put a corruption report in r->error; returns err. */
-int tracer__rb_vreport(struct tracer_rb_reader *r, int err, const char *fmt,
-		       va_list ap) __attribute__((format(printf, 3, 0)));
+int tracer__rb_report(struct tracer_rb_reader *r, int err, const char *fmt,
+		      ...) __attribute__((format(printf, 3, 4)));
 
 /*
  * Check the packet header of the copy p of the sub-buffer at pos.

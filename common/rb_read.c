@@ -45,23 +45,15 @@
 #include "rb.h"
 #include "rb_internal.h"
 
-static int report(struct tracer_rb_reader *r, int err, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+#define report tracer__rb_report
 
-static int report(struct tracer_rb_reader *r, int err, const char *fmt, ...)
+int tracer__rb_report(struct tracer_rb_reader *r, int err, const char *fmt, ...)
 {
 	va_list ap;
 
 	va_start(ap, fmt);
-	tracer__rb_vreport(r, err, fmt, ap);
-	va_end(ap);
-	return err;
-}
-
-int tracer__rb_vreport(struct tracer_rb_reader *r, int err, const char *fmt,
-		       va_list ap)
-{
 	vsnprintf(r->error, sizeof(r->error), fmt, ap);
+	va_end(ap);
 	return err;
 }
 

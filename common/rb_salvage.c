@@ -60,18 +60,7 @@ struct walk {
 	void *arg;
 };
 
-static int report(struct tracer_rb_reader *r, int err, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static int report(struct tracer_rb_reader *r, int err, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	tracer__rb_vreport(r, err, fmt, ap);
-	va_end(ap);
-	return err;
-}
+#define report tracer__rb_report
 
 /* Could the record at off be one the writer wrote after time *prev? */
 static bool plausible(const struct walk *w, uint64_t off, uint64_t prev)
