@@ -285,6 +285,7 @@ static int on_registered(const Tracer__Registered *r, int *fds, int nfds)
 		return ret;
 	}
 	tracer__pool_set_wake_fd(fds[1]);
+	tracer__signal_set_daemon(((struct tracer_control *)ctl)->tracerd_pid);
 	ret = send_callsites();
 	if (!ret && r->filter)
 		ret = apply_filter(r->filter);
