@@ -3,9 +3,16 @@
  *
  * The library constructor connects to tracerd (tracer__client_start),
  * sends a Register message and starts the listener thread, then waits a
- * bounded time for the reply. Without a daemon the connection fails at
- * once and the program runs untraced; a daemon that answers late is still
+ * few milliseconds at most for the reply (TRACER_REGISTER_TIMEOUT_MS).
+ * Without a daemon the connection fails at once and the program runs
+ * untraced; a daemon that answers late (busy, or stopped) is still
  * handled by the listener, so the process becomes traced when it does.
+ *
+ * No program thread ever waits for tracerd: every message is queued and
+ * sent at once as far as the socket takes it, without blocking; what is
+ * left (a daemon that does not read) is sent by the listener when the
+ * socket has room. The queue's lock is held only around non-blocking
+ * sends, so dlopen() and fork() never wait on a hung daemon either.
  *
  * The listener thread blocks every signal (the program's signals are not
  * ours) and serves the socket: the registration reply (control page,
@@ -25,6 +32,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
@@ -39,7 +47,17 @@
 #define BATCH	512	/* call sites per message */
 
 static int sock = -1;
+/* The send queue and the socket's sending side. */
 static pthread_mutex_t send_lock = PTHREAD_MUTEX_INITIALIZER;
+static int queue_fd = -1;	/* eventfd: the listener looks at the queue */
+
+/* A frame waiting to be sent, sent bytes of it already gone. */
+struct out_frame {
+	struct out_frame *next;
+	void *data;
+	size_t size, sent;
+};
+static struct out_frame *out_head, **out_tail = &out_head;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t cond;
 static int reg_state;		/* 0 waiting, 1 registered, <0 -errno */
@@ -98,6 +116,93 @@ static void prctl_name(char name[17])
 	name[16] = '\0';
 }
 
+static void drop_queue_locked(void)
+{
+	struct out_frame *f;
+
+	while ((f = out_head)) {
+		out_head = f->next;
+		free(f->data);
+		free(f);
+	}
+	out_tail = &out_head;
+}
+
+/*
+ * Send what the socket takes now, without waiting. Returns 0 (the rest,
+ * if any, waits for room) or a negative errno (the connection is broken:
+ * the queue is dropped; the listener sees the hang-up).
+ */
+static int send_queued_locked(void)
+{
+	struct out_frame *f;
+
+	while ((f = out_head)) {
+		ssize_t n = tracer__wire_sendmsg(sock, (char *)f->data + f->sent,
+						 f->size - f->sent, NULL, 0);
+
+		if (n == -EAGAIN || n == -EINTR)
+			return 0;
+		if (n < 0) {
+			drop_queue_locked();
+			return (int)n;
+		}
+		f->sent += (size_t)n;
+		if (f->sent < f->size)
+			continue;
+		out_head = f->next;
+		if (!out_head)
+			out_tail = &out_head;
+		free(f->data);
+		free(f);
+	}
+	return 0;
+}
+
+/* Append m to the queue. Returns 0 or a negative errno (-ENOMEM...). */
+static int queue_locked(const tracer_msg *m)
+{
+	struct out_frame *f = malloc(sizeof(*f));
+	int ret;
+
+	if (!f)
+		return -ENOMEM;
+	ret = tracer__wire_pack(m, &f->data, &f->size);
+	if (ret) {
+		free(f);
+		return ret;
+	}
+	f->next = NULL;
+	f->sent = 0;
+	*out_tail = f;
+	out_tail = &f->next;
+	return 0;
+}
+
+/* Send what can be sent; the listener is told when some is left. */
+static int send_now_locked(void)
+{
+	int ret = send_queued_locked();
+
+	if (!ret && out_head && queue_fd >= 0 &&
+	    write(queue_fd, &(uint64_t){ 1 }, sizeof(uint64_t)) < 0)
+		(void)0;	/* already signalled */
+	return ret;
+}
+
+/* Queue m and send it as far as the socket takes it, never waiting. */
+static int send_msg(const tracer_msg *m)
+{
+	int ret;
+
+	pthread_mutex_lock(&send_lock);
+	ret = queue_locked(m);
+	if (!ret)
+		ret = send_now_locked();
+	pthread_mutex_unlock(&send_lock);
+	return ret;
+}
+
 static int send_register(void)
 {
 	Tracer__Message m = TRACER__MESSAGE__INIT;
@@ -123,11 +228,11 @@ static int send_register(void)
 	r.signal = update_signal;
 	m.body_case = TRACER__MESSAGE__BODY_REGISTER;
 	m.register_ = &r;
-	return tracer__wire_send(sock, &m, NULL, 0, 1000);
+	return send_msg(&m);
 }
 
-/* Send the call sites registered since the last call, in batches. */
-static int send_callsites_locked(void)
+/* Queue the call sites registered since the last call, in batches. */
+static int queue_callsites_locked(void)
 {
 	struct tracer_callsite *cs[BATCH];
 	Tracer__CallSite items[BATCH], *ptrs[BATCH];
@@ -157,7 +262,7 @@ static int send_callsites_locked(void)
 		sites.sites = ptrs;
 		m.body_case = TRACER__MESSAGE__BODY_CALL_SITES;
 		m.call_sites = &sites;
-		ret = tracer__wire_send(sock, &m, NULL, 0, 1000);
+		ret = queue_locked(&m);
 	}
 	return ret;
 }
@@ -172,8 +277,10 @@ static int send_callsites(void)
 
 	pthread_mutex_lock(&send_lock);
 	tracer__callsites_lock();
-	ret = send_callsites_locked();
+	ret = queue_callsites_locked();
 	tracer__callsites_unlock();
+	if (!ret)
+		ret = send_now_locked();
 	pthread_mutex_unlock(&send_lock);
 	return ret;
 }
@@ -218,16 +325,10 @@ void tracer__client_fork_child(void)
 {
 	tracer__callsites_fork_child(fork_locked);
 	pthread_mutex_init(&send_lock, NULL);
-}
-
-static int send_locked(const tracer_msg *m)
-{
-	int ret;
-
-	pthread_mutex_lock(&send_lock);
-	ret = tracer__wire_send(sock, m, NULL, 0, 1000);
-	pthread_mutex_unlock(&send_lock);
-	return ret;
+	/* The parent's frames are the parent's to send (left allocated:
+	 * without the lock they may be half linked). */
+	out_head = NULL;
+	out_tail = &out_head;
 }
 
 /* Switch to filter f and tell tracerd. */
@@ -248,7 +349,7 @@ static int apply_filter(const Tracer__Filter *f)
 	a.callsites = total;
 	m.body_case = TRACER__MESSAGE__BODY_FILTER_APPLIED;
 	m.filter_applied = &a;
-	ret = send_locked(&m);
+	ret = send_msg(&m);
 	tracer__filter_retire(old);	/* in force already: tell first */
 	return ret;
 }
@@ -331,28 +432,55 @@ static void disconnect(int err)
 	set_state(err);
 }
 
+/* One message from tracerd. Returns 0 or a negative errno (hang up). */
+static int receive(void)
+{
+	int fds[TRACER_WIRE_MAX_FDS], nfds = 0, ret;
+	tracer_msg *m;
+
+	ret = tracer__wire_recv(sock, &m, fds, &nfds, 1000, NULL);
+	if (ret)
+		return ret;
+	ret = on_message(m, fds, nfds);
+	tracer__wire_free(m);
+	return ret;
+}
+
+/* Send the rest of the queue as the socket takes it. */
+static short serve_queue(const struct pollfd *p)
+{
+	uint64_t v;
+	short ev;
+
+	if (p[1].revents && read(queue_fd, &v, sizeof(v)) < 0)
+		(void)0;	/* nothing to clear */
+	pthread_mutex_lock(&send_lock);
+	if (p[0].revents & POLLOUT)
+		send_queued_locked();
+	ev = out_head ? POLLIN | POLLOUT : POLLIN;
+	pthread_mutex_unlock(&send_lock);
+	return ev;
+}
+
 static void *listener(void *arg)
 {
-	struct pollfd p = { .fd = sock, .events = POLLIN };
+	struct pollfd p[2] = {
+		{ .fd = sock, .events = POLLIN },
+		{ .fd = queue_fd, .events = POLLIN },
+	};
 	int ret = 0;
 
 	(void)arg;
+	p[0].events = serve_queue(p);
 	while (!ret) {
-		if (poll(&p, 1, -1) < 0)
+		if (poll(p, 2, -1) < 0)
 			continue;
-		if (p.revents) {
-			int fds[TRACER_WIRE_MAX_FDS], nfds = 0;
-			tracer_msg *m;
-
-			ret = tracer__wire_recv(sock, &m, fds, &nfds, 1000,
-						NULL);
-			if (ret)
-				break;
-			ret = on_message(m, fds, nfds);
-			tracer__wire_free(m);
-		}
+		if (p[0].revents & (POLLIN | POLLHUP | POLLERR))
+			ret = receive();
+		if (!ret)
+			p[0].events = serve_queue(p);
 	}
-	disconnect(ret ? ret : -ECONNRESET);
+	disconnect(ret);
 	return NULL;
 }
 
@@ -380,6 +508,16 @@ static int start_listener(void)
 	return ret;
 }
 
+/* Microseconds from t0 to now (CLOCK_MONOTONIC). */
+static long since_us(const struct timespec *t0)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (t.tv_sec - t0->tv_sec) * 1000000L +
+	       (t.tv_nsec - t0->tv_nsec) / 1000;
+}
+
 static int wait_registered(int timeout_ms)
 {
 	struct timespec dl;
@@ -405,7 +543,9 @@ int tracer__client_start(int timeout_ms)
 {
 	char paths[2][TRACER_PATH_MAX];
 	int n, i, fd = -ENOENT, ret;
+	struct timespec t0;
 
+	clock_gettime(CLOCK_MONOTONIC, &t0);
 	verbose = getenv("TRACER_VERBOSE") != NULL;
 	n = tracer__socket_candidates(paths);
 	for (i = 0; i < n; i++) {
@@ -418,6 +558,7 @@ int tracer__client_start(int timeout_ms)
 		return fd;
 	}
 	sock = fd;
+	queue_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	update_signal = tracer__signal_install();
 	if (update_signal < 0) {
 		say("TRACER_SIGNAL: not a real-time signal; no update signal");
@@ -432,9 +573,14 @@ int tracer__client_start(int timeout_ms)
 		sock = -1;
 		return ret;
 	}
+	if (queue_fd < 0)
+		say("no eventfd: what the socket cannot take at once waits "
+		    "for tracerd's next message");
 	ret = wait_registered(timeout_ms);
 	if (ret)
-		say("tracerd did not register this process (yet): %s",
-		    strerror(-ret));
+		say("tracerd did not register this process within %d ms: %s",
+		    timeout_ms, strerror(-ret));
+	else
+		say("registered in %ld us", since_us(&t0));
 	return ret;
 }
