@@ -539,6 +539,19 @@ static int wait_registered(int timeout_ms)
 	return st == 1 ? 0 : st == 0 ? -ETIMEDOUT : st;
 }
 
+/* Registration failed before the listener ran: forget the connection. */
+static void give_up(void)
+{
+	pthread_mutex_lock(&send_lock);
+	drop_queue_locked();
+	close(sock);
+	sock = -1;
+	if (queue_fd >= 0)
+		close(queue_fd);
+	queue_fd = -1;
+	pthread_mutex_unlock(&send_lock);
+}
+
 int tracer__client_start(int timeout_ms)
 {
 	char paths[2][TRACER_PATH_MAX];
@@ -569,8 +582,7 @@ int tracer__client_start(int timeout_ms)
 		ret = start_listener();
 	if (ret) {
 		say("cannot register with tracerd: %s", strerror(-ret));
-		close(sock);
-		sock = -1;
+		give_up();
 		return ret;
 	}
 	if (queue_fd < 0)
