@@ -1067,14 +1067,18 @@ int tracerd_process_register(struct tracerd_client *c,
 	cds_list_add_tail(&p->node, &p->d->processes);
 	tracerd_log("registered pid %d (%s)", (int)p->pid, p->name);
 	if (p->d->session_id && !p->d->stopping) {
-		tracerd_session_add_process(p);
 		tracerd_process_set_mode(p, p->d->sess.mode);
 		tracerd_control_publish(p, p->d->session_id, p->d->sess.mode,
 					false);
 		p->in_session = true;
 	}
 	pool_line(p)->wake_armed = 1;
-	return send_registered(p, ctl_fd, seg_fd);
+	ret = send_registered(p, ctl_fd, seg_fd);
+	/* The session's files after the reply, which the process waits
+	 * for: nothing is drained before they exist (same loop turn). */
+	if (!ret && p->in_session)
+		tracerd_session_add_process(p);
+	return ret;
 }
 
 static bool valid_types(const char *t)
