@@ -59,7 +59,6 @@ struct out_frame {
 };
 static struct out_frame *out_head, **out_tail = &out_head;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-static pthread_cond_t cond;
 static int reg_state;		/* 0 waiting, 1 registered, <0 -errno */
 static bool verbose;
 static int update_signal;	/* signal.c's, 0: none */
@@ -90,7 +89,6 @@ static void set_state(int st)
 	pthread_mutex_lock(&lock);
 	if (reg_state == 0 || st < 0)
 		__atomic_store_n(&reg_state, st, __ATOMIC_RELEASE);
-	pthread_cond_broadcast(&cond);
 	pthread_mutex_unlock(&lock);
 }
 
@@ -486,16 +484,11 @@ static void *listener(void *arg)
 
 static int start_listener(void)
 {
-	pthread_condattr_t ca;
 	pthread_attr_t attr;
 	sigset_t all, old;
 	pthread_t th;
 	int ret;
 
-	pthread_condattr_init(&ca);
-	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-	pthread_cond_init(&cond, &ca);
-	pthread_condattr_destroy(&ca);
 	pthread_attr_init(&attr);
 	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
 	sigfillset(&all);
@@ -518,25 +511,27 @@ static long since_us(const struct timespec *t0)
 	       (t.tv_nsec - t0->tv_nsec) / 1000;
 }
 
-static int wait_registered(int timeout_ms)
+/*
+ * The registration reply, read by the constructor itself when it comes
+ * within timeout_ms (the listener thread would add a wake-up): 0
+ * (registered), -ETIMEDOUT (the listener will take it), or a negative
+ * errno (refused, or a protocol error).
+ */
+static int await_reply(int timeout_ms)
 {
-	struct timespec dl;
-	int st;
+	struct pollfd p = { .fd = sock, .events = POLLIN };
+	struct timespec t0;
+	long left;
+	int n;
 
-	clock_gettime(CLOCK_MONOTONIC, &dl);
-	dl.tv_sec += timeout_ms / 1000;
-	dl.tv_nsec += (long)(timeout_ms % 1000) * 1000000L;
-	if (dl.tv_nsec >= 1000000000L) {
-		dl.tv_sec++;
-		dl.tv_nsec -= 1000000000L;
-	}
-	pthread_mutex_lock(&lock);
-	while (reg_state == 0 &&
-	       pthread_cond_timedwait(&cond, &lock, &dl) != ETIMEDOUT)
-		;
-	st = reg_state;
-	pthread_mutex_unlock(&lock);
-	return st == 1 ? 0 : st == 0 ? -ETIMEDOUT : st;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	do {
+		left = timeout_ms - since_us(&t0) / 1000;
+		n = poll(&p, 1, left > 0 ? (int)left : 0);
+	} while (n < 0 && errno == EINTR && left > 0);
+	if (n <= 0)
+		return n < 0 && errno != EINTR ? -errno : -ETIMEDOUT;
+	return receive();
 }
 
 /* Registration failed before the listener ran: forget the connection. */
@@ -552,20 +547,29 @@ static void give_up(void)
 	pthread_mutex_unlock(&send_lock);
 }
 
-int tracer__client_start(int timeout_ms)
+/* The first socket that answers: its fd, or a negative errno. */
+static int connect_daemon(void)
 {
 	char paths[2][TRACER_PATH_MAX];
-	int n, i, fd = -ENOENT, ret;
-	struct timespec t0;
+	int n, i, fd = -ENOENT;
 
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	verbose = getenv("TRACER_VERBOSE") != NULL;
 	n = tracer__socket_candidates(paths);
 	for (i = 0; i < n; i++) {
 		fd = tracer__wire_connect(paths[i], SOCK_NONBLOCK);
 		if (fd >= 0)
 			break;
 	}
+	return fd;
+}
+
+int tracer__client_start(int timeout_ms)
+{
+	int fd, ret, reply;
+	struct timespec t0;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	verbose = getenv("TRACER_VERBOSE") != NULL;
+	fd = connect_daemon();
 	if (fd < 0) {
 		say("no tracerd to register with: %s", strerror(-fd));
 		return fd;
@@ -579,20 +583,20 @@ int tracer__client_start(int timeout_ms)
 	}
 	ret = send_register();
 	if (!ret)
+		ret = await_reply(timeout_ms);
+	reply = ret;
+	if (!ret || ret == -ETIMEDOUT)
 		ret = start_listener();
 	if (ret) {
 		say("cannot register with tracerd: %s", strerror(-ret));
+		disconnect(ret);
 		give_up();
 		return ret;
 	}
-	if (queue_fd < 0)
-		say("no eventfd: what the socket cannot take at once waits "
-		    "for tracerd's next message");
-	ret = wait_registered(timeout_ms);
-	if (ret)
+	if (reply)
 		say("tracerd did not register this process within %d ms: %s",
-		    timeout_ms, strerror(-ret));
+		    timeout_ms, strerror(-reply));
 	else
 		say("registered in %ld us", since_us(&t0));
-	return ret;
+	return reply;
 }
