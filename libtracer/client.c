@@ -2,11 +2,12 @@
  * client.c - registration with tracerd, and the listener thread.
  *
  * The library constructor connects to tracerd (tracer__client_start),
- * sends a Register message and starts the listener thread, then waits a
- * few milliseconds at most for the reply (TRACER_REGISTER_TIMEOUT_MS).
- * Without a daemon the connection fails at once and the program runs
- * untraced; a daemon that answers late (busy, or stopped) is still
- * handled by the listener, so the process becomes traced when it does.
+ * sends a Register message and waits a few milliseconds at most for the
+ * reply (TRACER_REGISTER_TIMEOUT_MS), which it handles itself, then starts
+ * the listener thread. Without a daemon the connection fails at once and
+ * the program runs untraced; a daemon that answers late (busy, or
+ * stopped) is handled by the listener, so the process becomes traced
+ * when it does.
  *
  * No program thread ever waits for tracerd: every message is queued and
  * sent at once as far as the socket takes it, without blocking; what is

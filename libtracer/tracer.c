@@ -363,10 +363,11 @@ static void atfork_child(void)
 
 /*
  * How long the constructor waits for tracerd's reply: long enough for a
- * healthy tracerd almost always (its round trip is about 1 ms, 3 ms with
- * a session's files to create: bench/bench_start.sh), short enough that a
- * hung one delays no start noticeably. A later reply still registers the
- * process (the listener thread); the events before it are not recorded.
+ * healthy tracerd almost always (its round trip is under 1 ms, and within
+ * 10 ms 99% of the time with sanitizers on a saturated machine:
+ * bench/bench_start.sh), short enough that a hung one delays no start
+ * noticeably. A later reply still registers the process (the listener
+ * thread); the events before it are not recorded.
  */
 #define REGISTER_WAIT_MS	10
 

@@ -36,6 +36,8 @@
 #define BATCH_BYTES	(1 << 20)	/* packets gathered per write(2) */
 #define ROOM_AGAIN	(4 * BATCH_BYTES)	/* free bytes that end a
 						   write-error episode */
+#define DIR_RETRY_MS	1000	/* a process directory that could not be
+				   written is tried again this often */
 
 static const char *const channel_name[TRACER_POOL_CHANNELS] = {
 	"default", "vital",
@@ -391,7 +393,7 @@ static int write_all(int fd, const char *buf, size_t n)
  * written are counted as lost (count_unwritten) and every packet is
  * still tried.
  */
-static void write_failed(struct tracerd *d, const char *dir, int err)
+void tracerd_write_failed(struct tracerd *d, const char *dir, int err)
 {
 	if (d->write_error)
 		return;
@@ -454,7 +456,7 @@ static int append(struct tracerd_process *p, struct tracerd_stream *st,
 		tracerd_log("pid %d: cannot cut a partly written packet off "
 			    "a file in '%s': %s", (int)p->pid, st->dir,
 			    strerror(errno));
-	write_failed(p->d, st->dir, ret);
+	tracerd_write_failed(p->d, st->dir, ret);
 	return ret;
 }
 
@@ -625,7 +627,7 @@ static int ready_file(struct tracerd_process *p, const struct tracerd_sink *sink
 	if (st->fd < 0 || st->instance != info->stream_instance_id) {
 		ret = open_stream(sink, pair, b, c, info);
 		if (ret)
-			write_failed(p->d, sink->dir, ret);
+			tracerd_write_failed(p->d, sink->dir, ret);
 	}
 	if (!ret && st->seq == 0 && st->pending)
 		ret = write_marker(p, st, c, info->timestamp_begin);
@@ -637,6 +639,18 @@ static void packet_failed(struct tracerd_process *p, struct tracerd_stream *st,
 			  const struct tracer_rb_packet_info *info)
 {
 	st->pending = sat_add(st->pending, info->records);
+	count_unwritten(p, st, info->stream_instance_id, info->records);
+}
+
+/*
+ * A packet of a process in a session whose directory could not be written
+ * (output full): its records are lost; the first file of the channel
+ * tells these losses, if the directory can be made later.
+ */
+static void no_directory(struct tracerd_process *p, struct tracerd_stream *st,
+			 const struct tracer_rb_packet_info *info, uint64_t lost)
+{
+	st->pending = sat_add(st->pending, sat_add(lost, info->records));
 	count_unwritten(p, st, info->stream_instance_id, info->records);
 }
 
@@ -662,8 +676,7 @@ static void emit_to(struct tracerd_process *p, const struct tracerd_sink *sink,
 	if (!sink->dir) {
 		p->dropped_packets++;
 		if (p->in_session)	/* its directory could not be made */
-			count_unwritten(p, st, info->stream_instance_id,
-					info->records);
+			no_directory(p, st, info, lost);
 		return;
 	}
 	st->pending = sat_add(st->pending, lost);
@@ -874,10 +887,29 @@ static bool flight_recording(const struct tracerd *d)
 	       d->sess.mode == TRACER_MODE_FLIGHT;
 }
 
+/*
+ * A process of the session whose directory could not be written (output
+ * full): try again now and then; tracerd_session_add_process() starts its
+ * files afresh.
+ */
+static void retry_directory(struct tracerd_process *p)
+{
+	uint64_t now;
+
+	if (!p->in_session || p->dir || !p->d->session_id || p->d->stopping)
+		return;
+	now = tracerd_now_ms();
+	if (now < p->dir_retry_ms)
+		return;
+	p->dir_retry_ms = now + DIR_RETRY_MS;
+	tracerd_session_add_process(p);
+}
+
 void tracerd_process_scan(struct tracerd_process *p)
 {
 	bool more;
 
+	retry_directory(p);
 	if (flight_recording(p->d)) {
 		maybe_grow(p);
 		return;

@@ -227,6 +227,7 @@ struct tracerd_process {
 	uint64_t filter_sent, filter_acked;	/* generations */
 	uint64_t base_records, base_lost;	/* at session start */
 	bool in_session;		/* publish() gave it the session */
+	uint64_t dir_retry_ms;		/* next try at its directory */
 };
 
 /* main.c */
@@ -292,6 +293,12 @@ FILE *tracerd_process_meta(struct tracerd_process *p, const char *dir);
 void tracerd_note_thread(FILE *meta, uint32_t tid, const char *name);
 /* Processes by pid (NULL: none). */
 struct tracerd_process *tracerd_process_find(struct tracerd *d, pid_t pid);
+/*
+ * Writing (or creating) something in dir failed with err, a negative
+ * errno: logged once per episode (the output file system is full, or
+ * failing), which ends when a channel file write succeeds with room again.
+ */
+void tracerd_write_failed(struct tracerd *d, const char *dir, int err);
 
 /* control.c */
 /*

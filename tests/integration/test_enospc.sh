@@ -76,24 +76,54 @@ ok $([ $rc -eq 0 ] && [ ! -s "$T/view1.err" ] && [ "$rec1" -gt 0 ] &&
      [ $((rec1 + plost)) -eq $produced ]; echo $?) \
 	"the trace reads without error while full: $rec1 recorded + $plost lost == $produced produced"
 
-# Room again: the events recorded from now on are written.
+# Not a byte left: a program that starts now cannot have its directory
+# and metadata; its events are counted as lost until there is room.
+dd if=/dev/zero of="$OUT/filler" bs=64k >/dev/null 2>&1
+spawn prog2 "$CONTROLEE" burst
+r=$(cmd prog2 "r 1000"); "$TRACECTL" switch >/dev/null
+lost2=$("$TRACECTL" status --json | python3 -c '
+import json, sys
+p = [p for p in json.load(sys.stdin)["processes"] if p["pid"] == int(sys.argv[1])]
+print(p[0]["events_lost_session"] if p else -1)' "$prog2_pid")
+ok $([ "$r" = "ok 1000" ] && [ "$lost2" -ge 1000 ]; echo $?) \
+	"a program started on the full disk runs; its $lost2 events are counted as lost"
+check "still one full-disk line" [ "$(full_lines)" -eq 1 ]
+
+# Room again: the events recorded from now on are written, and the second
+# program gets its directory.
 mount -o remount,size=64m "$OUT"
 for i in 1 2; do record 10000; done
+for i in $(seq 1 100); do
+	[ -s "$dir/controlee-$prog2_pid/metadata" ] && break
+	sleep 0.05
+done
+r=$(cmd prog2 "r 1000")
+check "the second program's directory is written once there is room" \
+	[ -s "$dir/controlee-$prog2_pid/metadata" ]
 check "tracerd logs once that it writes again" [ "$(again_lines)" -eq 1 ]
 check "still only one full-disk line" [ "$(full_lines)" -eq 1 ]
 
 status=$("$TRACECTL" status --json)
 read -r plost tlost <<<"$(lost_status "$status")"
 quit prog
+quit prog2
 session_cmd stop >/dev/null
 
 "$TRACECTL" view "$dir" >"$T/view2.out" 2>"$T/view2.err"; rc=$?
-rec=$(grep -c ' test:burst: ' "$T/view2.out")
-vlost=$(awk '$5 == "tracer:lost:" && /default channel/ { n += $6 } END { print n + 0 }' "$T/view2.out")
-last=$(grep ' test:burst: ' "$T/view2.out" | tail -n 1 | awk '{ print $7 }')
+rec=$(awk -v pid="$prog_pid" '$3 == pid && $5 == "test:burst:"' "$T/view2.out" | wc -l)
+vlost=$(awk -v pid="$prog_pid" '$3 == pid && $5 == "tracer:lost:" && /default channel/ { n += $6 }
+	END { print n + 0 }' "$T/view2.out")
+last=$(awk -v pid="$prog_pid" '$3 == pid && $5 == "test:burst:" { s = $7 } END { print s }' "$T/view2.out")
 ok $([ $rc -eq 0 ] && [ ! -s "$T/view2.err" ] && [ "$last" -eq $((produced - 1)) ] &&
      [ $((rec + vlost)) -eq $produced ] && [ "$vlost" -eq "$plost" ]; echo $?) \
 	"view: $rec recorded + $vlost lost (its tracer:lost lines; status: $plost) == $produced, the last one written"
+
+awk -v pid="$prog2_pid" '$3 == pid && $5 == "test:burst:" { r++ }
+	$3 == pid && $5 == "tracer:lost:" && /default channel/ { l += $6 }
+	END { print r + 0, l + 0 }' "$T/view2.out" >"$T/prog2.counts"
+read -r rec2 vlost2 <"$T/prog2.counts"
+ok $([ "$rec2" -eq 1000 ] && [ "$vlost2" -eq 1000 ]; echo $?) \
+	"the second program: $rec2 recorded, $vlost2 told lost in its trace"
 
 pdir=$(ls -d "$dir"/*-"$prog_pid")
 $CHECK counters "$pdir" "$plost" >"$T/counters.out" 2>"$T/counters.err"
@@ -105,6 +135,8 @@ if command -v babeltrace2 >/dev/null; then
 	disc=$($CHECK discarded "$T/bt.err")
 	ok $([ $rc -eq 0 ] && [ "$disc" = "$plost" ]; echo $?) \
 		"babeltrace2 reads the trace and reports $disc discarded events"
+	babeltrace2 "$dir" >/dev/null 2>"$T/bt-all.err"; rc=$?
+	ok $rc "babeltrace2 reads the whole session, the late directory too"
 else
 	echo "ok $((tap_n += 1)) # SKIP babeltrace2 is not installed"
 fi
