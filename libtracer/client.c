@@ -431,13 +431,16 @@ static void disconnect(int err)
 	set_state(err);
 }
 
-/* One message from tracerd. Returns 0 or a negative errno (hang up). */
-static int receive(void)
+/*
+ * One message from tracerd, the rest of its frame within timeout_ms.
+ * Returns 0 or a negative errno (hang up).
+ */
+static int receive(int timeout_ms)
 {
 	int fds[TRACER_WIRE_MAX_FDS], nfds = 0, ret;
 	tracer_msg *m;
 
-	ret = tracer__wire_recv(sock, &m, fds, &nfds, 1000, NULL);
+	ret = tracer__wire_recv(sock, &m, fds, &nfds, timeout_ms, NULL);
 	if (ret)
 		return ret;
 	ret = on_message(m, fds, nfds);
@@ -475,7 +478,7 @@ static void *listener(void *arg)
 		if (poll(p, 2, -1) < 0)
 			continue;
 		if (p[0].revents & (POLLIN | POLLHUP | POLLERR))
-			ret = receive();
+			ret = receive(1000);
 		if (!ret)
 			p[0].events = serve_queue(p);
 	}
@@ -532,7 +535,10 @@ static int await_reply(int timeout_ms)
 	} while (n < 0 && errno == EINTR && left > 0);
 	if (n <= 0)
 		return n < 0 && errno != EINTR ? -errno : -ETIMEDOUT;
-	return receive();
+	/* Within the wait too: a frame cut short cannot be resumed. */
+	left = timeout_ms - since_us(&t0) / 1000;
+	n = receive(left > 0 ? (int)left : 1);
+	return n == -ETIMEDOUT ? -EPROTO : n;
 }
 
 /* Registration failed before the listener ran: forget the connection. */
