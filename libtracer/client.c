@@ -2,10 +2,18 @@
  * client.c - registration with tracerd, and the listener thread.
  *
  * The library constructor connects to tracerd (tracer__client_start),
- * sends a Register message and starts the listener thread, then waits a
- * bounded time for the reply. Without a daemon the connection fails at
- * once and the program runs untraced; a daemon that answers late is still
- * handled by the listener, so the process becomes traced when it does.
+ * sends a Register message and waits a few milliseconds at most for the
+ * reply (TRACER_REGISTER_TIMEOUT_MS), which it handles itself, then starts
+ * the listener thread. Without a daemon the connection fails at once and
+ * the program runs untraced; a daemon that answers late (busy, or
+ * stopped) is handled by the listener, so the process becomes traced
+ * when it does.
+ *
+ * No program thread ever waits for tracerd: every message is queued and
+ * sent at once as far as the socket takes it, without blocking; what is
+ * left (a daemon that does not read) is sent by the listener when the
+ * socket has room. The queue's lock is held only around non-blocking
+ * sends, so dlopen() and fork() never wait on a hung daemon either.
  *
  * The listener thread blocks every signal (the program's signals are not
  * ours) and serves the socket: the registration reply (control page,
@@ -25,6 +33,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
@@ -41,9 +50,18 @@
 #define RECONNECT_MS	200	/* looking for a new tracerd */
 
 static int sock = -1;
+/* The send queue and the socket's sending side. */
 static pthread_mutex_t send_lock = PTHREAD_MUTEX_INITIALIZER;
+static int queue_fd = -1;	/* eventfd: the listener looks at the queue */
+
+/* A frame waiting to be sent, sent bytes of it already gone. */
+struct out_frame {
+	struct out_frame *next;
+	void *data;
+	size_t size, sent;
+};
+static struct out_frame *out_head, **out_tail = &out_head;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-static pthread_cond_t cond;
 static int reg_state;		/* 0 waiting, 1 registered, <0 -errno */
 static bool verbose;
 static int update_signal;	/* signal.c's, 0: none */
@@ -74,7 +92,6 @@ static void set_state(int st)
 	pthread_mutex_lock(&lock);
 	if (reg_state == 0 || st < 0)
 		__atomic_store_n(&reg_state, st, __ATOMIC_RELEASE);
-	pthread_cond_broadcast(&cond);
 	pthread_mutex_unlock(&lock);
 }
 
@@ -100,9 +117,97 @@ static void prctl_name(char name[17])
 	name[16] = '\0';
 }
 
+static void drop_queue_locked(void)
+{
+	struct out_frame *f;
+
+	while ((f = out_head)) {
+		out_head = f->next;
+		free(f->data);
+		free(f);
+	}
+	out_tail = &out_head;
+}
+
+/*
+ * Send what the socket takes now, without waiting. Returns 0 (the rest,
+ * if any, waits for room) or a negative errno (the connection is broken:
+ * the queue is dropped; the listener sees the hang-up).
+ */
+static int send_queued_locked(void)
+{
+	struct out_frame *f;
+
+	while ((f = out_head)) {
+		ssize_t n = tracer__wire_sendmsg(sock, (char *)f->data + f->sent,
+						 f->size - f->sent, NULL, 0);
+
+		if (n == -EAGAIN || n == -EINTR)
+			return 0;
+		if (n < 0) {
+			drop_queue_locked();
+			return (int)n;
+		}
+		f->sent += (size_t)n;
+		if (f->sent < f->size)
+			continue;
+		out_head = f->next;
+		if (!out_head)
+			out_tail = &out_head;
+		free(f->data);
+		free(f);
+	}
+	return 0;
+}
+
+/* Append m to the queue. Returns 0 or a negative errno (-ENOMEM...). */
+static int queue_locked(const tracer_msg *m)
+{
+	struct out_frame *f = malloc(sizeof(*f));
+	int ret;
+
+	if (!f)
+		return -ENOMEM;
+	ret = tracer__wire_pack(m, &f->data, &f->size);
+	if (ret) {
+		free(f);
+		return ret;
+	}
+	f->next = NULL;
+	f->sent = 0;
+	*out_tail = f;
+	out_tail = &f->next;
+	return 0;
+}
+
+/* Send what can be sent; the listener is told when some is left. */
+static int send_now_locked(void)
+{
+	int ret = send_queued_locked();
+
+	if (!ret && out_head && queue_fd >= 0 &&
+	    write(queue_fd, &(uint64_t){ 1 }, sizeof(uint64_t)) < 0)
+		(void)0;	/* already signalled */
+	return ret;
+}
+
+/* Queue m and send it as far as the socket takes it, never waiting. */
+static int send_msg(const tracer_msg *m)
+{
+	int ret;
+
+	pthread_mutex_lock(&send_lock);
+	ret = queue_locked(m);
+	if (!ret)
+		ret = send_now_locked();
+	pthread_mutex_unlock(&send_lock);
+	return ret;
+}
+
 /*
  * Register; with adopt (a new tracerd after ours died), offer the pool we
- * map: adopt_segments Segment messages follow (send_segments()).
+ * map: adopt_segments Segment messages follow (send_segments()), and
+ * everything goes out at once, under send_lock (adopt_on()).
  */
 static int send_register(uint32_t adopt, uint64_t epoch)
 {
@@ -133,11 +238,13 @@ static int send_register(uint32_t adopt, uint64_t epoch)
 	r.epoch = epoch;
 	m.body_case = TRACER__MESSAGE__BODY_REGISTER;
 	m.register_ = &r;
-	return tracer__wire_send(sock, &m, NULL, 0, 1000);
+	/* Adopting: the listener, send_lock held, waits for a new daemon. */
+	return adopt ? tracer__wire_send(sock, &m, NULL, 0, 1000)
+		     : send_msg(&m);
 }
 
-/* Send the call sites registered since the last call, in batches. */
-static int send_callsites_locked(void)
+/* Queue the call sites registered since the last call, in batches. */
+static int queue_callsites_locked(void)
 {
 	struct tracer_callsite *cs[BATCH];
 	Tracer__CallSite items[BATCH], *ptrs[BATCH];
@@ -167,7 +274,7 @@ static int send_callsites_locked(void)
 		sites.sites = ptrs;
 		m.body_case = TRACER__MESSAGE__BODY_CALL_SITES;
 		m.call_sites = &sites;
-		ret = tracer__wire_send(sock, &m, NULL, 0, 1000);
+		ret = queue_locked(&m);
 	}
 	return ret;
 }
@@ -182,8 +289,10 @@ static int send_callsites(void)
 
 	pthread_mutex_lock(&send_lock);
 	tracer__callsites_lock();
-	ret = send_callsites_locked();
+	ret = queue_callsites_locked();
 	tracer__callsites_unlock();
+	if (!ret)
+		ret = send_now_locked();
 	pthread_mutex_unlock(&send_lock);
 	return ret;
 }
@@ -228,16 +337,10 @@ void tracer__client_fork_child(void)
 {
 	tracer__callsites_fork_child(fork_locked);
 	pthread_mutex_init(&send_lock, NULL);
-}
-
-static int send_locked(const tracer_msg *m)
-{
-	int ret;
-
-	pthread_mutex_lock(&send_lock);
-	ret = tracer__wire_send(sock, m, NULL, 0, 1000);
-	pthread_mutex_unlock(&send_lock);
-	return ret;
+	/* The parent's frames are the parent's to send (left allocated:
+	 * without the lock they may be half linked). */
+	out_head = NULL;
+	out_tail = &out_head;
 }
 
 /* Switch to filter f and tell tracerd. */
@@ -258,7 +361,7 @@ static int apply_filter(const Tracer__Filter *f)
 	a.callsites = total;
 	m.body_case = TRACER__MESSAGE__BODY_FILTER_APPLIED;
 	m.filter_applied = &a;
-	ret = send_locked(&m);
+	ret = send_msg(&m);
 	tracer__filter_retire(old);	/* in force already: tell first */
 	return ret;
 }
@@ -286,6 +389,8 @@ static int on_adopted(const Tracer__Registered *r, int *fds)
 		return ctl == MAP_FAILED ? -errno : -EPROTO;
 	}
 	tracer__pool_set_wake_fd(fds[1]);
+	/* Update signals now come from the new daemon. */
+	tracer__signal_set_daemon(((struct tracer_control *)ctl)->tracerd_pid);
 	tracer__callsites_resend();
 	ret = send_callsites();
 	if (!ret && r->filter)
@@ -327,6 +432,7 @@ static int on_registered(const Tracer__Registered *r, int *fds, int nfds)
 		return ret;
 	}
 	tracer__pool_set_wake_fd(fds[1]);
+	tracer__signal_set_daemon(((struct tracer_control *)ctl)->tracerd_pid);
 	ret = send_callsites();
 	if (!ret && r->filter)
 		ret = apply_filter(r->filter);
@@ -372,26 +478,56 @@ static void disconnect(int err)
 	set_state(err);
 }
 
+/*
+ * One message from tracerd, the rest of its frame within timeout_ms.
+ * Returns 0 or a negative errno (hang up).
+ */
+static int receive(int timeout_ms)
+{
+	int fds[TRACER_WIRE_MAX_FDS], nfds = 0, ret;
+	tracer_msg *m;
+
+	ret = tracer__wire_recv(sock, &m, fds, &nfds, timeout_ms, NULL);
+	if (ret)
+		return ret;
+	ret = on_message(m, fds, nfds);
+	tracer__wire_free(m);
+	return ret;
+}
+
+/* Send the rest of the queue as the socket takes it. */
+static short serve_queue(const struct pollfd *p)
+{
+	uint64_t v;
+	short ev;
+
+	if (p[1].revents && read(queue_fd, &v, sizeof(v)) < 0)
+		(void)0;	/* nothing to clear */
+	pthread_mutex_lock(&send_lock);
+	if (p[0].revents & POLLOUT)
+		send_queued_locked();
+	ev = out_head ? POLLIN | POLLOUT : POLLIN;
+	pthread_mutex_unlock(&send_lock);
+	return ev;
+}
+
 /* Serve the connection until it fails; returns why. */
 static int serve(void)
 {
-	struct pollfd p = { .fd = sock, .events = POLLIN };
+	struct pollfd p[2] = {
+		{ .fd = sock, .events = POLLIN },
+		{ .fd = queue_fd, .events = POLLIN },
+	};
 	int ret = 0;
 
+	p[0].events = serve_queue(p);
 	while (!ret) {
-		if (poll(&p, 1, -1) < 0)
+		if (poll(p, 2, -1) < 0)
 			continue;
-		if (p.revents) {
-			int fds[TRACER_WIRE_MAX_FDS], nfds = 0;
-			tracer_msg *m;
-
-			ret = tracer__wire_recv(sock, &m, fds, &nfds, 1000,
-						NULL);
-			if (ret)
-				break;
-			ret = on_message(m, fds, nfds);
-			tracer__wire_free(m);
-		}
+		if (p[0].revents & (POLLIN | POLLHUP | POLLERR))
+			ret = receive(1000);
+		if (!ret)
+			p[0].events = serve_queue(p);
 	}
 	return ret;
 }
@@ -446,8 +582,13 @@ static int adopt_on(int fd)
 	uint64_t epoch = TRACER_READ_ONCE(tracer__control->epoch);
 	int ret;
 
-	/* Nothing else goes out before the Register and its segments. */
+	/*
+	 * Nothing else goes out before the Register and its segments; what
+	 * was queued for the old daemon is dropped (the call sites are all
+	 * sent again once the new one answers).
+	 */
 	pthread_mutex_lock(&send_lock);
+	drop_queue_locked();
 	ret = dup2(fd, sock) < 0 ? -errno : 0;	/* `sock` keeps its number */
 	if (!ret)
 		ret = send_register(n, epoch);
@@ -503,16 +644,11 @@ static void *listener(void *arg)
 
 static int start_listener(void)
 {
-	pthread_condattr_t ca;
 	pthread_attr_t attr;
 	sigset_t all, old;
 	pthread_t th;
 	int ret;
 
-	pthread_condattr_init(&ca);
-	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-	pthread_cond_init(&cond, &ca);
-	pthread_condattr_destroy(&ca);
 	pthread_attr_init(&attr);
 	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
 	sigfillset(&all);
@@ -525,44 +661,84 @@ static int start_listener(void)
 	return ret;
 }
 
-static int wait_registered(int timeout_ms)
+/* Microseconds from t0 to now (CLOCK_MONOTONIC). */
+static long since_us(const struct timespec *t0)
 {
-	struct timespec dl;
-	int st;
+	struct timespec t;
 
-	clock_gettime(CLOCK_MONOTONIC, &dl);
-	dl.tv_sec += timeout_ms / 1000;
-	dl.tv_nsec += (long)(timeout_ms % 1000) * 1000000L;
-	if (dl.tv_nsec >= 1000000000L) {
-		dl.tv_sec++;
-		dl.tv_nsec -= 1000000000L;
-	}
-	pthread_mutex_lock(&lock);
-	while (reg_state == 0 &&
-	       pthread_cond_timedwait(&cond, &lock, &dl) != ETIMEDOUT)
-		;
-	st = reg_state;
-	pthread_mutex_unlock(&lock);
-	return st == 1 ? 0 : st == 0 ? -ETIMEDOUT : st;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (t.tv_sec - t0->tv_sec) * 1000000L +
+	       (t.tv_nsec - t0->tv_nsec) / 1000;
 }
 
-int tracer__client_start(int timeout_ms)
+/*
+ * The registration reply, read by the constructor itself when it comes
+ * within timeout_ms (the listener thread would add a wake-up): 0
+ * (registered), -ETIMEDOUT (the listener will take it), or a negative
+ * errno (refused, or a protocol error).
+ */
+static int await_reply(int timeout_ms)
+{
+	struct pollfd p = { .fd = sock, .events = POLLIN };
+	struct timespec t0;
+	long left;
+	int n;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	do {
+		left = timeout_ms - since_us(&t0) / 1000;
+		n = poll(&p, 1, left > 0 ? (int)left : 0);
+	} while (n < 0 && errno == EINTR && left > 0);
+	if (n <= 0)
+		return n < 0 && errno != EINTR ? -errno : -ETIMEDOUT;
+	/* Within the wait too: a frame cut short cannot be resumed. */
+	left = timeout_ms - since_us(&t0) / 1000;
+	n = receive(left > 0 ? (int)left : 1);
+	return n == -ETIMEDOUT ? -EPROTO : n;
+}
+
+/* Registration failed before the listener ran: forget the connection. */
+static void give_up(void)
+{
+	pthread_mutex_lock(&send_lock);
+	drop_queue_locked();
+	close(sock);
+	sock = -1;
+	if (queue_fd >= 0)
+		close(queue_fd);
+	queue_fd = -1;
+	pthread_mutex_unlock(&send_lock);
+}
+
+/* The first socket that answers: its fd, or a negative errno. */
+static int connect_daemon(void)
 {
 	char paths[2][TRACER_PATH_MAX];
-	int n, i, fd = -ENOENT, ret;
+	int n, i, fd = -ENOENT;
 
-	verbose = getenv("TRACER_VERBOSE") != NULL;
 	n = tracer__socket_candidates(paths);
 	for (i = 0; i < n; i++) {
 		fd = tracer__wire_connect(paths[i], SOCK_NONBLOCK);
 		if (fd >= 0)
 			break;
 	}
+	return fd;
+}
+
+int tracer__client_start(int timeout_ms)
+{
+	int fd, ret, reply;
+	struct timespec t0;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	verbose = getenv("TRACER_VERBOSE") != NULL;
+	fd = connect_daemon();
 	if (fd < 0) {
 		say("no tracerd to register with: %s", strerror(-fd));
 		return fd;
 	}
 	sock = fd;
+	queue_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	update_signal = tracer__signal_install();
 	if (update_signal < 0) {
 		say("TRACER_SIGNAL: not a real-time signal; no update signal");
@@ -570,16 +746,20 @@ int tracer__client_start(int timeout_ms)
 	}
 	ret = send_register(0, 0);
 	if (!ret)
+		ret = await_reply(timeout_ms);
+	reply = ret;
+	if (!ret || ret == -ETIMEDOUT)
 		ret = start_listener();
 	if (ret) {
 		say("cannot register with tracerd: %s", strerror(-ret));
-		close(sock);
-		sock = -1;
+		disconnect(ret);
+		give_up();
 		return ret;
 	}
-	ret = wait_registered(timeout_ms);
-	if (ret)
-		say("tracerd did not register this process (yet): %s",
-		    strerror(-ret));
-	return ret;
+	if (reply)
+		say("tracerd did not register this process within %d ms: %s",
+		    timeout_ms, strerror(-reply));
+	else
+		say("registered in %ld us", since_us(&t0));
+	return reply;
 }

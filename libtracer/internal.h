@@ -204,5 +204,11 @@ void tracer__thread_signal(void) TRACER_HIDDEN;
  * Returns the signal number, 0 (none), or a negative errno.
  */
 int tracer__signal_install(void) TRACER_HIDDEN;
+/*
+ * The pid of the tracerd that registered the process: its signals are
+ * recognised from then on, also after it exited (one it queued just
+ * before may arrive after the process let go of its control page).
+ */
+void tracer__signal_set_daemon(uint32_t pid) TRACER_HIDDEN;
 
 #endif /* TRACER_LIBTRACER_INTERNAL_H */

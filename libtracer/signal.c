@@ -62,12 +62,21 @@ static signal_fn real_signal(void)
 	return fn;
 }
 
+/* tracerd's pid, kept once it is known: a signal it queued just before
+ * it exited may arrive after the process let go of its control page. */
+static uint32_t daemon_pid;
+
+void tracer__signal_set_daemon(uint32_t pid)
+{
+	__atomic_store_n(&daemon_pid, pid, __ATOMIC_RELEASE);
+}
+
 static bool from_tracerd(const siginfo_t *si)
 {
 	return si && si->si_code == SI_QUEUE &&
 	       si->si_value.sival_int == TRACER_SIGNAL_COOKIE &&
-	       (uint32_t)si->si_pid ==
-	       TRACER_READ_ONCE(tracer__control->tracerd_pid);
+	       si->si_pid != 0 && (uint32_t)si->si_pid ==
+	       __atomic_load_n(&daemon_pid, __ATOMIC_ACQUIRE);
 }
 
 /* The program's default action: for a real-time signal, termination. */

@@ -354,8 +354,12 @@ static void program_child(char **argv, const char *sock, const char *lib)
 	 * must come first). */
 	if (old && old[0] && asprintf(&preload, "%s:%s", old, lib) < 0)
 		preload = NULL;
+	/* tracerd has just answered: the program's first events are
+	 * wanted, so its registration may take longer than a start
+	 * should otherwise wait (unless the user chose). */
 	if (setenv(TRACER_SOCKET_ENV, sock, 1) == 0 &&
-	    setenv("LD_PRELOAD", preload ? preload : lib, 1) == 0)
+	    setenv("LD_PRELOAD", preload ? preload : lib, 1) == 0 &&
+	    setenv("TRACER_REGISTER_TIMEOUT_MS", "1000", 0) == 0)
 		execvp(argv[0], argv);
 	fprintf(stderr, "tracectl: cannot run '%s': %s\n", argv[0],
 		strerror(errno));

@@ -20,6 +20,7 @@
 #include <string.h>
 #include <sys/eventfd.h>
 #include <sys/mman.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include "tracerd.h"
@@ -33,6 +34,10 @@
 #define SNAPSHOT_BUDGET	(1 << 20)	/* packets per channel, at most */
 #define MAX_ARGS	8	/* TRACER_MAX_ARGS */
 #define BATCH_BYTES	(1 << 20)	/* packets gathered per write(2) */
+#define ROOM_AGAIN	(4 * BATCH_BYTES)	/* free bytes that end a
+						   write-error episode */
+#define DIR_RETRY_MS	1000	/* a process directory that could not be
+				   written is tried again this often */
 
 static const char *const channel_name[TRACER_POOL_CHANNELS] = {
 	"default", "vital",
@@ -48,6 +53,11 @@ static char *dup_bounded(const char *s, size_t max)
 		d[n] = '\0';
 	}
 	return d;
+}
+
+static uint64_t sat_add(uint64_t a, uint64_t b)
+{
+	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
 }
 
 /* Sizes of one buffer of p: both channels, each page aligned. */
@@ -148,6 +158,7 @@ int tracerd_attach_buffer(struct tracerd_process *p, struct tracerd_buffer *b,
 	b->desc = desc;
 	for (c = 0; c < TRACER_POOL_CHANNELS; c++) {
 		b->st[c].fd = -1;
+		b->st[c].counted = true;
 		ret = tracer__rb_reader_attach(&b->rd[c],
 					       buf + p->channel_offset[c],
 					       tracer__pool_channel_size(
@@ -301,13 +312,14 @@ void tracerd_process_close_files(struct tracerd_process *p)
 	p->dir = NULL;
 }
 
-/* CHANNEL-TID, or CHANNEL-TID.N when the kernel reused the thread id. */
+/* CHANNEL-TID, or CHANNEL-TID.N when the kernel reused the thread id.
+ * Returns the fd or a negative errno. */
 static int create_file(const char *dir, int c, uint32_t tid)
 {
 	char path[4096];
-	int n, fd = -1;
+	int n, fd = -EEXIST;
 
-	for (n = 0; n < 1000 && fd < 0; n++) {
+	for (n = 0; n < 1000 && fd == -EEXIST; n++) {
 		if (n == 0)
 			snprintf(path, sizeof(path), "%s/%s-%" PRIu32, dir,
 				 channel_name[c], tid);
@@ -315,18 +327,16 @@ static int create_file(const char *dir, int c, uint32_t tid)
 			snprintf(path, sizeof(path), "%s/%s-%" PRIu32 ".%d",
 				 dir, channel_name[c], tid, n);
 		fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-		if (fd < 0 && errno != EEXIST) {
-			tracerd_log("cannot create '%s': %s", path,
-				    strerror(errno));
-			return -1;
-		}
+		if (fd < 0)
+			fd = -errno;
 	}
 	return fd;
 }
 
 /*
  * Start the file of the thread whose packet info is: pair is the buffer's
- * two streams (default, vital), pair[c] the one to use.
+ * two streams (default, vital), pair[c] the one to use. Returns 0 or a
+ * negative errno.
  */
 static int open_stream(const struct tracerd_sink *sink,
 		       struct tracerd_stream *pair, struct tracerd_buffer *b,
@@ -337,10 +347,16 @@ static int open_stream(const struct tracerd_sink *sink,
 
 	close_stream(st);
 	st->fd = create_file(sink->dir, c, info->tid);
-	if (st->fd < 0)
-		return -1;
+	if (st->fd < 0) {
+		int err = st->fd;
+
+		st->fd = -1;
+		return err;
+	}
 	st->instance = info->stream_instance_id;
 	st->tid = info->tid;
+	st->dir = sink->dir;
+	st->size = 0;
 	st->seq = 0;
 	st->discarded = 0;
 	st->last_end = info->timestamp_begin;
@@ -367,6 +383,100 @@ static int write_all(int fd, const char *buf, size_t n)
 	return 0;
 }
 
+/* ------------------------------------------------------------------ */
+/* Write errors                                                        */
+
+/*
+ * A write or a file creation in dir failed with err (negative errno): the
+ * output is full (ENOSPC, EDQUOT) or failing (EIO...). The first failure
+ * of an episode is logged; until it ends the records that cannot be
+ * written are counted as lost (count_unwritten) and every packet is
+ * still tried.
+ */
+void tracerd_write_failed(struct tracerd *d, const char *dir, int err)
+{
+	if (d->write_error)
+		return;
+	d->write_error = -err;
+	d->unwritten = 0;
+	tracerd_log("cannot write to '%s': %s; events are counted as lost "
+		    "until writing succeeds again", dir, strerror(-err));
+}
+
+/*
+ * A write to fd in dir succeeded. The episode ends there if the file
+ * system has room again: right after a failed write is cut back, a small
+ * one may fit, and the next fail.
+ */
+static void write_done(struct tracerd *d, const char *dir, int fd)
+{
+	struct statvfs sv;
+
+	if (!d->write_error || (fstatvfs(fd, &sv) == 0 &&
+				(uint64_t)sv.f_bavail * sv.f_frsize < ROOM_AGAIN))
+		return;
+	tracerd_log("writing to '%s' again; %" PRIu64 " events could not be "
+		    "written (counted as lost)", dir, d->unwritten);
+	d->write_error = 0;
+}
+
+/* n records of instance (one owner of st) not written: lost. */
+static void count_unwritten(struct tracerd_process *p,
+			    struct tracerd_stream *st, uint64_t instance,
+			    uint64_t n)
+{
+	p->d->unwritten = sat_add(p->d->unwritten, n);
+	if (!st->counted)
+		return;		/* a snapshot: the buffers still hold them */
+	if (st->unwritten_instance != instance) {
+		st->unwritten_instance = instance;
+		st->unwritten = 0;
+	}
+	st->unwritten = sat_add(st->unwritten, n);
+	p->unwritten = sat_add(p->unwritten, n);
+}
+
+/*
+ * Append n bytes (whole packets) to st's file. On error the file is cut
+ * back to its last whole packet, so that readers never see half of one.
+ * Returns 0 or a negative errno.
+ */
+static int append(struct tracerd_process *p, struct tracerd_stream *st,
+		  const void *buf, size_t n)
+{
+	int ret = write_all(st->fd, buf, n);
+
+	if (!ret) {
+		st->size += n;
+		write_done(p->d, st->dir, st->fd);
+		return 0;
+	}
+	if (ftruncate(st->fd, (off_t)st->size) < 0 ||
+	    lseek(st->fd, (off_t)st->size, SEEK_SET) < 0)
+		tracerd_log("pid %d: cannot cut a partly written packet off "
+			    "a file in '%s': %s", (int)p->pid, st->dir,
+			    strerror(errno));
+	tracerd_write_failed(p->d, st->dir, ret);
+	return ret;
+}
+
+/*
+ * The batch could not be written (its file was cut back): its records are
+ * lost. Its packets' numbers are given again, and the losses they told go
+ * with the next packet written, with these records.
+ */
+static void batch_failed(struct tracerd_process *p, struct tracerd_stream *st)
+{
+	uint64_t told = st->discarded - p->batch_discarded;
+
+	st->seq = p->batch_seq;
+	st->discarded = p->batch_discarded;
+	st->pending = sat_add(st->pending, sat_add(told, p->batch_records));
+	count_unwritten(p, st, st->instance, p->batch_records);
+	p->bytes_written -= p->batch_len;
+	p->packets_written -= p->batch_packets;
+}
+
 /*
  * Packets are gathered in p->scratch, one stream at a time, and written
  * with one write(2) per batch (BATCH_BYTES): large, block-friendly writes.
@@ -374,14 +484,11 @@ static int write_all(int fd, const char *buf, size_t n)
  */
 static void flush_batch(struct tracerd_process *p)
 {
-	int ret;
+	struct tracerd_stream *st = p->batch_stream;
 
-	if (p->batch_len && p->batch_stream && p->batch_stream->fd >= 0) {
-		ret = write_all(p->batch_stream->fd, p->scratch, p->batch_len);
-		if (ret)
-			tracerd_log("pid %d: cannot write packets: %s",
-				    (int)p->pid, strerror(-ret));
-	}
+	if (p->batch_len && st && st->fd >= 0 &&
+	    append(p, st, p->scratch, p->batch_len))
+		batch_failed(p, st);
 	p->batch_len = 0;
 	p->batch_stream = NULL;
 }
@@ -401,11 +508,6 @@ static char *restart_batch(struct tracerd_process *p, char *pk,
 	flush_batch(p);
 	memmove(p->scratch, pk, bytes);
 	return p->scratch;
-}
-
-static uint64_t sat_add(uint64_t a, uint64_t b)
-{
-	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
 }
 
 /*
@@ -432,10 +534,11 @@ static uint64_t packet_losses(struct tracerd_stream *st,
  * Write a packet without records to st's file (channel c), ending at ts:
  * the first packet of a file whose first records come after losses (its
  * events_discarded is 0, so that readers count the losses with the next
- * one), or the last one, telling losses after the last records.
+ * one), or the last one, telling losses after the last records. Returns 0
+ * or a negative errno (nothing written).
  */
-static void write_marker(struct tracerd_process *p, struct tracerd_stream *st,
-			 int c, uint64_t ts)
+static int write_marker(struct tracerd_process *p, struct tracerd_stream *st,
+			int c, uint64_t ts)
 {
 	struct tracer_rb_packet h = {
 		.magic = TRACER_CTF_MAGIC, .stream_id = (uint32_t)c,
@@ -446,14 +549,30 @@ static void write_marker(struct tracerd_process *p, struct tracerd_stream *st,
 		.packet_seq_num = st->seq++,
 		.events_discarded = st->discarded, .tid = st->tid,
 	};
-	int ret = write_all(st->fd, (const char *)&h, sizeof(h));
+	int ret = append(p, st, &h, sizeof(h));
 
-	if (ret)
-		tracerd_log("pid %d: cannot write packets: %s", (int)p->pid,
-			    strerror(-ret));
+	if (ret) {
+		st->seq--;
+		return ret;
+	}
 	st->last_end = ts;
 	p->bytes_written += sizeof(h);
 	p->packets_written++;
+	return 0;
+}
+
+/* A marker telling n more losses; returns 0 or a negative errno. */
+static int write_marker_telling(struct tracerd_process *p,
+				struct tracerd_stream *st, int c, uint64_t n)
+{
+	uint64_t before = st->discarded;
+	int ret;
+
+	st->discarded = sat_add(st->discarded, n);
+	ret = write_marker(p, st, c, st->last_end);
+	if (ret)
+		st->discarded = before;
+	return ret;
 }
 
 /*
@@ -473,9 +592,9 @@ static void write_losses(struct tracerd_process *p, struct tracerd_stream *st,
 	if (!st->pending)
 		return;
 	flush_batch(p);
-	st->discarded = sat_add(st->discarded, st->pending);
+	if (write_marker_telling(p, st, c, st->pending))
+		return;		/* still pending: the next file tells them */
 	st->pending = 0;
-	write_marker(p, st, c, st->last_end);
 }
 
 /* The header of packet h as its file numbers it (doc/session-files.md). */
@@ -492,22 +611,56 @@ static void stamp_packet(struct tracerd_stream *st, struct tracer_rb_packet *h,
 }
 
 /*
- * A new file for the packet at the end of the batch (moved to its start);
- * returns -1 if it cannot be created.
+ * Before the packet of info goes to st: a new file if it is another
+ * owner's, and a first packet without records if losses come before its
+ * records (readers count no losses in a file's first packet: they are told
+ * in the second one). Returns 0 or a negative errno (the packet cannot be
+ * written).
  */
-static int start_file(struct tracerd_process *p, const struct tracerd_sink *sink,
+static int ready_file(struct tracerd_process *p, const struct tracerd_sink *sink,
 		      struct tracerd_stream *pair, struct tracerd_buffer *b,
 		      int c, const struct tracer_rb_packet_info *info)
 {
 	struct tracerd_stream *st = &pair[c];
+	int ret = 0;
 
-	if (open_stream(sink, pair, b, c, info))
-		return -1;
-	/* Readers count no losses in a file's first packet: say them in
-	   the second one. */
-	if (st->pending)
-		write_marker(p, st, c, info->timestamp_begin);
-	return 0;
+	if (st->fd < 0 || st->instance != info->stream_instance_id) {
+		ret = open_stream(sink, pair, b, c, info);
+		if (ret)
+			tracerd_write_failed(p->d, sink->dir, ret);
+	}
+	if (!ret && st->seq == 0 && st->pending)
+		ret = write_marker(p, st, c, info->timestamp_begin);
+	return ret;
+}
+
+/* The packet of info could not be written: its records are lost. */
+static void packet_failed(struct tracerd_process *p, struct tracerd_stream *st,
+			  const struct tracer_rb_packet_info *info)
+{
+	st->pending = sat_add(st->pending, info->records);
+	count_unwritten(p, st, info->stream_instance_id, info->records);
+}
+
+/*
+ * A packet of a process in a session whose directory could not be written
+ * (output full): its records are lost; the first file of the channel
+ * tells these losses, if the directory can be made later.
+ */
+static void no_directory(struct tracerd_process *p, struct tracerd_stream *st,
+			 const struct tracer_rb_packet_info *info, uint64_t lost)
+{
+	st->pending = sat_add(st->pending, sat_add(lost, info->records));
+	count_unwritten(p, st, info->stream_instance_id, info->records);
+}
+
+/* A packet starts the batch: what to go back to if it cannot be written. */
+static void begin_batch(struct tracerd_process *p, struct tracerd_stream *st)
+{
+	p->batch_seq = st->seq;
+	p->batch_discarded = st->discarded;
+	p->batch_records = 0;
+	p->batch_packets = 0;
 }
 
 /* A checked packet at the end of the batch: append it to its file. */
@@ -522,6 +675,8 @@ static void emit_to(struct tracerd_process *p, const struct tracerd_sink *sink,
 
 	if (!sink->dir) {
 		p->dropped_packets++;
+		if (p->in_session)	/* its directory could not be made */
+			no_directory(p, st, info, lost);
 		return;
 	}
 	st->pending = sat_add(st->pending, lost);
@@ -529,12 +684,18 @@ static void emit_to(struct tracerd_process *p, const struct tracerd_sink *sink,
 		return;		/* nothing to tell yet */
 	if (p->batch_stream != st || !same)
 		pk = restart_batch(p, pk, info->content_bytes);
-	if (!same && start_file(p, sink, pair, b, c, info))
+	if ((!same || st->seq == 0) && ready_file(p, sink, pair, b, c, info)) {
+		packet_failed(p, st, info);
 		return;
+	}
+	if (p->batch_len == 0)
+		begin_batch(p, st);
 	stamp_packet(st, (struct tracer_rb_packet *)(void *)pk,
 		     info->content_bytes);
 	p->batch_stream = st;
 	p->batch_len += info->content_bytes;
+	p->batch_records += info->records;
+	p->batch_packets++;
 	p->bytes_written += info->content_bytes;
 	p->packets_written++;
 }
@@ -806,6 +967,24 @@ static bool flight_recording(const struct tracerd *d)
 	       d->sess.mode == TRACER_MODE_FLIGHT;
 }
 
+/*
+ * A process of the session whose directory could not be written (output
+ * full): try again now and then; tracerd_session_add_process() starts its
+ * files afresh.
+ */
+static void retry_directory(struct tracerd_process *p)
+{
+	uint64_t now;
+
+	if (!p->in_session || p->dir || !p->d->session_id || p->d->stopping)
+		return;
+	now = tracerd_now_ms();
+	if (now < p->dir_retry_ms)
+		return;
+	p->dir_retry_ms = now + DIR_RETRY_MS;
+	tracerd_session_add_process(p);
+}
+
 void tracerd_process_scan(struct tracerd_process *p)
 {
 	bool more;
@@ -819,6 +998,7 @@ void tracerd_process_scan(struct tracerd_process *p)
 	 */
 	if (p->client)
 		tracerd_client_read_all(p->client);
+	retry_directory(p);
 	if (flight_recording(p->d)) {
 		maybe_grow(p);
 		return;
@@ -1008,14 +1188,18 @@ int tracerd_process_go_live(struct tracerd_process *p, int ctl_fd,
 			    (int)p->pid, strerror(-ret));
 	tracerd_log("registered pid %d (%s)", (int)p->pid, p->name);
 	if (p->d->session_id && !p->d->stopping) {
-		tracerd_session_add_process(p);
 		tracerd_process_set_mode(p, p->d->sess.mode);
 		tracerd_control_publish(p, p->d->session_id, p->d->sess.mode,
 					false);
 		p->in_session = true;
 	}
 	pool_line(p)->wake_armed = 1;
-	return send_registered(p, ctl_fd, seg_fd);
+	ret = send_registered(p, ctl_fd, seg_fd);
+	/* The session's files after the reply, which the process waits
+	 * for: nothing is drained before they exist (same loop turn). */
+	if (!ret && p->in_session)
+		tracerd_session_add_process(p);
+	return ret;
 }
 
 int tracerd_process_register(struct tracerd_client *c,
@@ -1265,6 +1449,9 @@ static void totals(const struct tracerd_process *p, uint64_t *records,
 			*records += records_committed(&p->buf[i], c);
 			*lost += TRACER_READ_ONCE(p->buf[i].rd[c].hdr->lost);
 		}
+	/* Records tracerd could not write are lost, not written. */
+	*records -= p->unwritten;
+	*lost += p->unwritten;
 }
 
 void tracerd_process_baseline(struct tracerd_process *p)
@@ -1296,6 +1483,18 @@ static uint32_t use_permille(const struct tracerd_buffer *b)
 
 static char no_name[1];
 
+/* Records of channel c of b's current owner tracerd could not write. */
+static uint64_t owner_unwritten(const struct tracerd_buffer *b, int c)
+{
+	uint64_t gen = TRACER_BUF_GEN(TRACER_READ_ONCE(b->desc->state));
+	const struct tracerd_stream *st = &b->st[c];
+
+	if (!st->unwritten_instance ||
+	    (st->unwritten_instance & 0xffffffffu) != (gen & 0xffffffffu))
+		return 0;
+	return st->unwritten;
+}
+
 static void thread_status(const struct tracerd_process *p, uint32_t i,
 			  Tracer__ThreadStatus *t)
 {
@@ -1312,10 +1511,14 @@ static void thread_status(const struct tracerd_process *p, uint32_t i,
 	t->name = name ? name : no_name;
 	t->buffer = i;
 	for (c = 0; c < TRACER_POOL_CHANNELS; c++) {
+		uint64_t unwritten = owner_unwritten(b, c);
+
 		t->events_written += records_committed(b, c) -
-				     TRACER_READ_ONCE(b->desc->records_base[c]);
+				     TRACER_READ_ONCE(b->desc->records_base[c]) -
+				     unwritten;
 		t->events_lost += TRACER_READ_ONCE(b->rd[c].hdr->lost) -
-				  TRACER_READ_ONCE(b->desc->lost_base[c]);
+				  TRACER_READ_ONCE(b->desc->lost_base[c]) +
+				  unwritten;
 	}
 	t->use_permille = use_permille(b);
 }

@@ -71,20 +71,20 @@ static void put_field(FILE *f, const char *s)
 	}
 }
 
-static FILE *open_meta(const char *dir, const char *mode)
+static FILE *open_meta(struct tracerd *d, const char *dir, const char *mode)
 {
 	char path[4096];
 	FILE *f;
 
 	snprintf(path, sizeof(path), "%s/" TRACER_META_DIR, dir);
 	if (mkdir(path, 0755) < 0 && errno != EEXIST) {
-		tracerd_log("cannot create '%s': %s", path, strerror(errno));
+		tracerd_write_failed(d, path, -errno);
 		return NULL;
 	}
 	snprintf(path, sizeof(path), "%s/" TRACER_META_FILE, dir);
 	f = fopen(path, mode);
 	if (!f)
-		tracerd_log("cannot write '%s': %s", path, strerror(errno));
+		tracerd_write_failed(d, path, -errno);
 	return f;
 }
 
@@ -110,7 +110,7 @@ static void put_callsites(FILE *f, const struct tracerd_process *p,
 
 FILE *tracerd_process_meta(struct tracerd_process *p, const char *dir)
 {
-	FILE *f = open_meta(dir, "w");
+	FILE *f = open_meta(p->d, dir, "w");
 	size_t i;
 
 	if (!f)
@@ -127,6 +127,7 @@ FILE *tracerd_process_meta(struct tracerd_process *p, const char *dir)
 	fputc('\n', f);
 	put_callsites(f, p, 0);
 	if (fflush(f)) {
+		tracerd_write_failed(p->d, dir, -errno);
 		fclose(f);
 		return NULL;
 	}
@@ -217,7 +218,7 @@ static FILE *open_ctf(const struct tracerd_process *p, const char *dir)
 	snprintf(path, sizeof(path), "%s/metadata", dir);
 	f = fopen(path, "we");
 	if (!f) {
-		tracerd_log("cannot write '%s': %s", path, strerror(errno));
+		tracerd_write_failed(p->d, path, -errno);
 		return NULL;
 	}
 	ret = put_preamble(f, p);
@@ -227,7 +228,7 @@ static FILE *open_ctf(const struct tracerd_process *p, const char *dir)
 		ret = -errno;
 	if (!ret)
 		return f;
-	tracerd_log("cannot write '%s': %s", path, strerror(-ret));
+	tracerd_write_failed(p->d, path, ret);
 	fclose(f);
 	return NULL;
 }
@@ -248,8 +249,7 @@ void tracerd_session_append_callsites(struct tracerd_process *p, size_t from)
 	if (p->ctf) {
 		ret = put_events(p->ctf, p, from);
 		if (ret || fflush(p->ctf))
-			tracerd_log("pid %d: cannot write the CTF metadata: %s",
-				    (int)p->pid, strerror(ret ? -ret : errno));
+			tracerd_write_failed(p->d, p->dir, ret ? ret : -errno);
 	}
 }
 
@@ -285,7 +285,7 @@ static char *make_process_dir(const struct tracerd_process *p,
 	process_dir_name(p, name, sizeof(name));
 	snprintf(path, sizeof(path), "%s/%s", dir, name);
 	if (mkdir(path, 0755) < 0 && errno != EEXIST) {
-		tracerd_log("cannot create '%s': %s", path, strerror(errno));
+		tracerd_write_failed(p->d, path, -errno);
 		return NULL;
 	}
 	return strdup(path);

@@ -103,6 +103,9 @@ struct tracerd {
 	uv_timer_t live_timer;
 	uint64_t snapshots;		/* snapshots taken in this session */
 	uint64_t pending_id;		/* id of the session starting */
+	int write_error;		/* errno of the write-error episode
+					   under way (output full), 0: none */
+	uint64_t unwritten;		/* records lost to it so far */
 };
 
 /* Descriptors received from a client and not taken by a message yet. */
@@ -142,17 +145,24 @@ struct tracerd_client {
  * its packets say (doc/session-files.md): packet_seq_num counts the
  * packets of the file, events_discarded the records lost since the file
  * was created. lost_seen and pending belong to the channel and outlive
- * the file.
+ * the file. Records tracerd could not write (output full) count as lost:
+ * in pending, and for status in unwritten (the owner's, whose
+ * stream_instance_id is unwritten_instance).
  */
 struct tracerd_stream {
 	uint64_t instance;		/* stream_instance_id; 0: none */
 	int fd;
 	uint32_t tid;
+	const char *dir;		/* the file's directory (its sink's) */
+	uint64_t size;			/* bytes of whole packets in the file */
 	uint64_t seq;			/* packet_seq_num of the next packet */
 	uint64_t discarded;		/* events_discarded written last */
 	uint64_t last_end;		/* timestamp_end written last */
 	uint64_t lost_seen;		/* writer's `lost` accounted for */
 	uint64_t pending;		/* losses no packet has told yet */
+	bool counted;			/* the session's: status shows losses */
+	uint64_t unwritten_instance;
+	uint64_t unwritten;		/* records not written, that owner's */
 };
 
 struct tracerd_buffer {
@@ -214,6 +224,9 @@ struct tracerd_process {
 	uint64_t scratch_size;
 	uint64_t batch_len;		/* bytes of packets in scratch */
 	struct tracerd_stream *batch_stream;	/* whose they are */
+	uint64_t batch_seq, batch_discarded;	/* its counts before them */
+	uint64_t batch_records, batch_packets;
+	uint64_t unwritten;		/* records not written (output full) */
 	uint64_t bytes_written, packets_written;
 	uint64_t dropped_packets;	/* outside any session */
 	uint64_t subbuf_size[TRACER_POOL_CHANNELS];	/* its pool's */
@@ -235,6 +248,7 @@ struct tracerd_process {
 	uint64_t adopt_epoch;
 	bool recovering;		/* adopted outside a session: keep
 					   its buffers for the next one */
+	uint64_t dir_retry_ms;		/* next try at its directory */
 };
 
 /* Event ids of tracerd's own events (salvage.c); programs use fewer. */
@@ -389,6 +403,12 @@ void tracerd_process_replaced(struct tracerd *d, pid_t pid);
    (may free p). */
 void tracerd_process_check(struct tracerd_process *p);
 void tracerd_reap_threads(struct tracerd_process *p);
+/*
+ * Writing (or creating) something in dir failed with err, a negative
+ * errno: logged once per episode (the output file system is full, or
+ * failing), which ends when a channel file write succeeds with room again.
+ */
+void tracerd_write_failed(struct tracerd *d, const char *dir, int err);
 
 /* control.c */
 /*

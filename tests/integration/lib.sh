@@ -7,6 +7,12 @@ TRACECTL=./tracectl/tracectl
 TRACEE=./tests/integration/tracee
 WIRE_CLIENT=./tests/integration/wire_client
 
+# The traced programs of the tests record from their first event, which
+# needs the registration to complete before main(): give it the time a
+# loaded machine (sanitizers, make -j) may need, rather than the default
+# few milliseconds (test_hung.sh checks the default).
+export TRACER_REGISTER_TIMEOUT_MS=2000
+
 T=$(mktemp -d "${TMPDIR:-/tmp}/tracer-test.XXXXXX")
 export TRACER_SOCKET=$T/sock
 LOG=$T/tracerd.log

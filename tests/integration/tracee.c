@@ -17,6 +17,14 @@
  *   tracee hold N             N threads alive at once record 10 events each,
  *                             then "holding" is printed and they wait for a
  *                             line on stdin before exiting
+ *   tracee flat N             N threads record numbered events as fast as
+ *                             they can while the process's control page
+ *                             says a session is recording (they wait up to
+ *                             10 s for it to say so); then one line per
+ *                             thread "thread T calls C": C calls made while
+ *                             it said so, of which C or C - 1 reached the
+ *                             buffer (the last one may have found the
+ *                             session stopped inside tracer_record)
  *
  * Every event carries enough to check the trace: thread index and sequence.
  */
@@ -31,6 +39,7 @@
 #include <unistd.h>
 
 #include <tracer.h>
+#include "pool_layout.h"
 
 static long events;
 
@@ -163,6 +172,76 @@ static int run_hold(int n)
 	return 0;
 }
 
+/* The process's control page, as libtracer mapped it; NULL if none. */
+static const struct tracer_control *find_control(void)
+{
+	FILE *f = fopen("/proc/self/maps", "r");
+	const struct tracer_control *ctl = NULL;
+	char line[512];
+	unsigned long lo;
+
+	if (!f)
+		return NULL;
+	while (!ctl && fgets(line, sizeof(line), f))
+		if (strstr(line, "memfd:tracer-control") &&
+		    sscanf(line, "%lx-", &lo) == 1)
+			ctl = (const struct tracer_control *)lo;
+	fclose(f);
+	return ctl;
+}
+
+static const struct tracer_control *flat_ctl;
+static unsigned long flat_calls[64];
+
+static void *flat_thread(void *arg)
+{
+	int t = (int)(long)arg;
+	unsigned long n = 0;
+
+	while (__atomic_load_n(&flat_ctl->epoch, __ATOMIC_ACQUIRE) != 0) {
+		tracer_record("test:flat", "thread %d seq %lu", t, n);
+		n++;
+	}
+	flat_calls[t] = n;
+	return NULL;
+}
+
+/* Wait (10 s at most) until the control page says recording. */
+static int wait_recording(void)
+{
+	int i;
+
+	for (i = 0; i < 10000; i++) {
+		flat_ctl = find_control();
+		if (flat_ctl && __atomic_load_n(&flat_ctl->epoch,
+						 __ATOMIC_ACQUIRE) != 0)
+			return 0;
+		usleep(1000);
+	}
+	return -1;
+}
+
+static int run_flat(int n)
+{
+	pthread_t th[64];
+	int i;
+
+	if (n < 1 || n > 64)
+		return 2;
+	if (wait_recording()) {
+		fprintf(stderr, "tracee: no session recording\n");
+		return 1;
+	}
+	for (i = 0; i < n; i++)
+		if (pthread_create(&th[i], NULL, flat_thread, (void *)(long)i))
+			return 1;
+	for (i = 0; i < n; i++)
+		pthread_join(th[i], NULL);
+	for (i = 0; i < n; i++)
+		printf("thread %d calls %lu\n", i, flat_calls[i]);
+	return 0;
+}
+
 static int run_print(int n)
 {
 	int i;
@@ -248,9 +327,11 @@ int main(int argc, char **argv)
 		return run_signals(atol(argv[2]));
 	if (argc >= 3 && !strcmp(argv[1], "hold"))
 		return run_hold(atoi(argv[2]));
+	if (argc >= 3 && !strcmp(argv[1], "flat"))
+		return run_flat(atoi(argv[2]));
 	if (argc >= 2 && !strcmp(argv[1], "types"))
 		return run_types();
 	fprintf(stderr, "usage: tracee threads N M | churn TOTAL ALIVE [PAUSE]"
-		" | print N | scribble | types | hold N | signals N\n");
+		" | print N | scribble | types | hold N | signals N | flat N\n");
 	return 2;
 }
