@@ -45,19 +45,20 @@ run_traced() {
 	kill "$(dpid)"; while [ -S "$TRACER_SOCKET" ]; do sleep 0.01; done
 }
 
-# The run's length (traced) sets when to kill and restart.
+# The run's length (traced) sets when to kill and restart. The program's
+# own wall time is measured (by a subshell around it), not the script's.
 run_restarted() {
-	local len=$1 p s pid
+	local len=$1 p pid
 	daemon && "$TRACECTL" start >/dev/null
 	pid=$(dpid)
-	s=$(now_ms)
-	"$TRACEE" threads "$THREADS" "$EVENTS" & p=$!
+	( s=$(now_ms); "$TRACEE" threads "$THREADS" "$EVENTS"
+	  echo $(($(now_ms) - s)) >"$T/elapsed" ) & p=$!
 	sleep "$(awk -v l="$len" 'BEGIN { print l / 3000 }')"
 	kill -KILL "$pid"
 	sleep "$(awk -v l="$len" 'BEGIN { print l / 3000 }')"
 	daemon && "$TRACECTL" start >/dev/null
 	wait $p
-	echo $(($(now_ms) - s))
+	cat "$T/elapsed"
 	"$TRACECTL" stop >/dev/null
 	kill "$(dpid)"; while [ -S "$TRACER_SOCKET" ]; do sleep 0.01; done
 }

@@ -113,7 +113,6 @@ int tracer__rb_reserve_slow(struct tracer_rb_writer *w,
 	for (;;) {
 		uint64_t off = old & w->smask;
 
-		ts = tracer__clock_now();
 		opening = off == 0 || off + len > w->smask + 1;
 		if (!opening) {	/* a handler opened one meanwhile */
 			begin = old;
@@ -136,6 +135,12 @@ int tracer__rb_reserve_slow(struct tracer_rb_writer *w,
 			}
 			begin = open + TRACER_RB_PACKET_SIZE;
 		}
+		/*
+		 * The clock after the checks (a dropped record does not pay
+		 * for it), still before the CAS: a handler that reserves in
+		 * between makes the CAS fail and the time is read again.
+		 */
+		ts = tracer__clock_now();
 		new = begin + len;
 		if (tracer__local_cas64(&hdr->write_count, &old, new))
 			break;
