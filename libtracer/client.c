@@ -45,6 +45,9 @@ static pthread_cond_t cond;
 static int reg_state;		/* 0 waiting, 1 registered, <0 -errno */
 static bool verbose;
 static int update_signal;	/* signal.c's, 0: none */
+static bool signal_installed;
+static void *ctl_map;		/* tracerd's control page, once mapped */
+static size_t ctl_size;
 
 static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
@@ -190,34 +193,54 @@ void tracer__client_sync_callsites(void)
  * after it by the same thread, in the parent and in the child). */
 static __thread bool fork_locked;
 
-/* The order of send_callsites(): send_lock, then the registry's lock. */
+/*
+ * The order of send_callsites(): send_lock, then the registry's lock;
+ * liburcu-bp's last (the listener never holds ours during a grace period).
+ */
 void tracer__client_fork_prepare(void)
 {
 	struct timespec t;
 
 	tracer__deadline_ms(&t, FORK_LOCK_MS);
 	fork_locked = false;
-	if (pthread_mutex_timedlock(&send_lock, &t))
-		return;
-	if (tracer__callsites_trylock(FORK_LOCK_MS)) {
-		pthread_mutex_unlock(&send_lock);
-		return;
+	if (!pthread_mutex_timedlock(&send_lock, &t)) {
+		if (!tracer__callsites_trylock(FORK_LOCK_MS))
+			fork_locked = true;
+		else
+			pthread_mutex_unlock(&send_lock);
 	}
-	fork_locked = true;
+	tracer__filter_fork_prepare();
 }
 
 void tracer__client_fork_parent(void)
 {
+	tracer__filter_fork_parent();
 	if (!fork_locked)
 		return;
 	tracer__callsites_unlock();
 	pthread_mutex_unlock(&send_lock);
 }
 
+/* The parent's registration: its connection and its control page. */
+static void drop_parent_registration(void)
+{
+	if (sock >= 0)
+		close(sock);
+	sock = -1;
+	if (ctl_map)
+		munmap(ctl_map, ctl_size);
+	ctl_map = NULL;
+	reg_state = 0;
+}
+
 void tracer__client_fork_child(void)
 {
 	tracer__callsites_fork_child(fork_locked);
 	pthread_mutex_init(&send_lock, NULL);
+	pthread_mutex_init(&lock, NULL);
+	drop_parent_registration();
+	tracer__pool_fork_child();
+	tracer__filter_fork_child();	/* last: it unblocks signals */
 }
 
 static int send_locked(const tracer_msg *m)
@@ -279,6 +302,8 @@ static int on_registered(const Tracer__Registered *r, int *fds, int nfds)
 		close_all(fds + 1, 2);
 		return -EPROTO;
 	}
+	ctl_map = ctl;
+	ctl_size = r->control_size;
 	ret = tracer__pool_add_segment(fds[2], r->segment_size);
 	if (ret) {
 		close(fds[1]);
@@ -400,6 +425,22 @@ static int wait_registered(int timeout_ms)
 	return st == 1 ? 0 : st == 0 ? -ETIMEDOUT : st;
 }
 
+/*
+ * Once per program image: a child of fork() keeps the handler and the
+ * program's own action for the signal that the parent recorded.
+ */
+static void install_signal(void)
+{
+	if (signal_installed)
+		return;
+	signal_installed = true;
+	update_signal = tracer__signal_install();
+	if (update_signal < 0) {
+		say("TRACER_SIGNAL: not a real-time signal; no update signal");
+		update_signal = 0;
+	}
+}
+
 int tracer__client_start(int timeout_ms)
 {
 	char paths[2][TRACER_PATH_MAX];
@@ -417,11 +458,7 @@ int tracer__client_start(int timeout_ms)
 		return fd;
 	}
 	sock = fd;
-	update_signal = tracer__signal_install();
-	if (update_signal < 0) {
-		say("TRACER_SIGNAL: not a real-time signal; no update signal");
-		update_signal = 0;
-	}
+	install_signal();
 	ret = send_register();
 	if (!ret)
 		ret = start_listener();

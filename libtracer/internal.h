@@ -90,7 +90,11 @@ void tracer__client_sync_callsites(void) TRACER_HIDDEN;
  * the child they are new, so that a child never inherits them held by
  * another thread, which would block its exit for ever. A child forked
  * while they could not be taken starts with no filter (nothing recorded
- * until it registers again).
+ * until tracerd sends it one when it registers).
+ * tracer__client_fork_child() also drops the parent's registration: its
+ * socket, control page, pool segments and eventfd; the caller (tracer.c)
+ * has made the control page idle and then registers the child with
+ * tracer__client_start().
  */
 void tracer__client_fork_prepare(void) TRACER_HIDDEN;
 void tracer__client_fork_parent(void) TRACER_HIDDEN;
@@ -153,6 +157,10 @@ struct tracer__filter_table *tracer__filter_publish(
 	struct tracer__filter_table *t) TRACER_HIDDEN;
 /* Wait until no thread can read old, then free it (NULL: nothing). */
 void tracer__filter_retire(struct tracer__filter_table *old) TRACER_HIDDEN;
+/* liburcu-bp's fork handlers (its reader registry). */
+void tracer__filter_fork_prepare(void) TRACER_HIDDEN;
+void tracer__filter_fork_parent(void) TRACER_HIDDEN;
+void tracer__filter_fork_child(void) TRACER_HIDDEN;
 /* The generation the next tracer__filter_publish() will give. */
 uint32_t tracer__filter_next_gen(void) TRACER_HIDDEN;
 /* Slow path: does the current table record cs? (RCU read side) */
@@ -181,6 +189,8 @@ void tracer__pool_add_lost(uint64_t n) TRACER_HIDDEN;
 /* Changes whenever the pool may have a buffer again. */
 uint64_t tracer__pool_epoch(void) TRACER_HIDDEN;
 void tracer__pool_set_wake_fd(int fd) TRACER_HIDDEN;
+/* In a child of fork(): unmap the parent's segments, close its eventfd. */
+void tracer__pool_fork_child(void) TRACER_HIDDEN;
 /* Ask tracerd to look at the pool now (eventfd, only when it sleeps). */
 void tracer__pool_wake(void) TRACER_HIDDEN;
 void tracer__pool_on_close(struct tracer_rb_writer *w) TRACER_HIDDEN;

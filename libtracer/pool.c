@@ -92,6 +92,24 @@ void tracer__pool_set_wake_fd(int fd)
 	wake_fd = fd;
 }
 
+/*
+ * Child of fork(): the segments and the eventfd are the parent's pool.
+ * Only the forking thread runs here, and no thread of the child holds a
+ * buffer (tracer.c reset it), so nothing can be using them.
+ */
+void tracer__pool_fork_child(void)
+{
+	uint32_t n = segment_count(), s;
+
+	__atomic_store_n(&nsegs, 0, __ATOMIC_RELEASE);
+	for (s = 0; s < n; s++)
+		munmap(segs[s].base, segs[s].size);
+	memset(segs, 0, sizeof(segs));
+	if (wake_fd >= 0)
+		close(wake_fd);
+	wake_fd = -1;
+}
+
 void tracer__pool_wake(void)
 {
 	struct tracer_pool_header *p = pool_line();

@@ -353,14 +353,6 @@ static void exit_key_destructor(void *arg)
 	tracer__thread_exit();
 }
 
-/* In a child of fork(): never write into the parent's buffers. */
-static void atfork_child(void)
-{
-	tracer__control = &tracer__idle_control;
-	tls.state = TRACER__THREAD_EXITED;
-	tls.epoch = UINT64_MAX;
-}
-
 static int register_timeout_ms(void)
 {
 	const char *env = getenv("TRACER_REGISTER_TIMEOUT_MS");
@@ -373,13 +365,32 @@ static int register_timeout_ms(void)
 	return *end || v < 0 || v > 60000 ? 100 : (int)v;
 }
 
+/*
+ * In a child of fork(), before fork() returns: a new process for tracerd.
+ * The forking thread (the only one here) forgets the parent's buffer and
+ * session, the parent's control page, pool and connection are dropped,
+ * and the child registers like a new program, waiting as long as the
+ * constructor does. Its first event takes a buffer from its own pool.
+ */
+static void fork_child(void)
+{
+	int saved = errno;
+
+	__atomic_store_n(&tracer__control, &tracer__idle_control,
+			 __ATOMIC_RELEASE);
+	tls = (struct tracer__thread){ .epoch = UINT64_MAX };
+	process_start_session = 0;
+	tracer__client_fork_child();
+	tracer__client_start(register_timeout_ms());
+	errno = saved;
+}
+
 static void __attribute__((constructor(102))) tracer_init(void)
 {
 	if (pthread_key_create(&exit_key, exit_key_destructor))
 		return;
 	pthread_atfork(tracer__client_fork_prepare, tracer__client_fork_parent,
-		       tracer__client_fork_child);
-	pthread_atfork(NULL, NULL, atfork_child);
+		       fork_child);
 	tracer__client_start(register_timeout_ms());
 }
 
