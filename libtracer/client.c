@@ -28,6 +28,8 @@
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
+#include <sys/time.h>
+#include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -441,18 +443,63 @@ static void install_signal(void)
 	}
 }
 
-int tracer__client_start(int timeout_ms)
+/*
+ * A blocking connect that gives up after timeout_ms (SO_SNDTIMEO bounds a
+ * Unix socket's wait for room in the daemon's backlog); the socket is
+ * non-blocking once connected. Returns it, or a negative errno.
+ */
+static int connect_waiting(const char *path, int timeout_ms)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	struct timeval tv = { .tv_sec = timeout_ms / 1000,
+			      .tv_usec = (timeout_ms % 1000) * 1000 };
+	int fd, ret = 0;
+
+	if (strlen(path) >= sizeof(sa.sun_path))
+		return -ENAMETOOLONG;
+	strcpy(sa.sun_path, path);
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	if (setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv)) < 0 ||
+	    connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 ||
+	    fcntl(fd, F_SETFL, O_NONBLOCK) < 0)
+		ret = -errno;
+	if (ret) {
+		close(fd);
+		return ret == -EINPROGRESS ? -ETIMEDOUT : ret;
+	}
+	return fd;
+}
+
+/*
+ * Connect to the first daemon that answers. One whose backlog is full
+ * (busy with many processes registering at once) is there: wait for it.
+ */
+static int connect_daemon(int timeout_ms)
 {
 	char paths[2][TRACER_PATH_MAX];
-	int n, i, fd = -ENOENT, ret;
+	int n, i, fd = -ENOENT;
 
-	verbose = getenv("TRACER_VERBOSE") != NULL;
 	n = tracer__socket_candidates(paths);
 	for (i = 0; i < n; i++) {
 		fd = tracer__wire_connect(paths[i], SOCK_NONBLOCK);
+		if (fd == -EAGAIN && timeout_ms > 0)
+			fd = connect_waiting(paths[i], timeout_ms);
 		if (fd >= 0)
 			break;
 	}
+	return fd;
+}
+
+int tracer__client_start(int timeout_ms)
+{
+	uint64_t start = tracer__clock_now();
+	int64_t left;
+	int fd, ret;
+
+	verbose = getenv("TRACER_VERBOSE") != NULL;
+	fd = connect_daemon(timeout_ms);
 	if (fd < 0) {
 		say("no tracerd to register with: %s", strerror(-fd));
 		return fd;
@@ -468,7 +515,9 @@ int tracer__client_start(int timeout_ms)
 		sock = -1;
 		return ret;
 	}
-	ret = wait_registered(timeout_ms);
+	/* The connection's wait counts: timeout_ms in all. */
+	left = timeout_ms - (int64_t)((tracer__clock_now() - start) / 1000000);
+	ret = wait_registered(left > 0 ? (int)left : 0);
 	if (ret)
 		say("tracerd did not register this process (yet): %s",
 		    strerror(-ret));

@@ -75,7 +75,8 @@ extern const struct tracer_control tracer__idle_control TRACER_HIDDEN;
 
 /*
  * Connect to tracerd and register the process, waiting at most timeout_ms
- * for the answer; the listener thread finishes the job if it comes later.
+ * in all (for room in a busy daemon's backlog, then for the answer); the
+ * listener thread finishes the job if the answer comes later.
  * Returns 0 (registered), -ENOENT/-ECONNREFUSED (no tracerd), -ETIMEDOUT,
  * or another negative errno (refused, protocol error).
  */
