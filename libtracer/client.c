@@ -15,6 +15,12 @@
  * the thread that loads their module (tracer__client_sync_callsites), or
  * by the listener when the registration completes, so tracerd knows every
  * call site before any of its events.
+ *
+ * A daemon whose listen backlog is full (many processes registering at
+ * once) is waited for, within the same bound. A child of fork() runs
+ * tracer__client_fork_child() and then tracer__client_start() again from
+ * the fork handler (tracer.c): a new connection, listener, control page
+ * and pool; the update signal's handler stays as the parent installed it.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -201,6 +207,7 @@ static __thread bool fork_locked;
  */
 void tracer__client_fork_prepare(void)
 {
+	int saved = errno;
 	struct timespec t;
 
 	tracer__deadline_ms(&t, FORK_LOCK_MS);
@@ -212,15 +219,19 @@ void tracer__client_fork_prepare(void)
 			pthread_mutex_unlock(&send_lock);
 	}
 	tracer__filter_fork_prepare();
+	errno = saved;
 }
 
 void tracer__client_fork_parent(void)
 {
+	int saved = errno;
+
 	tracer__filter_fork_parent();
-	if (!fork_locked)
-		return;
-	tracer__callsites_unlock();
-	pthread_mutex_unlock(&send_lock);
+	if (fork_locked) {
+		tracer__callsites_unlock();
+		pthread_mutex_unlock(&send_lock);
+	}
+	errno = saved;
 }
 
 /* The parent's registration: its connection and its control page. */

@@ -26,6 +26,14 @@
  * Thread exit (pthread key destructor) and process exit (library
  * destructor) record the thread's exit, switch its channels so tracerd
  * can take the last sub-buffers, and hand the buffer back to the pool.
+ *
+ * A child of fork() starts over in the fork handler (fork_child): the
+ * event path sees the idle control page, the forking thread's state is
+ * that of a thread that never recorded, and the child registers as a new
+ * process, so its first event takes a buffer from its own pool. The event
+ * path itself never checks the pid. (fork() called from a signal handler
+ * that interrupted a record in progress is not supported: the interrupted
+ * record would resume into the unmapped parent buffer.)
  */
 #include <errno.h>
 #include <pthread.h>
