@@ -478,16 +478,25 @@ static int connect_waiting(const char *path, int timeout_ms)
 		ret = -errno;
 	if (ret) {
 		close(fd);
-		return ret == -EINPROGRESS ? -ETIMEDOUT : ret;
+		return ret == -EAGAIN || ret == -EINPROGRESS ? -ETIMEDOUT : ret;
 	}
 	return fd;
+}
+
+/* What is left of timeout_ms since start (tracer__clock_now()), >= 0. */
+static int ms_left(uint64_t start, int timeout_ms)
+{
+	int64_t left = timeout_ms -
+		       (int64_t)((tracer__clock_now() - start) / 1000000);
+
+	return left > 0 ? (int)left : 0;
 }
 
 /*
  * Connect to the first daemon that answers. One whose backlog is full
  * (busy with many processes registering at once) is there: wait for it.
  */
-static int connect_daemon(int timeout_ms)
+static int connect_daemon(uint64_t start, int timeout_ms)
 {
 	char paths[2][TRACER_PATH_MAX];
 	int n, i, fd = -ENOENT;
@@ -495,8 +504,9 @@ static int connect_daemon(int timeout_ms)
 	n = tracer__socket_candidates(paths);
 	for (i = 0; i < n; i++) {
 		fd = tracer__wire_connect(paths[i], SOCK_NONBLOCK);
-		if (fd == -EAGAIN && timeout_ms > 0)
-			fd = connect_waiting(paths[i], timeout_ms);
+		if (fd == -EAGAIN && ms_left(start, timeout_ms) > 0)
+			fd = connect_waiting(paths[i],
+					     ms_left(start, timeout_ms));
 		if (fd >= 0)
 			break;
 	}
@@ -506,11 +516,10 @@ static int connect_daemon(int timeout_ms)
 int tracer__client_start(int timeout_ms)
 {
 	uint64_t start = tracer__clock_now();
-	int64_t left;
 	int fd, ret;
 
 	verbose = getenv("TRACER_VERBOSE") != NULL;
-	fd = connect_daemon(timeout_ms);
+	fd = connect_daemon(start, timeout_ms);
 	if (fd < 0) {
 		say("no tracerd to register with: %s", strerror(-fd));
 		return fd;
@@ -527,8 +536,7 @@ int tracer__client_start(int timeout_ms)
 		return ret;
 	}
 	/* The connection's wait counts: timeout_ms in all. */
-	left = timeout_ms - (int64_t)((tracer__clock_now() - start) / 1000000);
-	ret = wait_registered(left > 0 ? (int)left : 0);
+	ret = wait_registered(ms_left(start, timeout_ms));
 	if (ret)
 		say("tracerd did not register this process (yet): %s",
 		    strerror(-ret));
