@@ -28,9 +28,9 @@
  *
  * Every event carries enough to check the trace: the pid the process had
  * when it recorded, a thread or child index and a sequence number. The
- * parent prints "child PID" for each child, then "main N" and "thread T N"
- * (how many events each of its threads recorded), and exits 0 when every
- * child did.
+ * parent prints "parent PID" first, "child PID" for each child, "main N"
+ * and "thread T N" (how many events each of its threads recorded), and
+ * exits 0 when every child did.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -365,6 +365,8 @@ int main(int argc, char **argv)
 		return 2;
 	self[n] = '\0';
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (argc >= 2 && strcmp(argv[1], "image"))
+		printf("parent %d\n", (int)getpid());
 	if (argc == 5 && !strcmp(argv[1], "fork"))
 		return run_fork(atoi(argv[2]), atoi(argv[3]), atoi(argv[4]));
 	if ((argc == 5 || argc == 6) && !strcmp(argv[1], "image")) {

@@ -32,7 +32,7 @@ meta() { cat "$1/tracer/process.meta" 2>/dev/null; }
 "$FORKER" forkexec $EVENTS >"$T/fe.out"
 check "fork-then-exec program exits 0" [ $? -eq 0 ]
 c=$(awk '$1 == "child" { print $2 }' "$T/fe.out")
-p=$(ls -d "$dir"/forker-* | sed 's/.*-//' | sort -n | head -n 1)
+p=$(awk '$1 == "parent" { print $2 }' "$T/fe.out")
 n=$("$TRACECTL" view "$dir/forker-$c" | grep -c " $c $c test:prexec: ")
 check "the forked child, before exec: forker-$c, $EVENTS events" \
 	[ "$n" -eq $EVENTS ]
@@ -77,7 +77,7 @@ dir=$(session_cmd start)
 "$FORKER" spawn $WORKERS $COUNT $EVENTS >"$T/spawn.out"
 check "spawning program and its $((2 * COUNT)) children exit 0" [ $? -eq 0 ]
 session_cmd stop >/dev/null
-p=$(ls -d "$dir"/forker-* | sed 's/.*-//' | sort -n | head -n 1)
+p=$(awk '$1 == "parent" { print $2 }' "$T/spawn.out")
 "$TRACECTL" view "$dir/forker-$p" >"$T/parent.view"
 awk -v pid="$p" '
 	FILENAME == ARGV[1] { if ($1 == "thread") want[$2] = $3; if ($1 == "main") want["main"] = $2; next }

@@ -18,7 +18,7 @@ dir=$(session_cmd start)
 "$FORKER" fork $WORKERS $CHILDREN $EVENTS >"$T/fork.out"
 check "the forking program and its $((CHILDREN + 1)) children exit 0" [ $? -eq 0 ]
 session_cmd stop >/dev/null
-ppid=$(ls -d "$dir"/forker-* | sed 's/.*-//' | sort -n | head -n 1)
+ppid=$(awk '$1 == "parent" { print $2 }' "$T/fork.out")
 children=$(awk '$1 == "child" { print $2 }' "$T/fork.out")
 check "$((CHILDREN + 1)) children listed" \
 	[ "$(echo "$children" | wc -w)" -eq $((CHILDREN + 1)) ]

@@ -17,7 +17,7 @@ TRACER_REGISTER_TIMEOUT_MS=30000 timeout 300 \
 	"$FORKER" bomb $CHILDREN $EVENTS >"$T/bomb.out"
 check "the program and its $CHILDREN children exit 0" [ $? -eq 0 ]
 session_cmd stop >/dev/null
-p=$(ls -d "$dir"/forker-* | sed 's/.*-//' | sort -n | head -n 1)
+p=$(awk '$1 == "parent" { print $2 }' "$T/bomb.out")
 ndirs=$(ls -d "$dir"/forker-* | wc -l)
 check "$CHILDREN child directories and the parent's ($ndirs)" \
 	[ "$ndirs" -eq $((CHILDREN + 1)) ]
