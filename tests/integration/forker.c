@@ -14,7 +14,8 @@
  *       if MORE > 0, execs itself as "image GEN+1 EVENTS MORE-1"; with
  *       "keep", its sockets stay open across the exec (libtracer's
  *       connection among them), so that tracerd sees the old image's
- *       hang-up only when the last image exits
+ *       hang-up only when the last image exits, and the last image
+ *       prints "ready" and waits for a line on stdin before it exits
  *   forker forkexec EVENTS
  *       forks a child that records EVENTS events (test:prexec) and execs
  *       itself as "image 1 EVENTS 1" (so the same pid has three images)
@@ -269,6 +270,13 @@ static int run_image(int gen, int events, int more)
 		if (keep)
 			keep_sockets();
 		exec_image(gen + 1, events, more - 1);
+	}
+	if (keep) {
+		char line[16];
+
+		printf("ready\n");
+		if (!fgets(line, sizeof(line), stdin))
+			return 1;
 	}
 	return 0;
 }

@@ -53,11 +53,20 @@ session_cmd stop >/dev/null
 
 # exec while the old image's connection stays open (its sockets are kept
 # across exec): tracerd registers the new image of the same pid before it
-# ever sees the old one hang up.
+# ever sees the old one hang up, and requests about that pid go to the
+# new image.
 dir=$(session_cmd start)
-"$FORKER" image 1 $EVENTS 2 keep &
-pid=$!
-wait $pid
+spawn keep "$FORKER" image 1 $EVENTS 2 keep
+pid=$keep_pid
+n=$("$TRACECTL" status | awk -v pid=$pid '$1 == pid' | wc -l)
+check "three registrations of pid $pid while the old ones' connections are open" \
+	[ "$n" -eq 3 ]
+"$TRACECTL" filter 'test:*' >"$T/filter.out" 2>&1
+rc=$?
+sed 's/^/# /' "$T/filter.out"
+check "a filter is confirmed by the live image at once (no warning)" \
+	eval '[ $rc -eq 0 ] && ! grep -q "did not confirm" "$T/filter.out"'
+quit keep
 check "exec keeping the old connections: exits 0" [ $? -eq 0 ]
 session_cmd stop >/dev/null
 ok=0
