@@ -5,6 +5,10 @@
 # its command line; the parent's trace is intact.
 . "$(dirname "$0")/lib.sh"
 FORKER=./tests/integration/forker
+# Events recorded before a process's registration completes are not
+# recorded: wait for it as long as a loaded machine (sanitizers, tests in
+# parallel) may need, not the default 100 ms, so that every event counts.
+export TRACER_REGISTER_TIMEOUT_MS=30000
 self=$(cd "$(dirname "$FORKER")" && pwd)/forker
 
 EVENTS=1000

@@ -5,6 +5,10 @@
 # absent tracerd delays a fork by the registration timeout at most.
 . "$(dirname "$0")/lib.sh"
 FORKER=./tests/integration/forker
+# Events recorded before a process's registration completes are not
+# recorded: wait for it as long as a loaded machine (sanitizers, tests in
+# parallel) may need, not the default 100 ms, so that every event counts.
+export TRACER_REGISTER_TIMEOUT_MS=30000
 lib=$(cd libtracer/.libs && pwd)/libtracer.so
 
 WORKERS=3

@@ -7,6 +7,10 @@
 . "$(dirname "$0")/lib.sh"
 
 THREADS=1000
+# Events recorded before a process's registration completes are not
+# recorded: wait for it as long as a loaded machine (sanitizers, tests in
+# parallel) may need, not the default 100 ms, so that every event counts.
+export TRACER_REGISTER_TIMEOUT_MS=30000
 
 # Small default channels (16 KiB x 4) and a 16 MiB cap: about 14 buffers.
 check "tracerd starts (2 buffers, cap 16 MiB)" \
