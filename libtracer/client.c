@@ -56,6 +56,9 @@ static int update_signal;	/* signal.c's, 0: none */
 static bool signal_installed;
 static void *ctl_map;		/* tracerd's control page, once mapped */
 static size_t ctl_size;
+/* The message the listener is handling: no thread of a child of fork()
+ * will free it, so the child does. */
+static tracer_msg *in_flight;
 
 static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
@@ -234,9 +237,17 @@ void tracer__client_fork_parent(void)
 	errno = saved;
 }
 
-/* The parent's registration: its connection and its control page. */
+/*
+ * The parent's registration: its connection, its control page, and the
+ * message its listener was handling when the parent forked.
+ */
 static void drop_parent_registration(void)
 {
+	tracer_msg *m = __atomic_load_n(&in_flight, __ATOMIC_ACQUIRE);
+
+	in_flight = NULL;
+	if (m)
+		tracer__wire_free(m);
 	if (sock >= 0)
 		close(sock);
 	sock = -1;
@@ -385,7 +396,10 @@ static void *listener(void *arg)
 						NULL);
 			if (ret)
 				break;
+			__atomic_store_n(&in_flight, m, __ATOMIC_RELAXED);
 			ret = on_message(m, fds, nfds);
+			/* Cleared before it is freed: never freed twice. */
+			__atomic_store_n(&in_flight, NULL, __ATOMIC_RELEASE);
 			tracer__wire_free(m);
 		}
 	}
