@@ -5,7 +5,9 @@
  * (tracer_register_callsites()); each call site gets the next id (ids are
  * never reused, even after a module is unloaded, because tracerd keeps the
  * descriptions of ids it was told about). The listener thread sends the
- * descriptions to tracerd (tracer__callsites_pending()).
+ * descriptions to tracerd (tracer__callsites_pending()). A child of
+ * fork() is a new process for tracerd: its registry sends every call site
+ * again, with the same ids.
  *
  * It also holds the event filter: the patterns tracerd sent last, which
  * decide the `enabled` word of every call site, including those of modules
@@ -147,6 +149,7 @@ int tracer__callsites_trylock(int ms)
 void tracer__callsites_fork_child(bool consistent)
 {
 	pthread_mutex_init(&lock, NULL);
+	sent = 0;		/* the child's tracerd process knows none */
 	if (!consistent) {
 		/* Maybe half changed by another thread: forget, leak. */
 		memset(&filter, 0, sizeof(filter));

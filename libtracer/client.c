@@ -23,6 +23,16 @@
  * the thread that loads their module (tracer__client_sync_callsites), or
  * by the listener when the registration completes, so tracerd knows every
  * call site before any of its events.
+ *
+ * A daemon whose listen backlog is full (many processes registering at
+ * once) is waited for, within the same bound. A child of fork() runs
+ * tracer__client_fork_child() and then tracer__client_start() again from
+ * the fork handler (tracer.c): a new connection, listener, control page
+ * and pool; the update signal's handler stays as the parent installed it.
+ *
+ * When tracerd dies, the threads go on recording into the buffers and the
+ * listener looks for a new tracerd every RECONNECT_MS, then hands it the
+ * pool (the segments' memfds are kept for that: adopt.c in tracerd).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -38,6 +48,8 @@
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/time.h>
+#include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -65,6 +77,12 @@ static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static int reg_state;		/* 0 waiting, 1 registered, <0 -errno */
 static bool verbose;
 static int update_signal;	/* signal.c's, 0: none */
+static bool signal_installed;
+static void *ctl_map;		/* tracerd's control page, once mapped */
+static size_t ctl_size;
+/* The message the listener is handling: no thread of a child of fork()
+ * will free it, so the child does. */
+static tracer_msg *in_flight;
 
 static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
@@ -312,35 +330,69 @@ static __thread bool fork_locked;
 /* The order of send_callsites(): send_lock, then the registry's lock. */
 void tracer__client_fork_prepare(void)
 {
+	int saved = errno;
 	struct timespec t;
 
 	tracer__deadline_ms(&t, FORK_LOCK_MS);
 	fork_locked = false;
-	if (pthread_mutex_timedlock(&send_lock, &t))
-		return;
-	if (tracer__callsites_trylock(FORK_LOCK_MS)) {
-		pthread_mutex_unlock(&send_lock);
-		return;
+	if (!pthread_mutex_timedlock(&send_lock, &t)) {
+		if (!tracer__callsites_trylock(FORK_LOCK_MS))
+			fork_locked = true;
+		else
+			pthread_mutex_unlock(&send_lock);
 	}
-	fork_locked = true;
+	tracer__filter_fork_prepare();
+	errno = saved;
 }
 
 void tracer__client_fork_parent(void)
 {
-	if (!fork_locked)
-		return;
-	tracer__callsites_unlock();
-	pthread_mutex_unlock(&send_lock);
+	int saved = errno;
+
+	tracer__filter_fork_parent();
+	if (fork_locked) {
+		tracer__callsites_unlock();
+		pthread_mutex_unlock(&send_lock);
+	}
+	errno = saved;
+}
+
+/*
+ * The parent's registration: its connection, its send queue and the
+ * listener's eventfd, its control page, and the message its listener was
+ * handling when the parent forked.
+ */
+static void drop_parent_registration(void)
+{
+	tracer_msg *m = __atomic_load_n(&in_flight, __ATOMIC_ACQUIRE);
+
+	in_flight = NULL;
+	if (m)
+		tracer__wire_free(m);
+	/* The parent's frames are the parent's to send (left allocated:
+	 * without the lock they may be half linked). */
+	out_head = NULL;
+	out_tail = &out_head;
+	if (sock >= 0)
+		close(sock);
+	sock = -1;
+	if (queue_fd >= 0)
+		close(queue_fd);
+	queue_fd = -1;
+	if (ctl_map)
+		munmap(ctl_map, ctl_size);
+	ctl_map = NULL;
+	reg_state = 0;
 }
 
 void tracer__client_fork_child(void)
 {
 	tracer__callsites_fork_child(fork_locked);
 	pthread_mutex_init(&send_lock, NULL);
-	/* The parent's frames are the parent's to send (left allocated:
-	 * without the lock they may be half linked). */
-	out_head = NULL;
-	out_tail = &out_head;
+	pthread_mutex_init(&lock, NULL);
+	drop_parent_registration();
+	tracer__pool_fork_child();
+	tracer__filter_fork_child();	/* last: it unblocks signals */
 }
 
 /* Switch to filter f and tell tracerd. */
@@ -426,6 +478,8 @@ static int on_registered(const Tracer__Registered *r, int *fds, int nfds)
 		close_all(fds + 1, 2);
 		return -EPROTO;
 	}
+	ctl_map = ctl;
+	ctl_size = r->control_size;
 	ret = tracer__pool_add_segment(fds[2], r->segment_size);
 	if (ret) {
 		close(fds[1]);
@@ -490,7 +544,10 @@ static int receive(int timeout_ms)
 	ret = tracer__wire_recv(sock, &m, fds, &nfds, timeout_ms, NULL);
 	if (ret)
 		return ret;
+	__atomic_store_n(&in_flight, m, __ATOMIC_RELAXED);
 	ret = on_message(m, fds, nfds);
+	/* Cleared before it is freed: never freed twice (fork child). */
+	__atomic_store_n(&in_flight, NULL, __ATOMIC_RELEASE);
 	tracer__wire_free(m);
 	return ret;
 }
@@ -710,8 +767,65 @@ static void give_up(void)
 	pthread_mutex_unlock(&send_lock);
 }
 
-/* The first socket that answers: its fd, or a negative errno. */
-static int connect_daemon(void)
+/*
+ * Once per program image: a child of fork() keeps the handler and the
+ * program's own action for the signal that the parent recorded.
+ */
+static void install_signal(void)
+{
+	if (signal_installed)
+		return;
+	signal_installed = true;
+	update_signal = tracer__signal_install();
+	if (update_signal < 0) {
+		say("TRACER_SIGNAL: not a real-time signal; no update signal");
+		update_signal = 0;
+	}
+}
+
+/*
+ * A blocking connect that gives up after timeout_ms (SO_SNDTIMEO bounds a
+ * Unix socket's wait for room in the daemon's backlog); the socket is
+ * non-blocking once connected. Returns it, or a negative errno.
+ */
+static int connect_waiting(const char *path, int timeout_ms)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	struct timeval tv = { .tv_sec = timeout_ms / 1000,
+			      .tv_usec = (timeout_ms % 1000) * 1000 };
+	int fd, ret = 0;
+
+	if (strlen(path) >= sizeof(sa.sun_path))
+		return -ENAMETOOLONG;
+	strcpy(sa.sun_path, path);
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	if (setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv)) < 0 ||
+	    connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 ||
+	    fcntl(fd, F_SETFL, O_NONBLOCK) < 0)
+		ret = -errno;
+	if (ret) {
+		close(fd);
+		return ret == -EAGAIN || ret == -EINPROGRESS ? -ETIMEDOUT : ret;
+	}
+	return fd;
+}
+
+/* What is left of timeout_ms since t0, >= 0. */
+static int ms_left(const struct timespec *t0, int timeout_ms)
+{
+	long left = timeout_ms - since_us(t0) / 1000;
+
+	return left > 0 ? (int)left : 0;
+}
+
+/*
+ * Connect to the first daemon that answers. One whose backlog is full
+ * (busy with many processes registering at once) is there: wait for it,
+ * within the registration's time.
+ */
+static int connect_daemon(const struct timespec *t0, int timeout_ms)
 {
 	char paths[2][TRACER_PATH_MAX];
 	int n, i, fd = -ENOENT;
@@ -719,6 +833,8 @@ static int connect_daemon(void)
 	n = tracer__socket_candidates(paths);
 	for (i = 0; i < n; i++) {
 		fd = tracer__wire_connect(paths[i], SOCK_NONBLOCK);
+		if (fd == -EAGAIN && ms_left(t0, timeout_ms) > 0)
+			fd = connect_waiting(paths[i], ms_left(t0, timeout_ms));
 		if (fd >= 0)
 			break;
 	}
@@ -732,21 +848,17 @@ int tracer__client_start(int timeout_ms)
 
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	verbose = getenv("TRACER_VERBOSE") != NULL;
-	fd = connect_daemon();
+	fd = connect_daemon(&t0, timeout_ms);
 	if (fd < 0) {
 		say("no tracerd to register with: %s", strerror(-fd));
 		return fd;
 	}
 	sock = fd;
 	queue_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-	update_signal = tracer__signal_install();
-	if (update_signal < 0) {
-		say("TRACER_SIGNAL: not a real-time signal; no update signal");
-		update_signal = 0;
-	}
+	install_signal();
 	ret = send_register(0, 0);
-	if (!ret)
-		ret = await_reply(timeout_ms);
+	if (!ret)	/* the connection's wait counts: timeout_ms in all */
+		ret = await_reply(ms_left(&t0, timeout_ms));
 	reply = ret;
 	if (!ret || ret == -ETIMEDOUT)
 		ret = start_listener();

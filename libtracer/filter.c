@@ -95,6 +95,29 @@ void tracer__filter_retire(struct tracer__filter_table *old)
 	free(old);
 }
 
+/*
+ * fork(): liburcu-bp's registry holds a reader record per thread that
+ * ever read; in the child every thread but the forking one is gone, and a
+ * record left inside a read-side section would make the child's next
+ * grace period wait for ever. liburcu-bp prunes them when told about the
+ * fork (it takes its grace-period lock before it: a grace period lasts as
+ * long as the readers' few loads).
+ */
+void tracer__filter_fork_prepare(void)
+{
+	urcu_bp_before_fork();
+}
+
+void tracer__filter_fork_parent(void)
+{
+	urcu_bp_after_fork_parent();
+}
+
+void tracer__filter_fork_child(void)
+{
+	urcu_bp_after_fork_child();
+}
+
 bool tracer__filter_allows(const struct tracer_callsite *cs)
 {
 	const struct tracer__filter_table *t = NULL;

@@ -75,7 +75,8 @@ extern const struct tracer_control tracer__idle_control TRACER_HIDDEN;
 
 /*
  * Connect to tracerd and register the process, waiting at most timeout_ms
- * for the answer; the listener thread finishes the job if it comes later.
+ * in all (for room in a busy daemon's backlog, then for the answer); the
+ * listener thread finishes the job if the answer comes later.
  * Returns 0 (registered), -ENOENT/-ECONNREFUSED (no tracerd), -ETIMEDOUT,
  * or another negative errno (refused, protocol error).
  */
@@ -90,7 +91,11 @@ void tracer__client_sync_callsites(void) TRACER_HIDDEN;
  * the child they are new, so that a child never inherits them held by
  * another thread, which would block its exit for ever. A child forked
  * while they could not be taken starts with no filter (nothing recorded
- * until it registers again).
+ * until tracerd sends it one when it registers).
+ * tracer__client_fork_child() also drops the parent's registration: its
+ * socket, control page, pool segments and eventfd; the caller (tracer.c)
+ * has made the control page idle and then registers the child with
+ * tracer__client_start().
  */
 void tracer__client_fork_prepare(void) TRACER_HIDDEN;
 void tracer__client_fork_parent(void) TRACER_HIDDEN;
@@ -155,6 +160,10 @@ struct tracer__filter_table *tracer__filter_publish(
 	struct tracer__filter_table *t) TRACER_HIDDEN;
 /* Wait until no thread can read old, then free it (NULL: nothing). */
 void tracer__filter_retire(struct tracer__filter_table *old) TRACER_HIDDEN;
+/* liburcu-bp's fork handlers (its reader registry). */
+void tracer__filter_fork_prepare(void) TRACER_HIDDEN;
+void tracer__filter_fork_parent(void) TRACER_HIDDEN;
+void tracer__filter_fork_child(void) TRACER_HIDDEN;
 /* The generation the next tracer__filter_publish() will give. */
 uint32_t tracer__filter_next_gen(void) TRACER_HIDDEN;
 /* Slow path: does the current table record cs? (RCU read side) */
@@ -188,6 +197,8 @@ void tracer__pool_set_wake_fd(int fd) TRACER_HIDDEN;
  * so that a new tracerd can adopt the pool (client.c). */
 uint32_t tracer__pool_segments(void) TRACER_HIDDEN;
 int tracer__pool_segment_fd(uint32_t i, uint64_t *size) TRACER_HIDDEN;
+/* In a child of fork(): unmap the parent's segments, close its eventfd. */
+void tracer__pool_fork_child(void) TRACER_HIDDEN;
 /* Ask tracerd to look at the pool now (eventfd, only when it sleeps). */
 void tracer__pool_wake(void) TRACER_HIDDEN;
 void tracer__pool_on_close(struct tracer_rb_writer *w) TRACER_HIDDEN;

@@ -117,6 +117,26 @@ int tracer__pool_segment_fd(uint32_t i, uint64_t *size)
 	return segs[i].fd;
 }
 
+/*
+ * Child of fork(): the segments and the eventfd are the parent's pool.
+ * Only the forking thread runs here, and no thread of the child holds a
+ * buffer (tracer.c reset it), so nothing can be using them.
+ */
+void tracer__pool_fork_child(void)
+{
+	uint32_t n = segment_count(), s;
+
+	__atomic_store_n(&nsegs, 0, __ATOMIC_RELEASE);
+	for (s = 0; s < n; s++) {
+		munmap(segs[s].base, segs[s].size);
+		close(segs[s].fd);	/* kept for adoption (client.c) */
+	}
+	memset(segs, 0, sizeof(segs));
+	if (wake_fd >= 0)
+		close(wake_fd);
+	wake_fd = -1;
+}
+
 void tracer__pool_wake(void)
 {
 	struct tracer_pool_header *p = pool_line();

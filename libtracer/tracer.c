@@ -26,6 +26,14 @@
  * Thread exit (pthread key destructor) and process exit (library
  * destructor) record the thread's exit, switch its channels so tracerd
  * can take the last sub-buffers, and hand the buffer back to the pool.
+ *
+ * A child of fork() starts over in the fork handler (fork_child): the
+ * event path sees the idle control page, the forking thread's state is
+ * that of a thread that never recorded, and the child registers as a new
+ * process, so its first event takes a buffer from its own pool. The event
+ * path itself never checks the pid. (fork() called from a signal handler
+ * that interrupted a record in progress is not supported: the interrupted
+ * record would resume into the unmapped parent buffer.)
  */
 #include <errno.h>
 #include <pthread.h>
@@ -353,14 +361,6 @@ static void exit_key_destructor(void *arg)
 	tracer__thread_exit();
 }
 
-/* In a child of fork(): never write into the parent's buffers. */
-static void atfork_child(void)
-{
-	tracer__control = &tracer__idle_control;
-	tls.state = TRACER__THREAD_EXITED;
-	tls.epoch = UINT64_MAX;
-}
-
 /*
  * How long the constructor waits for tracerd's reply: long enough for a
  * healthy tracerd almost always (its round trip is under 1 ms, and within
@@ -383,13 +383,32 @@ static int register_timeout_ms(void)
 	return *end || v < 0 || v > 60000 ? REGISTER_WAIT_MS : (int)v;
 }
 
+/*
+ * In a child of fork(), before fork() returns: a new process for tracerd.
+ * The forking thread (the only one here) forgets the parent's buffer and
+ * session, the parent's control page, pool and connection are dropped,
+ * and the child registers like a new program, waiting as long as the
+ * constructor does. Its first event takes a buffer from its own pool.
+ */
+static void fork_child(void)
+{
+	int saved = errno;
+
+	__atomic_store_n(&tracer__control, &tracer__idle_control,
+			 __ATOMIC_RELEASE);
+	tls = (struct tracer__thread){ .epoch = UINT64_MAX };
+	process_start_session = 0;
+	tracer__client_fork_child();
+	tracer__client_start(register_timeout_ms());
+	errno = saved;
+}
+
 static void __attribute__((constructor(102))) tracer_init(void)
 {
 	if (pthread_key_create(&exit_key, exit_key_destructor))
 		return;
 	pthread_atfork(tracer__client_fork_prepare, tracer__client_fork_parent,
-		       tracer__client_fork_child);
-	pthread_atfork(NULL, NULL, atfork_child);
+		       fork_child);
 	tracer__client_start(register_timeout_ms());
 }
 

@@ -5,10 +5,11 @@
  *                  the page's sequence lock (pool_layout.h) and published
  *                  by the new epoch, the word the event path loads: one
  *                  atomic switch. Threads act on it at their next event.
- *   update signal  then queued to every thread that holds a buffer and
- *                  does not block it (SigBlk in /proc/PID/task/TID/status),
- *                  so threads act at once: close their sub-buffers for a
- *                  switch, notice a start or a stop.
+ *   update signal  then queued to every thread that holds a buffer,
+ *                  does not block it and catches it (SigBlk, SigCgt in
+ *                  /proc/PID/task/TID/status), so threads act at once:
+ *                  close their sub-buffers for a switch, notice a start
+ *                  or a stop.
  *   filters        event-name patterns travel over the socket to the
  *                  process's listener thread, which switches its enable
  *                  table and confirms with FilterApplied; requests that
@@ -51,11 +52,15 @@ void tracerd_control_publish(struct tracerd_process *p, uint64_t session,
 	__atomic_store_n(&c->seq, seq + 2, __ATOMIC_RELEASE);
 }
 
-/* Does thread tid of p block sig? (If we cannot tell: assume it does.) */
+/*
+ * Would thread tid of p not take sig: blocked, or not caught? (If we
+ * cannot tell: assume so.) Not caught is a program that exec'd before
+ * tracerd read its hang-up: the signal's default action would end it.
+ */
 static bool blocks(pid_t pid, uint32_t tid, int sig)
 {
 	char path[64], line[256];
-	unsigned long long mask = ~0ULL;
+	unsigned long long blk = ~0ULL, cgt = 0, v;
 	FILE *f;
 
 	snprintf(path, sizeof(path), "/proc/%d/task/%" PRIu32 "/status",
@@ -63,11 +68,14 @@ static bool blocks(pid_t pid, uint32_t tid, int sig)
 	f = fopen(path, "re");
 	if (!f)
 		return true;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "SigBlk: %llx", &mask) == 1)
-			break;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "SigBlk: %llx", &v) == 1)
+			blk = v;
+		else if (sscanf(line, "SigCgt: %llx", &v) == 1)
+			cgt = v;
+	}
 	fclose(f);
-	return (mask >> (sig - 1)) & 1;
+	return ((blk >> (sig - 1)) & 1) || !((cgt >> (sig - 1)) & 1);
 }
 
 static void queue_signal(struct tracerd_process *p, uint32_t tid)

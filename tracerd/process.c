@@ -1593,14 +1593,19 @@ void tracerd_process_status_free(Tracer__ProcessStatus *st)
 	st->n_threads = 0;
 }
 
+/*
+ * The pid's latest registration: after an exec, the new image may
+ * register before tracerd reads the old image's hang-up, and the old one
+ * is then on its way out.
+ */
 struct tracerd_process *tracerd_process_find(struct tracerd *d, pid_t pid)
 {
-	struct tracerd_process *p;
+	struct tracerd_process *p, *found = NULL;
 
 	cds_list_for_each_entry(p, &d->processes, node)
 		if (p->pid == pid)
-			return p;
-	return NULL;
+			found = p;
+	return found;
 }
 
 void tracerd_process_set_mode(struct tracerd_process *p, uint32_t mode)

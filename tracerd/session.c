@@ -276,19 +276,50 @@ static void process_dir_name(const struct tracerd_process *p, char *buf,
 	snprintf(buf + strlen(buf), size - strlen(buf), "-%d", (int)p->pid);
 }
 
-/* mkdir dir/NAME-PID; returns its path (malloc'ed) or NULL. */
+#define MAX_DIR_SUFFIX	10000
+
+/*
+ * mkdir dir/NAME-PID, or dir/NAME-PID.N with the first N = 1, 2, ... free
+ * when another process of the session had that name and pid: the image
+ * before an exec (same pid, often the same name), or a reused pid.
+ * Returns its path (malloc'ed) or NULL.
+ */
 static char *make_process_dir(const struct tracerd_process *p,
 			      const char *dir)
 {
 	char name[128], path[4096];
+	int n;
 
 	process_dir_name(p, name, sizeof(name));
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	if (mkdir(path, 0755) < 0 && errno != EEXIST) {
-		tracerd_write_failed(p->d, path, -errno);
-		return NULL;
+	for (n = 0; n < MAX_DIR_SUFFIX; n++) {
+		if (n == 0)
+			snprintf(path, sizeof(path), "%s/%s", dir, name);
+		else
+			snprintf(path, sizeof(path), "%s/%s.%d", dir, name, n);
+		if (mkdir(path, 0755) == 0)
+			return strdup(path);
+		if (errno != EEXIST)
+			break;
 	}
-	return strdup(path);
+	if (errno == EEXIST)
+		tracerd_log("cannot create '%s': %s", path, strerror(errno));
+	else
+		tracerd_write_failed(p->d, path, -errno);
+	return NULL;
+}
+
+/* Undo a process directory that could not be written (tried again). */
+static void remove_dir(const char *dir)
+{
+	char path[4200];
+
+	snprintf(path, sizeof(path), "%s/metadata", dir);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/%s", dir, TRACER_META_FILE);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/%s", dir, TRACER_META_DIR);
+	rmdir(path);
+	rmdir(dir);
 }
 
 int tracerd_session_add_process(struct tracerd_process *p)
@@ -302,6 +333,7 @@ int tracerd_session_add_process(struct tracerd_process *p)
 		if (p->meta)
 			fclose(p->meta);
 		p->meta = NULL;
+		remove_dir(p->dir);	/* the next try makes it again */
 		free(p->dir);
 		p->dir = NULL;
 		return -EIO;

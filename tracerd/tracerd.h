@@ -330,7 +330,7 @@ int tracerd_process_snapshot(struct tracerd_process *p,
 /* Write process.meta (identity, call sites) into dir; NULL on error. */
 FILE *tracerd_process_meta(struct tracerd_process *p, const char *dir);
 void tracerd_note_thread(FILE *meta, uint32_t tid, const char *name);
-/* Processes by pid (NULL: none). */
+/* The latest registration of pid (NULL: none). */
 struct tracerd_process *tracerd_process_find(struct tracerd *d, pid_t pid);
 /* Attach the readers of buffer b at buf (descriptor desc). */
 int tracerd_attach_buffer(struct tracerd_process *p, struct tracerd_buffer *b,
