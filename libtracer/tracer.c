@@ -328,10 +328,27 @@ static bool still_recording(const struct tracer__thread *t)
 	       && st.session == t->session;
 }
 
+/*
+ * Has channel w a record reserved and never committed? Its thread was
+ * cancelled asynchronously in the middle of one: the commit count of the
+ * sub-buffer holding the last reserved byte is short of what was reserved.
+ */
+static bool torn(const struct tracer_rb_writer *w)
+{
+	uint64_t wc = TRACER_READ_ONCE(w->hdr->write_count);
+	uint64_t start = (wc - 1) & ~w->smask;
+	uint64_t count = TRACER_READ_ONCE(tracer__rb_slot(w, start)->count);
+
+	return wc != 0 && ((count - tracer__rb_lap_base(start, w->subbuf_order,
+							 w->count_order)) &
+			   w->cmask) != wc - start;
+}
+
 void tracer__thread_exit(void)
 {
 	struct tracer__thread *t = &tls;
 	int saved = errno, c;
+	bool keep = false;
 
 	if (t->state != TRACER__THREAD_READY || t->busy)
 		return;
@@ -348,10 +365,19 @@ void tracer__thread_exit(void)
 				    "tid %d name %s lost %llu", (int)t->tid,
 				    t->name, (unsigned long long)lost);
 	}
-	switch_channels(t);
+	for (c = 0; c < TRACER_POOL_CHANNELS; c++)
+		keep |= torn(&t->ch[c]);
 	t->state = TRACER__THREAD_EXITED;
 	t->epoch = UINT64_MAX;
-	tracer__pool_release(&t->buf);
+	/*
+	 * A torn record would leave its sub-buffer incomplete for the next
+	 * owner: keep the buffer, tracerd salvages and frees it once this
+	 * thread is gone (salvage.c).
+	 */
+	if (!keep) {
+		switch_channels(t);
+		tracer__pool_release(&t->buf);
+	}
 	errno = saved;
 }
 

@@ -17,6 +17,13 @@
  *                               first, then after each "vanished I" is
  *                               printed and a line is read
  *                               from stdin before the next one starts
+ *   crashee cancel FILE N K     N threads, one after the other, record
+ *                               "crash:cancel" events flat out with
+ *                               asynchronous cancellation and are cancelled
+ *                               (in the middle of a record, often); "ready"
+ *                               first, "cancelled I" after each, then a line
+ *                               is read from stdin; at the end a thread
+ *                               records K events "crash:final"
  *   crashee wait FILE N K MS    wait until each of N threads recorded K
  *                               events (exit 0), or MS milliseconds (1)
  *
@@ -100,6 +107,61 @@ static void *vanisher(void *arg)
 	return NULL;
 }
 
+/* Records until cancelled, asynchronously: at any instruction. */
+static void *cancellee(void *arg)
+{
+	int t = (int)(long)arg, old;
+	long long s;
+
+	pthread_setcanceltype(PTHREAD_CANCEL_ASYNCHRONOUS, &old);
+	for (s = 0;; s++) {
+		tracer_record("crash:cancel", "thread %d seq %lld", t, s);
+		__atomic_store_n(&progress[t], (uint64_t)s + 1,
+				 __ATOMIC_RELEASE);
+	}
+	return NULL;
+}
+
+static void *finisher(void *arg)
+{
+	long s;
+
+	(void)arg;
+	for (s = 0; s < limit; s++)
+		tracer_record("crash:final", "seq %ld", s);
+	return NULL;
+}
+
+/* Wait until thread t recorded k events (spinning: it runs flat out). */
+static void spin_until(int t, uint64_t k)
+{
+	while (__atomic_load_n(&progress[t], __ATOMIC_ACQUIRE) < k)
+		;
+}
+
+static int run_cancels(int n)
+{
+	char line[16];
+	pthread_t th;
+	int t;
+
+	printf("ready\n");
+	fflush(stdout);
+	for (t = 0; t < n; t++) {
+		pthread_create(&th, NULL, cancellee, (void *)(long)t);
+		spin_until(t, 1000 + (uint64_t)t * 977);
+		pthread_cancel(th);
+		pthread_join(th, NULL);
+		printf("cancelled %d\n", t);
+		fflush(stdout);
+		if (!fgets(line, sizeof(line), stdin))
+			return 1;
+	}
+	pthread_create(&th, NULL, finisher, NULL);
+	pthread_join(th, NULL);
+	return 0;
+}
+
 static volatile uint64_t *map(const char *path, int create)
 {
 	int fd = open(path, O_RDWR | (create ? O_CREAT | O_TRUNC : 0), 0644);
@@ -176,6 +238,8 @@ int main(int argc, char **argv)
 		limit = atol(argv[4]);
 	if (!strcmp(argv[1], "rawexit"))
 		return run_vanishers(n);
+	if (!strcmp(argv[1], "cancel"))
+		return run_cancels(n);
 	for (how = 0; how < 5 && strcmp(argv[1], modes[how]); how++)
 		;
 	if (how == 5)

@@ -93,9 +93,10 @@ check "a later session records normally (50 of 50 events)" [ "$n" -eq 50 ]
 # Threads ending through the raw exit system call, one after the other,
 # in a pool of 2 buffers that cannot grow: without salvage, the third
 # thread would find no buffer. AddressSanitizer's own thread bookkeeping
-# breaks on a thread that skips pthread's exit, so not in sanitizer builds.
+# breaks on a thread that skips pthread's exit or is cancelled at any
+# instruction, so neither runs in sanitizer builds.
 if [ -n "$RECORD_PRELOAD" ]; then
-	echo "ok $((tap_n + 1)) # SKIP raw-exit threads: not under AddressSanitizer"
+	echo "ok $((tap_n + 1)) # SKIP raw-exit and cancelled threads: not under AddressSanitizer"
 	tap_n=$((tap_n + 1))
 	finish
 fi
@@ -130,4 +131,43 @@ awk -v N=$VANISH -v K=300 '
 	END { for (t = 0; t < N; t++) if (next_seq[t] != K) bad++
 	      exit bad != 0 || vanished != N }' "$T/view2"
 ok $? "all $VANISH threads' 300 events are in the trace, each followed by tracer:thread_vanished"
+
+# Threads cancelled asynchronously, often in the middle of a record: a
+# thread that leaves a torn record keeps its buffer at exit, and tracerd
+# salvages and frees it once the thread is gone. In the same pool of 2,
+# every cancelled thread's buffer comes back, and a last thread records
+# all its events.
+CANCEL=20
+# buffers_in_use PID: buffers of process PID held by a thread.
+buffers_in_use() {
+	"$TRACECTL" status --json | python3 -c '
+import json, sys
+ps = [p for p in json.load(sys.stdin)["processes"] if p["pid"] == int(sys.argv[1])]
+print(ps[0]["buffers_in_use"] if ps else -1)' "$1"
+}
+dir=$(session_cmd start)
+spawn can "$CRASHEE" cancel "$T/p.can" $CANCEL 300
+check "the cancelling program starts" [ $? -eq 0 ]
+freed=0
+for i in $(seq 0 $((CANCEL - 1))); do
+	read -r -t 30 line <&"$can_out"
+	[ "$line" = "cancelled $i" ] || break
+	deadline=$(($(now_ms) + 20000))
+	until [ "$(buffers_in_use "$can_pid")" = 0 ] ||
+	      [ "$(now_ms)" -gt $deadline ]; do
+		sleep 0.01	# polling status, not waiting it out
+	done
+	[ "$(buffers_in_use "$can_pid")" = 0 ] && freed=$((freed + 1))
+	(echo go >&"$can_in") 2>/dev/null
+done
+check "every one of the $CANCEL cancelled threads' buffers came back ($freed)" \
+	[ $freed -eq $CANCEL ]
+wait "$can_pid"
+check "the program exits 0" [ $? -eq 0 ]
+"$TRACECTL" stop >/dev/null
+"$TRACECTL" view "$dir" >"$T/view3"
+n=$(grep -c ' crash:final: seq [0-9]*$' "$T/view3")
+check "the last thread's 300 events are all in the trace ($n)" [ "$n" -eq 300 ]
+torn=$(grep -c ' tracer:thread_vanished: ' "$T/view3")
+echo "# $torn of $CANCEL cancelled threads left a torn record"
 finish
