@@ -139,22 +139,29 @@ static void spin_until(int t, uint64_t k)
 		;
 }
 
-static int run_cancels(int n)
+/* Say what became of thread t ("ready" first), wait for the test's go. */
+static int told(const char *what, int t)
 {
 	char line[16];
+
+	if (t == 0)
+		printf("ready\n");
+	printf("%s %d\n", what, t);
+	fflush(stdout);
+	return fgets(line, sizeof(line), stdin) ? 0 : 1;
+}
+
+static int run_cancels(int n)
+{
 	pthread_t th;
 	int t;
 
-	printf("ready\n");
-	fflush(stdout);
 	for (t = 0; t < n; t++) {
 		pthread_create(&th, NULL, cancellee, (void *)(long)t);
 		spin_until(t, 1000 + (uint64_t)t * 977);
 		pthread_cancel(th);
 		pthread_join(th, NULL);
-		printf("cancelled %d\n", t);
-		fflush(stdout);
-		if (!fgets(line, sizeof(line), stdin))
+		if (told("cancelled", t))
 			return 1;
 	}
 	pthread_create(&th, NULL, finisher, NULL);
@@ -202,18 +209,13 @@ static int wait_for(const char *path, int n, long k, long ms)
 
 static int run_vanishers(int n)
 {
-	char line[16];
 	pthread_t th;
 	int t;
 
-	printf("ready\n");
-	fflush(stdout);
 	for (t = 0; t < n; t++) {
 		pthread_create(&th, NULL, vanisher, (void *)(long)t);
 		pthread_join(th, NULL);
-		printf("vanished %d\n", t);
-		fflush(stdout);
-		if (!fgets(line, sizeof(line), stdin))
+		if (told("vanished", t))
 			return 1;
 	}
 	return 0;
