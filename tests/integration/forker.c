@@ -186,9 +186,10 @@ static int run_fork(int workers, int n, int events)
 	long seen[MAX_WORKERS] = { 0 };
 	int i, m = 0, bad;
 
+	/* Before the workers: worker 0 forks a child of its own. */
+	child_events = events;
 	if (n < 0 || n >= MAX_CHILDREN || start_workers(th, workers))
 		return 2;
-	child_events = events;
 	for (i = 0; i < n; i++) {
 		workers_advance(seen);
 		tracer_record("test:main", "seq %d", m++);
