@@ -52,7 +52,6 @@
 #include "rb_internal.h"
 
 struct walk {
-	struct tracer_rb_reader *r;
 	const char *base;		/* the copy */
 	uint64_t end;			/* reserved bytes */
 	uint64_t now;			/* no record is later */
@@ -325,7 +324,7 @@ int tracer__rb_salvage(struct tracer_rb_reader *r, void *dst,
 		       struct tracer_rb_salvage *s)
 {
 	uint64_t S = r->geo.subbuf_size, rc = r->read_count, wc, rel;
-	struct walk w = { .r = r, .base = dst, .now = now, .check = check,
+	struct walk w = { .base = dst, .now = now, .check = check,
 			  .arg = arg };
 	int ret;
 

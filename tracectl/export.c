@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "export.h"
+#include "hash_index.h"
 #include "trace_args.h"
 
 /* ----------------------------------------------------------------------
@@ -148,26 +149,19 @@ static size_t lane_hash(uint32_t pid, uint32_t tid, size_t size)
 	return (size_t)(k >> 32) & (size - 1);
 }
 
+static size_t lane_home(const void *ctx, size_t i, size_t size)
+{
+	const struct tracer_lane *l =
+		&((const struct tracer_slicer *)ctx)->lanes[i];
+
+	return lane_hash(l->pid, l->tid, size);
+}
+
 /* Double the hash table (lane indexes). Returns 0 or -ENOMEM. */
 static int rehash(struct tracer_slicer *s)
 {
-	size_t size = s->hash_size ? s->hash_size * 2 : 64, i, h;
-	uint32_t *hash = calloc(size, sizeof(*hash));
-	const struct tracer_lane *l;
-
-	if (!hash)
-		return -ENOMEM;
-	for (i = 0; i < s->nlanes; i++) {
-		l = &s->lanes[i];
-		h = lane_hash(l->pid, l->tid, size);
-		while (hash[h])
-			h = (h + 1) & (size - 1);
-		hash[h] = (uint32_t)i + 1;
-	}
-	free(s->hash);
-	s->hash = hash;
-	s->hash_size = size;
-	return 0;
+	return tracer__index_grow(&s->hash, &s->hash_size, 64, s->nlanes,
+				  lane_home, s);
 }
 
 /* A new lane for it's thread, at hash slot h. NULL: out of memory. */

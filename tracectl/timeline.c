@@ -32,6 +32,7 @@
 #include <unistd.h>
 
 #include "export.h"
+#include "hash_index.h"
 #include "trace_args.h"
 #include "tracectl/timeline_page.h"
 
@@ -70,23 +71,17 @@ static size_t name_hash(const char *s, size_t len, size_t size)
 	return h & (size - 1);
 }
 
+static size_t name_home(const void *ctx, size_t i, size_t size)
+{
+	const struct timeline *t = ctx;
+
+	return name_hash(t->names[i].s, t->names[i].len, size);
+}
+
 static int names_rehash(struct timeline *t)
 {
-	size_t size = t->hash_size ? t->hash_size * 2 : 256, i, h;
-	uint32_t *hash = calloc(size, sizeof(*hash));
-
-	if (!hash)
-		return -ENOMEM;
-	for (i = 0; i < t->nnames; i++) {
-		h = name_hash(t->names[i].s, t->names[i].len, size);
-		while (hash[h])
-			h = (h + 1) & (size - 1);
-		hash[h] = (uint32_t)i + 1;
-	}
-	free(t->hash);
-	t->hash = hash;
-	t->hash_size = size;
-	return 0;
+	return tracer__index_grow(&t->hash, &t->hash_size, 256, t->nnames,
+				  name_home, t);
 }
 
 /* Add a name at hash slot h. */

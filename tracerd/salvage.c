@@ -47,6 +47,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "format.h"
 #include "tracerd.h"
 
@@ -91,14 +92,6 @@ int tracerd_salvage_events(struct tracerd_process *p)
 					       daemon_events[i].types,
 					       daemon_events[i].format);
 	return ret;
-}
-
-static uint64_t now_ns(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (uint64_t)t.tv_sec * 1000000000ULL + (uint64_t)t.tv_nsec;
 }
 
 /* ------------------------------------------------------------------ */
@@ -167,12 +160,20 @@ static void synth_add(struct synth *s, uint32_t id, const char *types,
 	synth_head(s)->timestamp_end = ts;
 }
 
-static void synth_info(struct synth *s, struct tracer_rb_packet_info *info)
+/* The packet's sizes, as its events left them. */
+static void synth_close(struct synth *s)
 {
 	struct tracer_rb_packet *h = synth_head(s);
 
 	h->content_size = s->len * 8;
 	h->packet_size = s->len * 8;
+}
+
+static void synth_info(struct synth *s, struct tracer_rb_packet_info *info)
+{
+	struct tracer_rb_packet *h = synth_head(s);
+
+	synth_close(s);
 	memset(info, 0, sizeof(*info));
 	info->timestamp_begin = h->timestamp_begin;
 	info->timestamp_end = h->timestamp_end;
@@ -249,7 +250,7 @@ static void salvage_channel(struct tracerd_process *p,
 	struct tracer_rb_reader *r = &b->rd[c];
 	struct tracer_rb_packet_info info;
 	struct tracer_rb_salvage s;
-	uint64_t guard, now = now_ns();
+	uint64_t guard, now = tracer__clock_now();
 	int ret;
 
 	for (guard = 0; guard < r->geo.subbuf_count + 4 && !b->broken[c];
@@ -291,7 +292,7 @@ static uint64_t after_owner(const struct tracerd_process *p,
 	for (c = 0; c < TRACER_POOL_CHANNELS; c++)
 		if (b->st[c].instance == inst && b->st[c].last_end > ts)
 			ts = b->st[c].last_end;
-	return ts ? ts : now_ns();
+	return ts ? ts : tracer__clock_now();
 }
 
 /* Say in the trace what could not be kept of b's channel c. */
@@ -405,38 +406,38 @@ static bool exit_status(const struct tracerd_process *p, int *status)
 /* The death (or exec) as the process's last event, in vital-PID. */
 static void tell_end(struct tracerd_process *p, enum tracerd_end how)
 {
-	struct tracer_rb_packet_info info;
+	uint64_t now = tracer__clock_now();
 	struct synth s;
 	union sarg v[4];
 	char sig[24];
 	int status;
+	bool known = how == TRACERD_END_DIED && exit_status(p, &status);
 
 	synth_begin(&s, TRACER_CHANNEL_VITAL, TRACERD_END_INSTANCE,
-		    (uint32_t)p->pid, now_ns());
+		    (uint32_t)p->pid, now);
 	v[0].i = p->pid;
-	if (how == TRACERD_END_DIED && exit_status(p, &status) &&
-	    WIFSIGNALED(status)) {
+	if (known && WIFSIGNALED(status)) {
 		v[1].i = WTERMSIG(status);
 		snprintf(sig, sizeof(sig), "SIG%s",
 			 sigabbrev_np(WTERMSIG(status)) ?
 			 sigabbrev_np(WTERMSIG(status)) : "?");
 		v[2].s = sig;
 		v[3].s = WCOREDUMP(status) ? ", core dumped" : "";
-		synth_add(&s, EV_KILLED, "iiss", v, now_ns());
+		synth_add(&s, EV_KILLED, "iiss", v, now);
 		tracerd_log("pid %d was killed by signal %d (%s)%s",
 			    (int)p->pid, WTERMSIG(status), sig, v[3].s);
-	} else if (how == TRACERD_END_DIED && exit_status(p, &status)) {
+	} else if (known) {
 		v[1].i = WEXITSTATUS(status);
-		synth_add(&s, EV_EXIT, "ii", v, now_ns());
+		synth_add(&s, EV_EXIT, "ii", v, now);
 		tracerd_log("pid %d exited with status %d", (int)p->pid,
 			    WEXITSTATUS(status));
 	} else {
 		v[1].s = how == TRACERD_END_DIED ? "ended; exit status unknown"
 		       : how == TRACERD_END_EXEC ? "replaced its program (exec)"
 		       : "closed its connection to tracerd";
-		synth_add(&s, EV_GONE, "is", v, now_ns());
+		synth_add(&s, EV_GONE, "is", v, now);
 	}
-	synth_info(&s, &info);
+	synth_close(&s);
 	tracerd_write_end(p, s.words, s.len);
 }
 
@@ -488,7 +489,7 @@ int tracerd_watch_pid(struct tracerd_process *p)
 	return 0;
 }
 
-bool tracerd_pid_exited(const struct tracerd_process *p)
+static bool pid_exited(const struct tracerd_process *p)
 {
 	struct pollfd pf = { .fd = p->pidfd, .events = POLLIN };
 
@@ -518,10 +519,10 @@ static void reclaim(struct tracerd_process *p, struct tracerd_buffer *b,
 	memcpy(name, b->desc->thread_name, 16);
 	name[16] = '\0';
 	synth_begin(&s, TRACER_CHANNEL_VITAL, owner_instance(p, b), tid,
-		    now_ns());
+		    tracer__clock_now());
 	v[0].i = tid;
 	v[1].s = name;
-	synth_add(&s, EV_VANISHED, "is", v, now_ns());
+	synth_add(&s, EV_VANISHED, "is", v, tracer__clock_now());
 	emit_owner(p, b, &s);
 	tracerd_log("pid %d: thread %" PRIu32 " (%s) ended without its exit "
 		    "path; buffer %u salvaged and reused", (int)p->pid, tid,
@@ -550,11 +551,11 @@ static void check_owner(struct tracerd_process *p, struct tracerd_buffer *b)
 		b->gone_tid = tid;
 		return;
 	}
-	if (!tracerd_pid_exited(p))
+	if (!pid_exited(p))
 		reclaim(p, b, word);
 }
 
-void tracerd_reap_threads(struct tracerd_process *p)
+static void reap_threads(struct tracerd_process *p)
 {
 	uint32_t i;
 
@@ -587,10 +588,10 @@ void tracerd_process_replaced(struct tracerd *d, pid_t pid)
 void tracerd_process_check(struct tracerd_process *p)
 {
 	if (p->client) {
-		tracerd_reap_threads(p);
+		reap_threads(p);
 		return;
 	}
-	if (tracerd_pid_exited(p))
+	if (pid_exited(p))
 		tracerd_process_end(p, TRACERD_END_DIED);
 	else if (tracerd_now_ms() - p->hangup_ms >= TRACERD_HANGUP_GRACE_MS)
 		tracerd_process_end(p, TRACERD_END_HANGUP);

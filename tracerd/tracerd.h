@@ -394,7 +394,6 @@ int tracerd_process_adopt_segment(struct tracerd_process *p,
 int tracerd_salvage_events(struct tracerd_process *p);
 /* Watch p's pid (pidfd). Returns 0 or a negative errno (not watched). */
 int tracerd_watch_pid(struct tracerd_process *p);
-bool tracerd_pid_exited(const struct tracerd_process *p);
 /* Salvage everything of p, tell its end in the trace, free it. */
 void tracerd_process_end(struct tracerd_process *p, enum tracerd_end how);
 /* A process registers with pid: the one tracerd has with it ran exec. */
@@ -402,7 +401,6 @@ void tracerd_process_replaced(struct tracerd *d, pid_t pid);
 /* On each scan: vanished threads, or the end of a process that hung up
    (may free p). */
 void tracerd_process_check(struct tracerd_process *p);
-void tracerd_reap_threads(struct tracerd_process *p);
 /*
  * Writing (or creating) something in dir failed with err, a negative
  * errno: logged once per episode (the output file system is full, or
