@@ -21,7 +21,7 @@
  * its sub-buffers when tracerd asked for a switch. The slow path may run
  * in a signal handler (the thread's first event can be one, and the update
  * signal runs it too); a handler that interrupts it finds `busy` set and
- * drops its event.
+ * drops its event, counted as lost.
  *
  * Thread exit (pthread key destructor) and process exit (library
  * destructor) record the thread's exit, switch its channels so tracerd
@@ -256,8 +256,18 @@ thread_sync(struct tracer__thread *t)
 	int saved = errno;
 	bool ok = false;
 
-	if (t->busy || t->state == TRACER__THREAD_EXITED)
+	if (t->state == TRACER__THREAD_EXITED)
 		goto out;
+	if (t->busy) {
+		/*
+		 * A handler that interrupted the slow path: its event is
+		 * dropped, and counted like one without a buffer (told by
+		 * record_start(), which runs after it, on a first event).
+		 */
+		t->lost_no_buffer++;
+		tracer__pool_add_lost(1);
+		goto out;
+	}
 	t->busy = 1;
 	if (tracer__control_read(tracer__control, &st, CONTROL_TRIES)) {
 		/* tracerd is mid-update (or stopped there): carry on. */
