@@ -4,11 +4,6 @@
 # parent's buffers, whether libtracer is linked or preloaded; a hung or
 # absent tracerd delays a fork by the registration timeout at most.
 . "$(dirname "$0")/lib.sh"
-# LeakSanitizer's check at the exit of a child of fork() stops the world
-# with the thread list the child inherited and can deadlock with a thread
-# of the child's own (seen: the listener allocating while the check locked
-# the allocator): no leak check in these processes (sanitizer builds).
-export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
 FORKER=./tests/integration/forker
 # Events recorded before a process's registration completes are not
 # recorded: wait for it as long as a loaded machine (sanitizers, tests in

@@ -2,11 +2,6 @@
 # 200 children forked at once, each recording a few numbered events and
 # exiting: 200 process directories, each with all its child's events.
 . "$(dirname "$0")/lib.sh"
-# LeakSanitizer's check at the exit of a child of fork() stops the world
-# with the thread list the child inherited and can deadlock with a thread
-# of the child's own (seen: the listener allocating while the check locked
-# the allocator): no leak check in these processes (sanitizer builds).
-export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
 FORKER=./tests/integration/forker
 
 CHILDREN=200
