@@ -23,6 +23,18 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+/*
+ * The events a session records when it is given no --events: everything
+ * but the calls a program makes too often for a default (the allocator,
+ * and every uncontended lock and unlock); `--events '*'` or naming them
+ * records them too.
+ */
+#define TRACER_DEFAULT_EVENTS \
+	"-libc:malloc,-libc:calloc,-libc:realloc,-libc:free," \
+	"-libc:posix_memalign,-libc:aligned_alloc,-libc:memalign," \
+	"-libc:mmap,-libc:munmap," \
+	"-pthread:mutex_lock,-pthread:mutex_trylock,-pthread:mutex_unlock"
+
 #define TRACER_PATTERN_MAX_LEN	255	/* bytes in one glob */
 #define TRACER_PATTERNS_MAX	65536	/* globs in one list */
 

@@ -23,6 +23,7 @@
 #include <time.h>
 
 #include "internal.h"
+#include "wrap.h"
 #include "pattern.h"
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
@@ -93,6 +94,7 @@ void tracer_register_callsites(struct tracer_callsite *begin,
 {
 	struct tracer_callsite *cs;
 
+	WRAP_GUARD_ENTER();
 	pthread_mutex_lock(&lock);
 	for (cs = module_known(begin) ? end : begin; cs && cs < end; cs++) {
 		if (cs->abi != TRACER_CALLSITE_ABI ||
@@ -109,6 +111,7 @@ void tracer_register_callsites(struct tracer_callsite *begin,
 	}
 	pthread_mutex_unlock(&lock);
 	tracer__client_sync_callsites();
+	WRAP_GUARD_EXIT();
 }
 
 void tracer_unregister_callsites(struct tracer_callsite *begin,
@@ -116,6 +119,7 @@ void tracer_unregister_callsites(struct tracer_callsite *begin,
 {
 	size_t i;
 
+	WRAP_GUARD_ENTER();
 	pthread_mutex_lock(&lock);
 	module_forget(begin);
 	for (i = 0; i < count; i++) {
@@ -126,6 +130,7 @@ void tracer_unregister_callsites(struct tracer_callsite *begin,
 		}
 	}
 	pthread_mutex_unlock(&lock);
+	WRAP_GUARD_EXIT();
 }
 
 void tracer__callsites_lock(void)

@@ -54,6 +54,7 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "wrap.h"
 #include "clock.h"
 #include "paths.h"
 #include "proto/wire.h"
@@ -689,6 +690,7 @@ static void *listener(void *arg)
 	int ret;
 
 	(void)arg;
+	WRAP_GUARD_ENTER();	/* for ever: this thread is the tracer's */
 	for (;;) {
 		ret = serve();
 		if (ret != -ECONNRESET || !tracer__client_registered() ||

@@ -49,6 +49,7 @@
 #include <urcu-bp.h>
 
 #include "internal.h"
+#include "wrap.h"
 
 #define GEN_MAX		((1u << 30) - 2)	/* even: parity alternates */
 
@@ -124,6 +125,7 @@ bool tracer__filter_allows(const struct tracer_callsite *cs)
 	bool on = false;
 	int tries;
 
+	WRAP_GUARD_ENTER();	/* liburcu-bp maps its registry, locks */
 	urcu_bp_read_lock();
 	for (tries = 0; tries < 8 && !t; tries++) {
 		/* Pairs with the release store in tracer__filter_publish. */
@@ -137,5 +139,6 @@ bool tracer__filter_allows(const struct tracer_callsite *cs)
 	if (t && cs->id < t->n)
 		on = t->on[cs->id] != 0;
 	urcu_bp_read_unlock();
+	WRAP_GUARD_EXIT();
 	return on;
 }

@@ -44,6 +44,7 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "wrap.h"
 
 const struct tracer_control tracer__idle_control = {
 	.magic = TRACER_CONTROL_MAGIC,
@@ -269,12 +270,14 @@ thread_sync(struct tracer__thread *t)
 		goto out;
 	}
 	t->busy = 1;
+	WRAP_GUARD_ENTER();	/* the slow path's calls are the tracer's */
 	if (tracer__control_read(tracer__control, &st, CONTROL_TRIES)) {
 		/* tracerd is mid-update (or stopped there): carry on. */
 		ok = t->state == TRACER__THREAD_READY && t->session != 0;
 	} else if (st.session != 0 && st.epoch != 0) {
 		ok = apply_state(t, &st);
 	}
+	WRAP_GUARD_EXIT();
 	t->busy = 0;
 out:
 	errno = saved;
@@ -363,6 +366,7 @@ void tracer__thread_exit(void)
 	if (t->state != TRACER__THREAD_READY || t->busy)
 		return;
 	t->busy = 1;
+	WRAP_GUARD_ENTER();
 	if (t->session != 0 && still_recording(t)) {
 		uint64_t lost = 0;
 
@@ -388,6 +392,7 @@ void tracer__thread_exit(void)
 		switch_channels(t);
 		tracer__pool_release(&t->buf);
 	}
+	WRAP_GUARD_EXIT();
 	errno = saved;
 }
 
@@ -434,18 +439,23 @@ static void fork_child(void)
 			 __ATOMIC_RELEASE);
 	tls = (struct tracer__thread){ .epoch = UINT64_MAX };
 	process_start_session = 0;
+	WRAP_GUARD_ENTER();
 	tracer__client_fork_child();
 	tracer__client_start(register_timeout_ms());
+	WRAP_GUARD_EXIT();
 	errno = saved;
 }
 
 static void __attribute__((constructor(102))) tracer_init(void)
 {
+	tracer__wrap_mem_init();
 	if (pthread_key_create(&exit_key, exit_key_destructor))
 		return;
+	WRAP_GUARD_ENTER();
 	pthread_atfork(tracer__client_fork_prepare, tracer__client_fork_parent,
 		       fork_child);
 	tracer__client_start(register_timeout_ms());
+	WRAP_GUARD_EXIT();
 }
 
 static void __attribute__((destructor(102))) tracer_fini(void)

@@ -7,6 +7,7 @@
 
 #include "control.h"
 #include "json.h"
+#include "pattern.h"
 
 #define KEY_JSON 1
 
@@ -46,7 +47,7 @@ static void print_daemon(const Tracer__Status *st)
 		printf("session %" PRIu64 " recording into %s\n",
 		       st->session_id, st->session_directory);
 		printf("mode    %s; filter '%s'; live interval ", or_dash(st->mode),
-		       st->filter[0] ? st->filter : "*");
+		       st->filter[0] ? st->filter : TRACER_DEFAULT_EVENTS);
 		if (st->live_interval_ms)
 			printf("%" PRIu32 " ms\n", st->live_interval_ms);
 		else

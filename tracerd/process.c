@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "tracerd.h"
+#include "pattern.h"
 
 #define PAGE		4096ULL
 #define INSTANCE_MASK	0xffffffff00000000ULL
@@ -1563,7 +1564,7 @@ void tracerd_process_status(struct tracerd_process *p,
 	st->segments = p->nseg;
 	st->bytes_written = p->bytes_written;
 	st->packets_written = p->packets_written;
-	st->filter = p->filter ? p->filter : (char *)"*";
+	st->filter = p->filter ? p->filter : (char *)TRACER_DEFAULT_EVENTS;
 	st->filter_sent = p->filter_sent;
 	st->filter_applied = p->filter_acked;
 	st->subbuf_size = p->subbuf_size[TRACER_CHANNEL_DEFAULT];

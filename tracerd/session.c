@@ -345,7 +345,7 @@ const char *tracerd_session_filter_text(struct tracerd *d)
 {
 	if ((d->session_id || d->starting) && d->sess.events)
 		return d->sess.events;
-	return "*";
+	return TRACER_DEFAULT_EVENTS;
 }
 
 /* Every control page says session (0: none), then threads are told. */
@@ -494,7 +494,8 @@ static int check_opts(struct tracerd *d, const Tracer__SessionStart *req,
 		snprintf(why, n, "live interval above %d ms", LIVE_MAX_MS);
 		return -EINVAL;
 	}
-	o->events = strdup(req->events && *req->events ? req->events : "*");
+	o->events = strdup(req->events && *req->events ? req->events
+						       : TRACER_DEFAULT_EVENTS);
 	return o->events ? 0 : -ENOMEM;
 }
 

@@ -1,0 +1,165 @@
+/*
+ * wrap.h - the C library wrappers' shared machinery (not installed).
+ *
+ * libtracer exports open(), read(), malloc(), pthread_create(), ... so
+ * that a program run with LD_PRELOAD=libtracer.so (or linked with
+ * -ltracer) calls them instead of the C library's; each forwards to the
+ * next definition (dlsym(RTLD_NEXT)) and records what the call did.
+ *
+ * Cost: a wrapper whose events are off costs one load and one branch
+ * beyond the call it forwards:
+ *
+ *   ssize_t read(int fd, void *buf, size_t n)
+ *   {
+ *           ...
+ *           WRAP_SITE(entry, ...);  WRAP_SITE(exit, ...);   (static data)
+ *           if (!WRAP_ON2(entry, exit))                     (the branch)
+ *                   return WRAP_REAL(read)(fd, buf, n);     (a tail call)
+ *           ... record entry, call, record exit ...
+ *   }
+ *
+ * The pointer to the next definition starts as a resolver of the same
+ * signature (WRAP_DEFINE_REAL): the first call looks the function up,
+ * stores the answer, and forwards; no "resolved yet?" test on the way.
+ *
+ * Recursion: the tracer itself calls wrapped functions (malloc, read,
+ * poll, pthread_mutex_lock, mmap from liburcu-bp ...). A thread-local
+ * guard (tracer__wrap_guard) is raised while a wrapper records an event,
+ * while the library runs its own code in a program thread, and for ever
+ * in the listener thread; a wrapper called with the guard raised forwards
+ * and records nothing. A signal handler that interrupts a wrapper's
+ * recording sees the guard too and records no libc event of its own (its
+ * tracer_record() events are recorded as always).
+ *
+ * Every wrapper preserves errno: the value the real call left is the one
+ * the program sees (tracer__wrap_emit() saves and restores it).
+ */
+#ifndef TRACER_LIBTRACER_WRAP_H
+#define TRACER_LIBTRACER_WRAP_H
+
+#include <errno.h>
+#include <stdint.h>
+
+#include "internal.h"
+
+/* Raised (nonzero) while the thread must not record libc events. */
+extern __thread unsigned tracer__wrap_guard
+	__attribute__((tls_model("initial-exec"))) TRACER_HIDDEN;
+
+#define WRAP_GUARD_ENTER()	(tracer__wrap_guard++)
+#define WRAP_GUARD_EXIT()	(tracer__wrap_guard--)
+
+/* Exported wrapper: default visibility in a -fvisibility=hidden build. */
+#define WRAP_API	TRACER_API
+
+/*
+ * WRAP_SITE(var, vital, name, format, args...): a call site of the
+ * library's own, declared where the argument variables are in scope (their
+ * types give the type letters; their values are not read here). The
+ * format is checked against them like printf's.
+ */
+#define WRAP__N(...)	TRACER__NARGS(_, ##__VA_ARGS__)
+#define WRAP__T0()
+#define WRAP__T1(a)	TRACER__T(a)
+#define WRAP__T2(a, b)	WRAP__T1(a), TRACER__T(b)
+#define WRAP__T3(a, b, c)	WRAP__T2(a, b), TRACER__T(c)
+#define WRAP__T4(a, b, c, d)	WRAP__T3(a, b, c), TRACER__T(d)
+#define WRAP__T5(a, b, c, d, e)	WRAP__T4(a, b, c, d), TRACER__T(e)
+#define WRAP__T6(a, b, c, d, e, f)	WRAP__T5(a, b, c, d, e), TRACER__T(f)
+#define WRAP__T7(a, b, c, d, e, f, g) \
+	WRAP__T6(a, b, c, d, e, f), TRACER__T(g)
+#define WRAP__T8(a, b, c, d, e, f, g, h) \
+	WRAP__T7(a, b, c, d, e, f, g), TRACER__T(h)
+#define WRAP__A0()	{ 0 }
+#define WRAP__A1(a)	TRACER__A(a)
+#define WRAP__A2(a, b)	WRAP__A1(a), TRACER__A(b)
+#define WRAP__A3(a, b, c)	WRAP__A2(a, b), TRACER__A(c)
+#define WRAP__A4(a, b, c, d)	WRAP__A3(a, b, c), TRACER__A(d)
+#define WRAP__A5(a, b, c, d, e)	WRAP__A4(a, b, c, d), TRACER__A(e)
+#define WRAP__A6(a, b, c, d, e, f)	WRAP__A5(a, b, c, d, e), TRACER__A(f)
+#define WRAP__A7(a, b, c, d, e, f, g) \
+	WRAP__A6(a, b, c, d, e, f), TRACER__A(g)
+#define WRAP__A8(a, b, c, d, e, f, g, h) \
+	WRAP__A7(a, b, c, d, e, f, g), TRACER__A(h)
+
+#define WRAP_SITE(var, vital_, name_, fmt_, ...) \
+	static struct tracer_callsite var TRACER__SECTION = TRACER__CS_INIT( \
+		vital_, "" name_ "", "" fmt_ "", WRAP__N(__VA_ARGS__), \
+		TRACER__CAT(WRAP__T, WRAP__N(__VA_ARGS__))(__VA_ARGS__)); \
+	if (0) \
+		tracer__check_format(fmt_, ##__VA_ARGS__)
+
+/* Is call site var on? (one relaxed load: the table decides later) */
+#define WRAP_ON(var)	__atomic_load_n(&(var).enabled, __ATOMIC_RELAXED)
+/* Either of two: still one branch. */
+#define WRAP_ON2(a, b)	(WRAP_ON(a) | WRAP_ON(b))
+
+/* Record an event of call site var (already seen on) with these values. */
+#define WRAP_EMIT(var, ...) do { \
+	const union tracer_arg wrap__args[] = { \
+		TRACER__CAT(WRAP__A, WRAP__N(__VA_ARGS__))(__VA_ARGS__) }; \
+	tracer__wrap_emit(&(var), wrap__args); \
+} while (0)
+
+/* WRAP_SITE + record when on: for the slow paths. */
+#define WRAP_RECORD(vital_, name_, fmt_, ...) do { \
+	WRAP_SITE(wrap__cs, vital_, name_, fmt_, ##__VA_ARGS__); \
+	if (tracer_unlikely(WRAP_ON(wrap__cs))) \
+		WRAP_EMIT(wrap__cs, ##__VA_ARGS__); \
+} while (0)
+
+/*
+ * Record unless the guard is raised; raises it meanwhile, keeps errno.
+ * The values of string arguments are copied, so they may be on the stack.
+ */
+void tracer__wrap_emit(const struct tracer_callsite *cs,
+		       const union tracer_arg *args) TRACER_HIDDEN;
+
+/* The guard is down: a wrapper's extra work (timing a wait ...) pays. */
+static inline int tracer__wrap_active(void)
+{
+	return tracer__wrap_guard == 0;
+}
+
+/*
+ * The next definition of name after libtracer's (dlsym(RTLD_NEXT)). A
+ * function the C library must have: when it is missing the program is
+ * told on stderr and aborted (a wrapper has nothing it could forward to).
+ */
+void *tracer__wrap_next(const char *name) TRACER_HIDDEN;
+
+/*
+ * WRAP_DEFINE_REAL(ret, name, (params), (args)): the pointer to the next
+ * definition of name, WRAP_REAL(name), initially a resolver that looks it
+ * up and forwards.
+ */
+#define WRAP_DEFINE_REAL(ret, name, params, args) \
+	static ret wrap__resolve_##name params; \
+	static ret (*wrap__real_##name) params = wrap__resolve_##name; \
+	static ret wrap__resolve_##name params \
+	{ \
+		__typeof__(wrap__real_##name) fn = \
+			(__typeof__(fn))tracer__wrap_next(#name); \
+		__atomic_store_n(&wrap__real_##name, fn, __ATOMIC_RELAXED); \
+		return fn args; \
+	}
+
+#define WRAP_REAL(name) \
+	__atomic_load_n(&wrap__real_##name, __ATOMIC_RELAXED)
+
+/*
+ * " errno ENAME" for a failed call (ret < 0 or a NULL pointer), "" for a
+ * successful one: the last argument of most events. buf: 32 bytes.
+ */
+const char *tracer__wrap_errno(int failed, int err, char *buf) TRACER_HIDDEN;
+#define WRAP_ERRBUF	32
+
+/* A socket address as text ("unix:/path", "1.2.3.4:80", "[::1]:80"). */
+const char *tracer__wrap_sockaddr(const void *sa, unsigned len, char *buf,
+				  size_t size) TRACER_HIDDEN;
+#define WRAP_ADDRBUF	128
+
+/* Resolve the memory functions now (wrap_mem.c); called by tracer_init. */
+void tracer__wrap_mem_init(void) TRACER_HIDDEN;
+
+#endif /* TRACER_LIBTRACER_WRAP_H */

@@ -1,0 +1,482 @@
+/*
+ * wrap_io.c - file, socket and polling calls of the C library, recorded
+ * as libc:* events (wrap.h explains the wrappers).
+ *
+ * A call that cannot block records one event after it returns, holding
+ * its arguments, its result and, when it failed, " errno ENAME":
+ *
+ *   libc:open    path /etc/hosts flags 0x80000 mode 0 fd 3
+ *   libc:close   fd 3 result 0
+ *
+ * A call that can block records NAME_entry before it and NAME_exit after
+ * it, so the time between them is the time the thread spent in the call
+ * (tracectl export turns the pair into a slice):
+ *
+ *   libc:read_entry  fd 3 count 131072
+ *   libc:read_exit   fd 3 result 4096
+ *
+ * Names of a file are recorded where the call has one (open, openat,
+ * creat); socket addresses as text (connect, bind, accept, sendto,
+ * recvfrom). The large-file aliases (open64, pread64 ...) and the
+ * fortified entry points a program built with _FORTIFY_SOURCE calls
+ * (__open_2, __read_chk ...) record the same events as the plain call.
+ */
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <sys/epoll.h>
+#include <sys/sendfile.h>
+#include <sys/select.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include "wrap.h"
+
+#define U(...)	__VA_ARGS__
+
+/*
+ * IO_CALL(T, name, (params), (args), "fmt", (values), failed): a call
+ * that does not block; values are in scope with `ret`; the event is
+ * libc:name with fmt + " errno E" when failed.
+ */
+#define IO_CALL(T, name, params, args, fmt, values, failed) \
+WRAP_DEFINE_REAL(T, name, params, args) \
+WRAP_API T name params \
+{ \
+	char eb[WRAP_ERRBUF]; \
+	const char *es = ""; \
+	T ret = 0; \
+	WRAP_SITE(cs, 0, "libc:" #name, fmt "%s", U values, es); \
+	if (tracer_likely(!WRAP_ON(cs))) \
+		return WRAP_REAL(name) args; \
+	ret = WRAP_REAL(name) args; \
+	es = tracer__wrap_errno(failed, errno, eb); \
+	WRAP_EMIT(cs, U values, es); \
+	return ret; \
+}
+
+/*
+ * IO_BLOCKING(T, name, (params), (args), "entry fmt", (entry values),
+ * "exit fmt", (exit values), failed): libc:name_entry and libc:name_exit.
+ */
+#define IO_BLOCKING(T, name, params, args, efmt, evalues, xfmt, xvalues, \
+		    failed) \
+WRAP_DEFINE_REAL(T, name, params, args) \
+WRAP_API T name params \
+{ \
+	char eb[WRAP_ERRBUF]; \
+	const char *es = ""; \
+	T ret = 0; \
+	WRAP_SITE(cs_in, 0, "libc:" #name "_entry", efmt, U evalues); \
+	WRAP_SITE(cs_out, 0, "libc:" #name "_exit", xfmt "%s", U xvalues, es); \
+	if (tracer_likely(!WRAP_ON2(cs_in, cs_out))) \
+		return WRAP_REAL(name) args; \
+	if (WRAP_ON(cs_in)) \
+		WRAP_EMIT(cs_in, U evalues); \
+	ret = WRAP_REAL(name) args; \
+	if (WRAP_ON(cs_out)) { \
+		es = tracer__wrap_errno(failed, errno, eb); \
+		WRAP_EMIT(cs_out, U xvalues, es); \
+	} \
+	return ret; \
+}
+
+/* ---- opening and closing ------------------------------------------- */
+
+static mode_t open_mode(int flags, va_list ap)
+{
+	return (flags & O_CREAT) || (flags & O_TMPFILE) == O_TMPFILE ?
+	       (mode_t)va_arg(ap, unsigned) : 0;
+}
+
+WRAP_DEFINE_REAL(int, open, (const char *p, int f, mode_t m), (p, f, m))
+WRAP_DEFINE_REAL(int, openat, (int d, const char *p, int f, mode_t m),
+		 (d, p, f, m))
+
+static int record_open(int dirfd, const char *path, int flags, mode_t mode)
+{
+	char eb[WRAP_ERRBUF];
+	const char *es = "";
+	int ret = 0;
+	WRAP_SITE(cs, 0, "libc:open", "path %s flags %#x mode %#o fd %d%s",
+		  path, flags, mode, ret, es);
+	WRAP_SITE(at, 0, "libc:openat",
+		  "dirfd %d path %s flags %#x mode %#o fd %d%s",
+		  dirfd, path, flags, mode, ret, es);
+
+	if (dirfd == AT_FDCWD) {
+		if (tracer_likely(!WRAP_ON(cs)))
+			return WRAP_REAL(open)(path, flags, mode);
+		ret = WRAP_REAL(open)(path, flags, mode);
+		es = tracer__wrap_errno(ret < 0, errno, eb);
+		WRAP_EMIT(cs, path, flags, mode, ret, es);
+		return ret;
+	}
+	if (tracer_likely(!WRAP_ON(at)))
+		return WRAP_REAL(openat)(dirfd, path, flags, mode);
+	ret = WRAP_REAL(openat)(dirfd, path, flags, mode);
+	es = tracer__wrap_errno(ret < 0, errno, eb);
+	WRAP_EMIT(at, dirfd, path, flags, mode, ret, es);
+	return ret;
+}
+
+WRAP_API int open(const char *path, int flags, ...)
+{
+	va_list ap;
+	mode_t mode;
+
+	va_start(ap, flags);
+	mode = open_mode(flags, ap);
+	va_end(ap);
+	return record_open(AT_FDCWD, path, flags, mode);
+}
+
+WRAP_API int openat(int dirfd, const char *path, int flags, ...)
+{
+	va_list ap;
+	mode_t mode;
+
+	va_start(ap, flags);
+	mode = open_mode(flags, ap);
+	va_end(ap);
+	/* openat(AT_FDCWD, ...) is recorded as what it is, an openat. */
+	if (dirfd == AT_FDCWD) {
+		char eb[WRAP_ERRBUF];
+		const char *es = "";
+		int ret = 0;
+		WRAP_SITE(cwd, 0, "libc:openat",
+			  "dirfd %d path %s flags %#x mode %#o fd %d%s",
+			  dirfd, path, flags, mode, ret, es);
+
+		if (tracer_likely(!WRAP_ON(cwd)))
+			return WRAP_REAL(openat)(dirfd, path, flags, mode);
+		ret = WRAP_REAL(openat)(dirfd, path, flags, mode);
+		es = tracer__wrap_errno(ret < 0, errno, eb);
+		WRAP_EMIT(cwd, dirfd, path, flags, mode, ret, es);
+		return ret;
+	}
+	return record_open(dirfd, path, flags, mode);
+}
+
+/* Fortified open(path, flags) without a mode (_FORTIFY_SOURCE). */
+WRAP_API int __open_2(const char *path, int flags);
+WRAP_API int __openat_2(int dirfd, const char *path, int flags);
+WRAP_API ssize_t __read_chk(int fd, void *buf, size_t n, size_t buflen);
+WRAP_API int __open_2(const char *path, int flags)
+{
+	return record_open(AT_FDCWD, path, flags, 0);
+}
+
+WRAP_API int __openat_2(int dirfd, const char *path, int flags)
+{
+	return openat(dirfd, path, flags);
+}
+
+WRAP_API int open64(const char *path, int flags, ...)
+	__attribute__((alias("open")));
+WRAP_API int openat64(int dirfd, const char *path, int flags, ...)
+	__attribute__((alias("openat")));
+WRAP_API int __open64_2(const char *path, int flags)
+	__attribute__((alias("__open_2")));
+WRAP_API int __openat64_2(int dirfd, const char *path, int flags)
+	__attribute__((alias("__openat_2")));
+
+IO_CALL(int, creat, (const char *path, mode_t mode), (path, mode),
+	"path %s mode %#o fd %d", (path, mode, ret), ret < 0)
+WRAP_API int creat64(const char *path, mode_t mode)
+	__attribute__((alias("creat")));
+
+IO_CALL(int, close, (int fd), (fd), "fd %d result %d", (fd, ret), ret < 0)
+IO_CALL(int, dup, (int fd), (fd), "fd %d newfd %d", (fd, ret), ret < 0)
+IO_CALL(int, dup2, (int fd, int fd2), (fd, fd2), "fd %d newfd %d result %d",
+	(fd, fd2, ret), ret < 0)
+IO_CALL(int, dup3, (int fd, int fd2, int flags), (fd, fd2, flags),
+	"fd %d newfd %d flags %#x result %d", (fd, fd2, flags, ret), ret < 0)
+IO_CALL(int, pipe, (int fds[2]), (fds), "fds %d %d result %d",
+	(ret ? -1 : fds[0], ret ? -1 : fds[1], ret), ret < 0)
+IO_CALL(int, pipe2, (int fds[2], int flags), (fds, flags),
+	"fds %d %d flags %#x result %d",
+	(ret ? -1 : fds[0], ret ? -1 : fds[1], flags, ret), ret < 0)
+IO_CALL(off_t, lseek, (int fd, off_t off, int whence), (fd, off, whence),
+	"fd %d offset %lld whence %d result %lld",
+	(fd, (long long)off, whence, (long long)ret), ret < 0)
+WRAP_API off_t lseek64(int fd, off_t off, int whence)
+	__attribute__((alias("lseek")));
+
+/* ---- reading and writing ------------------------------------------- */
+
+IO_BLOCKING(ssize_t, read, (int fd, void *buf, size_t n), (fd, buf, n),
+	    "fd %d count %zu", (fd, n), "fd %d result %zd", (fd, ret),
+	    ret < 0)
+IO_BLOCKING(ssize_t, write, (int fd, const void *buf, size_t n),
+	    (fd, buf, n), "fd %d count %zu", (fd, n), "fd %d result %zd",
+	    (fd, ret), ret < 0)
+IO_BLOCKING(ssize_t, pread, (int fd, void *buf, size_t n, off_t off),
+	    (fd, buf, n, off), "fd %d count %zu offset %lld",
+	    (fd, n, (long long)off), "fd %d result %zd", (fd, ret), ret < 0)
+IO_BLOCKING(ssize_t, pwrite, (int fd, const void *buf, size_t n, off_t off),
+	    (fd, buf, n, off), "fd %d count %zu offset %lld",
+	    (fd, n, (long long)off), "fd %d result %zd", (fd, ret), ret < 0)
+WRAP_API ssize_t pread64(int fd, void *buf, size_t n, off_t off)
+	__attribute__((alias("pread")));
+WRAP_API ssize_t pwrite64(int fd, const void *buf, size_t n, off_t off)
+	__attribute__((alias("pwrite")));
+
+/* Fortified read() of a buffer whose size the compiler knew. */
+WRAP_API ssize_t __read_chk(int fd, void *buf, size_t n, size_t buflen)
+{
+	if (n > buflen) {
+		static const char msg[] = "*** buffer overflow detected ***"
+					  ": terminated\n";
+		ssize_t r = syscall(SYS_write, 2, msg, sizeof(msg) - 1);
+
+		(void)r;
+		abort();	/* what the C library's __read_chk does */
+	}
+	return read(fd, buf, n);
+}
+
+static size_t iov_bytes(const struct iovec *iov, int n)
+{
+	size_t sum = 0;
+	int i;
+
+	for (i = 0; iov && i < n; i++)
+		sum += iov[i].iov_len;
+	return sum;
+}
+
+IO_BLOCKING(ssize_t, readv, (int fd, const struct iovec *iov, int n),
+	    (fd, iov, n), "fd %d iovcnt %d count %zu",
+	    (fd, n, iov_bytes(iov, n)), "fd %d result %zd", (fd, ret),
+	    ret < 0)
+IO_BLOCKING(ssize_t, writev, (int fd, const struct iovec *iov, int n),
+	    (fd, iov, n), "fd %d iovcnt %d count %zu",
+	    (fd, n, iov_bytes(iov, n)), "fd %d result %zd", (fd, ret),
+	    ret < 0)
+IO_BLOCKING(int, fsync, (int fd), (fd), "fd %d", (fd), "fd %d result %d",
+	    (fd, ret), ret < 0)
+IO_BLOCKING(int, fdatasync, (int fd), (fd), "fd %d", (fd),
+	    "fd %d result %d", (fd, ret), ret < 0)
+
+/* ---- sockets -------------------------------------------------------- */
+
+#define ADDR(sa, len) \
+	tracer__wrap_sockaddr((sa), (unsigned)(len), ab, sizeof(ab))
+#define PEER(sa, lenp) \
+	((sa) && (lenp) && ret >= 0 ? ADDR((sa), *(lenp)) : "-")
+
+IO_CALL(int, socket, (int domain, int type, int protocol),
+	(domain, type, protocol), "domain %d type %#x protocol %d fd %d",
+	(domain, type, protocol, ret), ret < 0)
+IO_CALL(int, listen, (int fd, int backlog), (fd, backlog),
+	"fd %d backlog %d result %d", (fd, backlog, ret), ret < 0)
+
+WRAP_DEFINE_REAL(int, bind, (int fd, const struct sockaddr *sa,
+			     socklen_t len), (fd, sa, len))
+WRAP_API int bind(int fd, const struct sockaddr *sa, socklen_t len)
+{
+	char eb[WRAP_ERRBUF], ab[WRAP_ADDRBUF];
+	const char *es = "", *as = "";
+	int ret = 0;
+	WRAP_SITE(cs, 0, "libc:bind", "fd %d addr %s result %d%s",
+		  fd, as, ret, es);
+
+	if (tracer_likely(!WRAP_ON(cs)))
+		return WRAP_REAL(bind)(fd, sa, len);
+	ret = WRAP_REAL(bind)(fd, sa, len);
+	es = tracer__wrap_errno(ret < 0, errno, eb);
+	as = ADDR(sa, len);
+	WRAP_EMIT(cs, fd, as, ret, es);
+	return ret;
+}
+
+WRAP_DEFINE_REAL(int, connect, (int fd, const struct sockaddr *sa,
+				socklen_t len), (fd, sa, len))
+WRAP_API int connect(int fd, const struct sockaddr *sa, socklen_t len)
+{
+	char eb[WRAP_ERRBUF], ab[WRAP_ADDRBUF];
+	const char *es = "", *as = "";
+	int ret = 0;
+	WRAP_SITE(in, 0, "libc:connect_entry", "fd %d addr %s", fd, as);
+	WRAP_SITE(out, 0, "libc:connect_exit", "fd %d result %d%s",
+		  fd, ret, es);
+
+	if (tracer_likely(!WRAP_ON2(in, out)))
+		return WRAP_REAL(connect)(fd, sa, len);
+	if (WRAP_ON(in)) {
+		as = ADDR(sa, len);
+		WRAP_EMIT(in, fd, as);
+	}
+	ret = WRAP_REAL(connect)(fd, sa, len);
+	if (WRAP_ON(out)) {
+		es = tracer__wrap_errno(ret < 0, errno, eb);
+		WRAP_EMIT(out, fd, ret, es);
+	}
+	return ret;
+}
+
+/* accept and accept4: the peer's address when the caller asked for it. */
+#define ACCEPT_BODY(call) \
+	char eb[WRAP_ERRBUF], ab[WRAP_ADDRBUF]; \
+	const char *es = "", *ps = ""; \
+	int ret = 0; \
+	WRAP_SITE(in, 0, "libc:accept_entry", "fd %d", fd); \
+	WRAP_SITE(out, 0, "libc:accept_exit", "fd %d result %d peer %s%s", \
+		  fd, ret, ps, es); \
+	if (tracer_likely(!WRAP_ON2(in, out))) \
+		return call; \
+	if (WRAP_ON(in)) \
+		WRAP_EMIT(in, fd); \
+	ret = call; \
+	if (WRAP_ON(out)) { \
+		es = tracer__wrap_errno(ret < 0, errno, eb); \
+		ps = PEER(sa, len); \
+		WRAP_EMIT(out, fd, ret, ps, es); \
+	} \
+	return ret
+
+WRAP_DEFINE_REAL(int, accept, (int fd, struct sockaddr *sa, socklen_t *len),
+		 (fd, sa, len))
+WRAP_API int accept(int fd, struct sockaddr *sa, socklen_t *len)
+{
+	ACCEPT_BODY(WRAP_REAL(accept)(fd, sa, len));
+}
+
+WRAP_DEFINE_REAL(int, accept4, (int fd, struct sockaddr *sa, socklen_t *len,
+				int flags), (fd, sa, len, flags))
+WRAP_API int accept4(int fd, struct sockaddr *sa, socklen_t *len, int flags)
+{
+	ACCEPT_BODY(WRAP_REAL(accept4)(fd, sa, len, flags));
+}
+
+IO_BLOCKING(ssize_t, send, (int fd, const void *buf, size_t n, int flags),
+	    (fd, buf, n, flags), "fd %d count %zu flags %#x", (fd, n, flags),
+	    "fd %d result %zd", (fd, ret), ret < 0)
+IO_BLOCKING(ssize_t, recv, (int fd, void *buf, size_t n, int flags),
+	    (fd, buf, n, flags), "fd %d count %zu flags %#x", (fd, n, flags),
+	    "fd %d result %zd", (fd, ret), ret < 0)
+IO_BLOCKING(ssize_t, sendmsg, (int fd, const struct msghdr *m, int flags),
+	    (fd, m, flags), "fd %d count %zu flags %#x",
+	    (fd, m ? iov_bytes(m->msg_iov, (int)m->msg_iovlen) : 0, flags),
+	    "fd %d result %zd", (fd, ret), ret < 0)
+IO_BLOCKING(ssize_t, recvmsg, (int fd, struct msghdr *m, int flags),
+	    (fd, m, flags), "fd %d count %zu flags %#x",
+	    (fd, m ? iov_bytes(m->msg_iov, (int)m->msg_iovlen) : 0, flags),
+	    "fd %d result %zd", (fd, ret), ret < 0)
+
+WRAP_DEFINE_REAL(ssize_t, sendto, (int fd, const void *buf, size_t n,
+				   int flags, const struct sockaddr *sa,
+				   socklen_t len), (fd, buf, n, flags, sa, len))
+WRAP_API ssize_t sendto(int fd, const void *buf, size_t n, int flags,
+			const struct sockaddr *sa, socklen_t len)
+{
+	char eb[WRAP_ERRBUF], ab[WRAP_ADDRBUF];
+	const char *es = "", *as = "";
+	ssize_t ret = 0;
+	WRAP_SITE(in, 0, "libc:sendto_entry", "fd %d count %zu flags %#x to %s",
+		  fd, n, flags, as);
+	WRAP_SITE(out, 0, "libc:sendto_exit", "fd %d result %zd%s",
+		  fd, ret, es);
+
+	if (tracer_likely(!WRAP_ON2(in, out)))
+		return WRAP_REAL(sendto)(fd, buf, n, flags, sa, len);
+	if (WRAP_ON(in)) {
+		as = sa ? ADDR(sa, len) : "-";
+		WRAP_EMIT(in, fd, n, flags, as);
+	}
+	ret = WRAP_REAL(sendto)(fd, buf, n, flags, sa, len);
+	if (WRAP_ON(out)) {
+		es = tracer__wrap_errno(ret < 0, errno, eb);
+		WRAP_EMIT(out, fd, ret, es);
+	}
+	return ret;
+}
+
+WRAP_DEFINE_REAL(ssize_t, recvfrom, (int fd, void *buf, size_t n, int flags,
+				     struct sockaddr *sa, socklen_t *len),
+		 (fd, buf, n, flags, sa, len))
+WRAP_API ssize_t recvfrom(int fd, void *buf, size_t n, int flags,
+			  struct sockaddr *sa, socklen_t *len)
+{
+	char eb[WRAP_ERRBUF], ab[WRAP_ADDRBUF];
+	const char *es = "", *ps = "";
+	ssize_t ret = 0;
+	WRAP_SITE(in, 0, "libc:recvfrom_entry", "fd %d count %zu flags %#x",
+		  fd, n, flags);
+	WRAP_SITE(out, 0, "libc:recvfrom_exit", "fd %d result %zd from %s%s",
+		  fd, ret, ps, es);
+
+	if (tracer_likely(!WRAP_ON2(in, out)))
+		return WRAP_REAL(recvfrom)(fd, buf, n, flags, sa, len);
+	if (WRAP_ON(in))
+		WRAP_EMIT(in, fd, n, flags);
+	ret = WRAP_REAL(recvfrom)(fd, buf, n, flags, sa, len);
+	if (WRAP_ON(out)) {
+		es = tracer__wrap_errno(ret < 0, errno, eb);
+		ps = PEER(sa, len);
+		WRAP_EMIT(out, fd, ret, ps, es);
+	}
+	return ret;
+}
+
+/* ---- waiting for descriptors ---------------------------------------- */
+
+static long long ts_ms(const struct timespec *t)
+{
+	return t ? (long long)t->tv_sec * 1000 + t->tv_nsec / 1000000 : -1;
+}
+
+static long long tv_ms(const struct timeval *t)
+{
+	return t ? (long long)t->tv_sec * 1000 + t->tv_usec / 1000 : -1;
+}
+
+IO_BLOCKING(int, poll, (struct pollfd *fds, nfds_t n, int timeout),
+	    (fds, n, timeout), "nfds %lu timeout_ms %d",
+	    ((unsigned long)n, timeout), "nfds %lu result %d",
+	    ((unsigned long)n, ret), ret < 0)
+IO_BLOCKING(int, ppoll, (struct pollfd *fds, nfds_t n,
+			 const struct timespec *t, const sigset_t *mask),
+	    (fds, n, t, mask), "nfds %lu timeout_ms %lld",
+	    ((unsigned long)n, ts_ms(t)), "nfds %lu result %d",
+	    ((unsigned long)n, ret), ret < 0)
+IO_BLOCKING(int, select, (int n, fd_set *r, fd_set *w, fd_set *e,
+			  struct timeval *t),
+	    (n, r, w, e, t), "nfds %d timeout_ms %lld", (n, tv_ms(t)),
+	    "nfds %d result %d", (n, ret), ret < 0)
+IO_BLOCKING(int, pselect, (int n, fd_set *r, fd_set *w, fd_set *e,
+			   const struct timespec *t, const sigset_t *mask),
+	    (n, r, w, e, t, mask), "nfds %d timeout_ms %lld", (n, ts_ms(t)),
+	    "nfds %d result %d", (n, ret), ret < 0)
+IO_BLOCKING(int, epoll_wait, (int ep, struct epoll_event *ev, int max,
+			      int timeout),
+	    (ep, ev, max, timeout), "epfd %d maxevents %d timeout_ms %d",
+	    (ep, max, timeout), "epfd %d result %d", (ep, ret), ret < 0)
+IO_BLOCKING(int, epoll_pwait, (int ep, struct epoll_event *ev, int max,
+			       int timeout, const sigset_t *mask),
+	    (ep, ev, max, timeout, mask), "epfd %d maxevents %d timeout_ms %d",
+	    (ep, max, timeout), "epfd %d result %d", (ep, ret), ret < 0)
+
+/* ---- copies between descriptors ---------------------------------------- */
+
+IO_BLOCKING(ssize_t, copy_file_range, (int in, off_t *in_off, int out,
+				       off_t *out_off, size_t n,
+				       unsigned flags),
+	    (in, in_off, out, out_off, n, flags), "fd_in %d fd_out %d count %zu",
+	    (in, out, n), "fd_in %d fd_out %d result %zd", (in, out, ret),
+	    ret < 0)
+IO_BLOCKING(ssize_t, sendfile, (int out, int in, off_t *off, size_t n),
+	    (out, in, off, n), "fd_out %d fd_in %d count %zu", (out, in, n),
+	    "fd_out %d fd_in %d result %zd", (out, in, ret), ret < 0)
+WRAP_API ssize_t sendfile64(int out, int in, off_t *off, size_t n)
+	__attribute__((alias("sendfile")));
+IO_BLOCKING(ssize_t, splice, (int in, off_t *in_off, int out, off_t *out_off,
+			      size_t n, unsigned flags),
+	    (in, in_off, out, out_off, n, flags), "fd_in %d fd_out %d count %zu",
+	    (in, out, n), "fd_in %d fd_out %d result %zd", (in, out, ret),
+	    ret < 0)
