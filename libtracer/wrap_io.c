@@ -25,6 +25,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <sys/epoll.h>
 #include <sys/sendfile.h>
@@ -480,3 +481,41 @@ IO_BLOCKING(ssize_t, splice, (int in, off_t *in_off, int out, off_t *out_off,
 	    (in, in_off, out, out_off, n, flags), "fd_in %d fd_out %d count %zu",
 	    (in, out, n), "fd_in %d fd_out %d result %zd", (in, out, ret),
 	    ret < 0)
+
+/* ---- stdio streams ----------------------------------------------------- */
+
+/*
+ * A stream's reads and writes happen inside the C library (its own calls
+ * of read() and write() are not interposable): what is seen of a stream
+ * is its opening, with the descriptor under it, and its closing.
+ */
+#define STREAM_FD(f)	((f) ? fileno(f) : -1)
+
+IO_CALL(FILE *, fopen, (const char *path, const char *mode), (path, mode),
+	"path %s mode %s fd %d", (path, mode, STREAM_FD(ret)), ret == NULL)
+WRAP_API FILE *fopen64(const char *path, const char *mode)
+	__attribute__((alias("fopen")));
+IO_CALL(FILE *, fdopen, (int fd, const char *mode), (fd, mode),
+	"fd %d mode %s result %p", (fd, mode, ret), ret == NULL)
+IO_CALL(FILE *, freopen, (const char *path, const char *mode, FILE *f),
+	(path, mode, f), "path %s mode %s fd %d", (path, mode, STREAM_FD(ret)),
+	ret == NULL)
+WRAP_API FILE *freopen64(const char *path, const char *mode, FILE *f)
+	__attribute__((alias("freopen")));
+
+WRAP_DEFINE_REAL(int, fclose, (FILE *f), (f))
+WRAP_API int fclose(FILE *f)
+{
+	char eb[WRAP_ERRBUF];
+	const char *es = "";
+	int ret = 0, fd = -1;
+	WRAP_SITE(cs, 0, "libc:fclose", "fd %d result %d%s", fd, ret, es);
+
+	if (tracer_likely(!WRAP_ON(cs)))
+		return WRAP_REAL(fclose)(f);
+	fd = STREAM_FD(f);
+	ret = WRAP_REAL(fclose)(f);
+	es = tracer__wrap_errno(ret != 0, errno, eb);
+	WRAP_EMIT(cs, fd, ret, es);
+	return ret;
+}

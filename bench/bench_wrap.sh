@@ -1,0 +1,83 @@
+#!/bin/bash
+# bench_wrap.sh - what the C library wrappers cost an unmodified program.
+#
+#   cd build && ../bench/bench_wrap.sh [malloc] [programs]
+#
+# malloc:   a malloc+free pair (bench/bench_wrap), untraced, preloaded with
+#           the memory events off (the default filter: one branch each),
+#           and preloaded with libc:malloc and libc:free recorded.
+# programs: wall time of `sort` of a 100 MB file and `gzip` of it,
+#           untraced and traced with the default events (best of 3), and
+#           their ratio.
+# Runs a private tracerd. Run it from a build directory.
+set -u
+[ -x ./tracerd/tracerd ] || { echo "bench_wrap.sh: run it from a build directory" >&2; exit 2; }
+[ $# -gt 0 ] || set -- malloc programs
+
+T=$(mktemp -d "${TMPDIR:-/tmp}/bench-wrap.XXXXXX")
+export TRACER_SOCKET=$T/sock
+export TRACER_REGISTER_TIMEOUT_MS=2000
+DPID=
+cleanup() {
+	[ -n "$DPID" ] && kill "$DPID" 2>/dev/null && tail --pid="$DPID" -f /dev/null
+	rm -rf "$T"
+}
+trap cleanup EXIT
+./tracerd/tracerd --socket "$T/sock" --output "$T/out" --log "$T/log" \
+	--daemonize || exit 1
+DPID=$(./tracectl/tracectl status | sed -n 's/^tracerd pid //p')
+lib=$(pwd)/libtracer/.libs/libtracer.so
+
+bench_malloc() {
+	local n=5000000
+	echo "malloc+free pair ($n pairs, best of 5 rounds):"
+	printf '  %-34s %s\n' "untraced" "$(./bench/bench_wrap malloc $n)"
+	printf '  %-34s %s\n' "preloaded, memory events off" \
+		"$(./tracectl/tracectl record -- ./bench/bench_wrap malloc $n | head -n 1)"
+	printf '  %-34s %s\n' "preloaded, libc:malloc+free on" \
+		"$(./tracectl/tracectl record --events 'libc:malloc,libc:free' \
+			--subbuf-size 4M --subbuf-count 8 -- \
+			./bench/bench_wrap malloc $n | head -n 1)"
+}
+
+# best3 CMD...: the best wall time of 3 runs, in seconds.
+best3() {
+	python3 - "$@" <<'PY'
+import subprocess, sys, time
+best = None
+for _ in range(3):
+    t = time.monotonic()
+    subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, check=True)
+    t = time.monotonic() - t
+    best = t if best is None or t < best else best
+print("%.3f" % best)
+PY
+}
+
+bench_programs() {
+	python3 -c '
+import random
+random.seed(1)
+with open("'"$T"'/big.txt", "w") as f:
+    while f.tell() < 100 * 1024 * 1024:
+        f.write("%08x %d %s\n" % (random.getrandbits(32), random.randrange(10**9), "x" * random.randrange(40)))
+'
+	echo "programs on a 100 MB file (best of 3 wall times):"
+	for cmd in "sort $T/big.txt" "gzip -c $T/big.txt"; do
+		local a b
+		# shellcheck disable=SC2086
+		a=$(best3 $cmd)
+		# shellcheck disable=SC2086
+		b=$(best3 ./tracectl/tracectl record -- $cmd)
+		printf '  %-28s untraced %6.3f s  traced %6.3f s  ratio %.3f\n' \
+			"$cmd" "$a" "$b" "$(echo "$b / $a" | bc -l)" | sed "s|$T/||"
+	done
+}
+
+for what in "$@"; do
+	case $what in
+	malloc) bench_malloc ;;
+	programs) bench_programs ;;
+	*) echo "bench_wrap.sh: unknown benchmark '$what'" >&2; exit 2 ;;
+	esac
+done

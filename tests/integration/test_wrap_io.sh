@@ -1,0 +1,93 @@
+#!/bin/bash
+# The C library wrappers on an unmodified program (wrapee, not linked with
+# libtracer, run with LD_PRELOAD): every file, socket, polling and memory
+# call it makes is in the trace with its arguments and result, errno is
+# what the C library left, the output is the same as untraced, memory
+# events are off by default, the tracer's own calls are never recorded,
+# and a signal storm, a daemon's start and a shell's fork+exec loop keep
+# working.
+. "$(dirname "$0")/lib.sh"
+WRAPEE=./tests/integration/wrapee
+CHECK="python3 $(dirname "$0")/wrap_check.py"
+
+check "tracerd starts" start_daemon
+
+# record NAME [--events P] -- CMD...: trace CMD; output in $T/NAME.out,
+# stderr in $T/NAME.err, the session view in $T/NAME.view, the session
+# directory in $dir.
+record() {
+	local name=$1
+	shift
+	LD_PRELOAD=$RECORD_PRELOAD "$TRACECTL" record "$@" \
+		>"$T/$name.out" 2>"$T/$name.err"
+	local st=$?
+	dir=$(grep -v '^report ' "$T/$name.out" | tail -n 1)
+	# tracectl's own lines: "session N started|stopped ..." + the directory
+	sed -i -e '/^session [0-9]* \(started\|stopped\)/d' -e "\|^$dir\$|d" \
+		"$T/$name.out"
+	"$TRACECTL" view "$dir" >"$T/$name.view" 2>"$T/$name.verr" || st=1
+	return $st
+}
+
+mkdir -p "$T/plain" "$T/traced"
+"$WRAPEE" io "$T/plain" >"$T/io-plain.out" 2>/dev/null
+check "wrapee io passes its own checks untraced" [ $? -eq 0 ]
+record io -- "$WRAPEE" io "$T/traced"
+check "wrapee io passes its own checks traced (errno kept, results right)" [ $? -eq 0 ]
+check "wrapee io prints the same traced and untraced" \
+	cmp -s "$T/io-plain.out" "$T/io.out"
+$CHECK io "$T/io.view" "$T/io.err" >"$T/io.check"
+ok $? "the trace holds every call with its arguments, result and errno"
+sed 's/^/# /' "$T/io.check" | head -n 20
+check "no memory event by default" \
+	bash -c "! grep -q ' libc:\(malloc\|free\|mmap\):' '$T/io.view'"
+
+# The tracer's own socket traffic and locks are never recorded: `true`
+# makes no socket call, and every libc event is on for it.
+record true --events 'libc:*,pthread:*' -- /bin/true
+check "/bin/true traced with every libc event" [ $? -eq 0 ]
+check "none of the tracer's own calls is recorded (sendmsg, recvmsg, poll)" \
+	bash -c "! grep -q ' libc:\(sendmsg\|recvmsg\|poll\|socket\|connect\|eventfd\)' '$T/true.view'"
+
+# Memory events, when the filter names them.
+"$WRAPEE" mem 100 >"$T/mem-plain.out" 2>/dev/null
+record mem --events 'libc:*' -- "$WRAPEE" mem 100
+check "wrapee mem passes its own checks traced" [ $? -eq 0 ]
+check "wrapee mem prints the same traced and untraced" \
+	cmp -s "$T/mem-plain.out" "$T/mem.out"
+if ldd ./libtracer/.libs/libtracer.so | grep -q libasan; then
+	ok 0 "# SKIP the allocator is AddressSanitizer's in this build"
+else
+	$CHECK mem "$T/mem.view" "$T/mem.err" >"$T/mem.check"
+	ok $? "every allocation and free is recorded with its size and address"
+	sed 's/^/# /' "$T/mem.check" | head -n 10
+fi
+
+# A signal storm: the handler writes and allocates while the main thread
+# is inside the wrappers; nothing of the main thread's is lost.
+N=20000
+record storm --subbuf-size 1M -- "$WRAPEE" storm $N
+check "wrapee storm copies every byte under SIGUSR1" [ $? -eq 0 ]
+handled=$(awk '$1 == "report" && $2 == "handled" { print $3 }' "$T/storm.err")
+check "the handler ran (${handled:-0} times)" [ "${handled:-0}" -gt 0 ]
+$CHECK storm "$T/storm.view" "$T/storm.err" $N >"$T/storm.check"
+ok $? "all $N of the main thread's writes are recorded"
+sed 's/^/# /' "$T/storm.check" | head -n 5
+
+# A daemon's start: it closes every descriptor (the tracer's too) and
+# calls setsid, then goes on working.
+seq 1 20000 >"$T/numbers"
+record closeall -- "$WRAPEE" closeall "$T/numbers"
+check "a program that closes every descriptor keeps working" \
+	cmp -s "$T/numbers" "$T/closeall.out"
+
+# A shell that forks and execs in a loop.
+record loop -- /bin/sh -c 'i=0; while [ $i -lt 30 ]; do /bin/echo $i; i=$((i + 1)); done'
+seq 0 29 >"$T/loop.want"
+check "a shell's fork+exec loop prints the same" cmp -s "$T/loop.want" "$T/loop.out"
+n=$(find "$dir" -maxdepth 1 -name 'echo-*' | wc -l)
+check "each of the 30 echo processes was traced ($n directories)" [ "$n" -eq 30 ]
+n=$(grep -c ' libc:fclose: fd 1 result 0$' "$T/loop.view")
+check "each of the 30 echo processes closed its output ($n libc:fclose)" [ "$n" -eq 30 ]
+
+finish
