@@ -33,11 +33,11 @@ bench_malloc() {
 	echo "malloc+free pair ($n pairs, best of 5 rounds):"
 	printf '  %-34s %s\n' "untraced" "$(./bench/bench_wrap malloc $n)"
 	printf '  %-34s %s\n' "preloaded, memory events off" \
-		"$(./tracectl/tracectl record -- ./bench/bench_wrap malloc $n | head -n 1)"
+		"$(./tracectl/tracectl record -- ./bench/bench_wrap malloc $n | grep "ns/pair")"
 	printf '  %-34s %s\n' "preloaded, libc:malloc+free on" \
 		"$(./tracectl/tracectl record --events 'libc:malloc,libc:free' \
 			--subbuf-size 4M --subbuf-count 8 -- \
-			./bench/bench_wrap malloc $n | head -n 1)"
+			./bench/bench_wrap malloc $n | grep "ns/pair")"
 }
 
 # best3 CMD...: the best wall time of 3 runs, in seconds.

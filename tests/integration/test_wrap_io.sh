@@ -49,6 +49,25 @@ check "/bin/true traced with every libc event" [ $? -eq 0 ]
 check "none of the tracer's own calls is recorded (sendmsg, recvmsg, poll)" \
 	bash -c "! grep -q ' libc:\(sendmsg\|recvmsg\|poll\|socket\|connect\|eventfd\)' '$T/true.view'"
 
+# tracectl list shows the C library's events of a running program, the
+# memory ones as not recorded.
+mkfifo "$T/fifo"
+LD_PRELOAD=$RECORD_PRELOAD${RECORD_PRELOAD:+:}$(pwd)/libtracer/.libs/libtracer.so \
+	cat "$T/fifo" >/dev/null &
+cat_pid=$!
+exec 7>"$T/fifo"	# cat runs until this closes
+deadline=$(($(date +%s) + 20))
+until "$TRACECTL" list >"$T/list" 2>/dev/null && grep -q '^libc:read_entry ' "$T/list" ||
+      [ "$(date +%s)" -gt $deadline ]; do
+	sleep 0.05	# polling the list, not waiting it out
+done
+exec 7>&-
+wait $cat_pid
+check "tracectl list shows libc:read_entry as recorded" \
+	grep -Eq '^libc:read_entry +1 yes +fd %d count %zu$' "$T/list"
+check "tracectl list shows libc:malloc as not recorded by default" \
+	grep -Eq '^libc:malloc +1 no ' "$T/list"
+
 # Memory events, when the filter names them.
 "$WRAPEE" mem 100 >"$T/mem-plain.out" 2>/dev/null
 record mem --events 'libc:*' -- "$WRAPEE" mem 100
@@ -80,6 +99,11 @@ seq 1 20000 >"$T/numbers"
 record closeall -- "$WRAPEE" closeall "$T/numbers"
 check "a program that closes every descriptor keeps working" \
 	cmp -s "$T/numbers" "$T/closeall.out"
+fd=$(awk -v p="$T/numbers" '$5 == "libc:open:" && $7 == p { print $NF }' "$T/closeall.view")
+got=$(awk -v fd="${fd:--1}" '$5 == "libc:read_exit:" && $7 == fd && $9 > 0 { s += $9 }
+	END { print s + 0 }' "$T/closeall.view")
+check "and its reads after closing them all are recorded ($got of $(stat -c %s "$T/numbers") bytes)" \
+	[ "$got" -eq "$(stat -c %s "$T/numbers")" ]
 
 # A shell that forks and execs in a loop.
 record loop -- /bin/sh -c 'i=0; while [ $i -lt 30 ]; do /bin/echo $i; i=$((i + 1)); done'
