@@ -332,6 +332,11 @@ void tracer_record_emit(const struct tracer_callsite *cs,
 		write_event(w, cs, args);
 }
 
+/* The same function for the library's own callers: no PLT, no
+ * interposition (wrap.c). */
+extern __typeof__(tracer_record_emit) tracer__record_emit
+	__attribute__((alias("tracer_record_emit"))) TRACER_HIDDEN;
+
 /* Is the session t recorded for still the current one? */
 static bool still_recording(const struct tracer__thread *t)
 {

@@ -28,7 +28,7 @@ void tracer__wrap_emit(const struct tracer_callsite *cs,
 	if (tracer__wrap_guard)
 		return;
 	tracer__wrap_guard++;
-	tracer_record_emit(cs, args);
+	tracer__record_emit(cs, args);
 	tracer__wrap_guard--;
 	errno = saved;
 }

@@ -108,6 +108,10 @@ extern __thread unsigned tracer__wrap_guard
 		WRAP_EMIT(wrap__cs, ##__VA_ARGS__); \
 } while (0)
 
+/* tracer_record_emit() without the PLT (tracer.c). */
+void tracer__record_emit(const struct tracer_callsite *cs,
+			 const union tracer_arg *args) TRACER_HIDDEN;
+
 /*
  * Record unless the guard is raised; raises it meanwhile, keeps errno.
  * The values of string arguments are copied, so they may be on the stack.

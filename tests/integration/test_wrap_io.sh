@@ -68,15 +68,21 @@ check "tracectl list shows libc:read_entry as recorded" \
 check "tracectl list shows libc:malloc as not recorded by default" \
 	grep -Eq '^libc:malloc +1 no ' "$T/list"
 
-# Memory events, when the filter names them.
-"$WRAPEE" mem 100 >"$T/mem-plain.out" 2>/dev/null
-record mem --events 'libc:*' -- "$WRAPEE" mem 100
-check "wrapee mem passes its own checks traced" [ $? -eq 0 ]
-check "wrapee mem prints the same traced and untraced" \
-	cmp -s "$T/mem-plain.out" "$T/mem.out"
+# Memory events, when the filter names them. (A sanitizer build preloads
+# AddressSanitizer, whose allocator comes first: nothing of libtracer's
+# is tested there.)
 if ldd ./libtracer/.libs/libtracer.so | grep -q libasan; then
-	ok 0 "# SKIP the allocator is AddressSanitizer's in this build"
+	for what in "wrapee mem passes its own checks traced" \
+		    "wrapee mem prints the same traced and untraced" \
+		    "every allocation and free is recorded"; do
+		ok 0 "# SKIP $what: the allocator is AddressSanitizer's here"
+	done
 else
+	"$WRAPEE" mem 100 >"$T/mem-plain.out" 2>/dev/null
+	record mem --events 'libc:*' -- "$WRAPEE" mem 100
+	check "wrapee mem passes its own checks traced" [ $? -eq 0 ]
+	check "wrapee mem prints the same traced and untraced" \
+		cmp -s "$T/mem-plain.out" "$T/mem.out"
 	$CHECK mem "$T/mem.view" "$T/mem.err" >"$T/mem.check"
 	ok $? "every allocation and free is recorded with its size and address"
 	sed 's/^/# /' "$T/mem.check" | head -n 10
