@@ -6,6 +6,10 @@
 # malloc:   a malloc+free pair (bench/bench_wrap), untraced, preloaded with
 #           the memory events off (the default filter: one branch each),
 #           and preloaded with libc:malloc and libc:free recorded.
+# lttng:    the same pair under LTTng-UST's libc wrapper with its
+#           lttng_ust_libc:malloc and :free events on, for comparison
+#           (needs Debian's lttng-tools and liblttng-ust1; not run by
+#           default).
 # programs: wall time of `sort` of a 100 MB file and `gzip` of it,
 #           untraced and traced with the default events (best of 3), and
 #           their ratio.
@@ -54,6 +58,24 @@ print("%.3f" % best)
 PY
 }
 
+bench_lttng() {
+	local wrapper=/usr/lib/x86_64-linux-gnu/liblttng-ust-libc-wrapper.so.1
+	local n=5000000
+	if [ ! -e "$wrapper" ] || ! command -v lttng >/dev/null; then
+		echo "bench_wrap.sh: lttng: needs lttng-tools and liblttng-ust1" >&2
+		return 1
+	fi
+	export LTTNG_HOME=$T
+	lttng-sessiond --daemonize >/dev/null 2>&1
+	lttng create bench --output="$T/lttng" >/dev/null &&
+	lttng enable-event -u 'lttng_ust_libc:malloc,lttng_ust_libc:free' >/dev/null &&
+	lttng start >/dev/null || return 1
+	printf '  %-34s %s\n' "LTTng-UST libc wrapper, on" \
+		"$(LD_PRELOAD=$wrapper ./bench/bench_wrap malloc $n)"
+	lttng destroy >/dev/null
+	pkill -f "lttng-sessiond.*" -U "$(id -u)" 2>/dev/null
+}
+
 bench_programs() {
 	python3 -c '
 import random
@@ -77,6 +99,7 @@ with open("'"$T"'/big.txt", "w") as f:
 for what in "$@"; do
 	case $what in
 	malloc) bench_malloc ;;
+	lttng) bench_lttng ;;
 	programs) bench_programs ;;
 	*) echo "bench_wrap.sh: unknown benchmark '$what'" >&2; exit 2 ;;
 	esac
