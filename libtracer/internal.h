@@ -230,4 +230,12 @@ void tracer__signal_init(void) TRACER_HIDDEN;
 void tracer__signal_fork_prepare(void) TRACER_HIDDEN;
 void tracer__signal_fork_after(void) TRACER_HIDDEN;
 
+/*
+ * Process events (wrap_proc.c): proc:start, recorded by record_start()
+ * once per process and session (async-signal-safe: what it records was
+ * read when the library was loaded); in a child of fork(), the new pid.
+ */
+void tracer__proc_record_start(void) TRACER_HIDDEN;
+void tracer__proc_fork_child(void) TRACER_HIDDEN;
+
 #endif /* TRACER_LIBTRACER_INTERNAL_H */

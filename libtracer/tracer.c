@@ -206,9 +206,11 @@ static void switch_channels(struct tracer__thread *t)
 static void record_start(struct tracer__thread *t, uint64_t s)
 {
 	if (__atomic_exchange_n(&process_start_session, s,
-				__ATOMIC_RELAXED) != s)
+				__ATOMIC_RELAXED) != s) {
 		tracer_record_vital("tracer:process_start", "pid %d name %s",
 				    (int)getpid(), t->name);
+		tracer__proc_record_start();	/* proc:start */
+	}
 	tracer_record_vital("tracer:thread_start", "tid %d name %s",
 			    (int)t->tid, t->name);
 	if (t->lost_no_buffer)
@@ -441,6 +443,7 @@ static void fork_child(void)
 	process_start_session = 0;
 	WRAP_GUARD_ENTER();
 	tracer__signal_fork_after();
+	tracer__proc_fork_child();
 	tracer__client_fork_child();
 	tracer__client_start(register_timeout_ms());
 	WRAP_GUARD_EXIT();
