@@ -20,7 +20,7 @@ export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}handle_segv=0:handle_abort=0
 export UBSAN_OPTIONS="${UBSAN_OPTIONS:+$UBSAN_OPTIONS:}handle_segv=0:handle_abort=0"
 
 check "tracerd starts" start_daemon --scan-ms 20
-dir=$(session_cmd start)
+dir=$(session_cmd start --events "$OWN_EVENTS")
 
 # kill -9 after a random number of events (1,000 to 150,000 per thread).
 pids=()
@@ -84,7 +84,7 @@ for d in "${deaths[@]}"; do
 done
 
 # Nothing is left stuck: the next session records normally.
-dir=$(session_cmd start)
+dir=$(session_cmd start --events "$OWN_EVENTS")
 "$TRACEE" print 50 >/dev/null
 last=$(timeout 60 "$TRACECTL" stop | tail -n 1)
 n=$("$TRACECTL" view "$dir" | grep -c ' test:print: line [0-9]* of 50$')
@@ -103,7 +103,7 @@ fi
 stop_daemon
 check "tracerd starts with a pool of 2 buffers" start_daemon --scan-ms 10 \
 	--buffers 2 --max-memory 3M --subbuf-size 4096 --subbuf-count 4
-dir=$(session_cmd start)
+dir=$(session_cmd start --events "$OWN_EVENTS")
 VANISH=6
 spawn van "$CRASHEE" rawexit "$T/p.van" $VANISH 300
 check "the program starts" [ $? -eq 0 ]
@@ -145,7 +145,7 @@ import json, sys
 ps = [p for p in json.load(sys.stdin)["processes"] if p["pid"] == int(sys.argv[1])]
 print(ps[0]["buffers_in_use"] if ps else -1)' "$1"
 }
-dir=$(session_cmd start)
+dir=$(session_cmd start --events "$OWN_EVENTS")
 spawn can "$CRASHEE" cancel "$T/p.can" $CANCEL 300
 check "the cancelling program starts" [ $? -eq 0 ]
 freed=0
