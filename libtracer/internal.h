@@ -221,5 +221,21 @@ int tracer__signal_install(void) TRACER_HIDDEN;
  * before may arrive after the process let go of its control page).
  */
 void tracer__signal_set_daemon(uint32_t pid) TRACER_HIDDEN;
+/*
+ * The program's handlers (signal.c): look the C library's functions up
+ * now (tracer_init); around fork(), hold the table of the program's
+ * actions (prepare), and let it go (after, in the parent and the child).
+ */
+void tracer__signal_init(void) TRACER_HIDDEN;
+void tracer__signal_fork_prepare(void) TRACER_HIDDEN;
+void tracer__signal_fork_after(void) TRACER_HIDDEN;
+
+/*
+ * Process events (wrap_proc.c): proc:start, recorded by record_start()
+ * once per process and session (async-signal-safe: what it records was
+ * read when the library was loaded); in a child of fork(), the new pid.
+ */
+void tracer__proc_record_start(void) TRACER_HIDDEN;
+void tracer__proc_fork_child(void) TRACER_HIDDEN;
 
 #endif /* TRACER_LIBTRACER_INTERNAL_H */

@@ -1,35 +1,60 @@
 /*
- * signal.c - the update signal (SIGRTMIN+3 by default).
+ * signal.c - the program's signal handlers, and the update signal
+ * (SIGRTMIN+3 by default).
  *
- * tracerd changes the control page, then queues this signal to every
- * thread that holds a buffer (rt_tgsigqueueinfo, si_code SI_QUEUE, the
- * value TRACER_SIGNAL_COOKIE): the handler makes the thread act on the new
- * state at once (close its sub-buffers for a switch or a snapshot, start
- * or stop) instead of at its next event. A thread that blocks the signal
- * is not sent it (tracerd reads SigBlk in /proc) and acts at its next
- * event; nothing depends on the signal arriving.
+ * The program's handlers. libtracer exports sigaction(), signal(),
+ * bsd_signal(), sysv_signal(), sigset() and siginterrupt(). A handler the
+ * program installs is kept here, and the kernel is given a trampoline
+ * with the program's flags and mask (plus SA_SIGINFO), so the kernel
+ * blocks, restarts and resets exactly as it would for the program's own
+ * handler. The trampoline records proc:signal, then calls the handler
+ * with the arguments it asked for (one, or three with SA_SIGINFO) and the
+ * errno of the interrupted code:
  *
- * The program keeps the signal: libtracer exports sigaction() and signal()
- * so that a handler the program installs for this signal number is
- * recorded here instead of replacing ours, and the handler passes every
- * signal that is not tracerd's to it (or to the default action, which for
- * a real-time signal ends the process, as it would have). The handler is
- * async-signal-safe and preserves errno.
+ *   proc:signal   signal 10 (SIGUSR1) handler 0x55d0c1a2b3c0
+ *
+ * sigaction(sig, NULL, &old) returns what the program installed, as the
+ * kernel would have reported it (its SA_RESTORER and its mask without
+ * SIGKILL and SIGSTOP), never the trampoline; after an SA_RESETHAND
+ * delivery, SIG_DFL. SIG_IGN and SIG_DFL go to the kernel unchanged, and a
+ * signal with no handler of the program's is not seen here (a process
+ * killed by one is recorded by tracerd as tracer:process_killed).
+ * Handlers installed before libtracer was loaded (dlopen), or by the C
+ * library's own internal calls (system(), abort()), are not trampolined.
+ *
+ * The update signal. tracerd changes the control page, then queues this
+ * signal to every thread that holds a buffer (rt_tgsigqueueinfo, si_code
+ * SI_QUEUE, the value TRACER_SIGNAL_COOKIE): the handler makes the thread
+ * act on the new state at once (close its sub-buffers for a switch or a
+ * snapshot, start or stop) instead of at its next event. A thread that
+ * blocks the signal is not sent it (tracerd reads SigBlk in /proc) and
+ * acts at its next event; nothing depends on the signal arriving. The
+ * program keeps the signal: the kernel always has libtracer's action for
+ * it (every signal blocked in the handler), and the trampoline passes
+ * every signal that is not tracerd's to the program's action (or to the
+ * default action, which for a real-time signal ends the process, as it
+ * would have).
  *
  * TRACER_SIGNAL picks another number for programs that need SIGRTMIN+3
  * ("SIGRTMIN+N", "RTMIN+N" or a number between SIGRTMIN and SIGRTMAX), or
  * none at all ("none").
  *
- * The program's action lives in two slots switched by an index, so the
- * handler never reads one that sigaction() is halfway through writing.
+ * The table of the program's actions is written under a spin lock, with
+ * every signal blocked (so no handler of the writing thread can wait for
+ * it), and each entry under a sequence count: the trampoline, which may
+ * run in any thread at any time, retries its copy while a writer is in
+ * the middle of it. Everything here is async-signal-safe and preserves
+ * errno.
  */
 #include <dlfcn.h>
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
+#include <ucontext.h>
 #include <unistd.h>
 
 #include "internal.h"
@@ -37,30 +62,141 @@
 typedef int (*sigaction_fn)(int, const struct sigaction *,
 			    struct sigaction *);
 typedef void (*handler_fn)(int);
+typedef handler_fn (*signal_fn)(int, handler_fn);
+typedef int (*siginterrupt_fn)(int, int);
+
+/* The program's action for one signal. */
+struct app_action {
+	unsigned seq;		/* odd while a writer changes act */
+	bool own;		/* act answers queries (else: the kernel) */
+	struct sigaction act;
+};
 
 static int tsig;			/* 0: no update signal */
-static struct sigaction app[2];		/* the program's action */
-static unsigned app_slot;
+static struct app_action app[NSIG];
+static int app_writer;			/* spin lock of the writers */
+static sigset_t app_intr;		/* siginterrupt(sig, 1) was called */
+/* Around fork: the forking thread's mask. */
+static __thread sigset_t fork_mask __attribute__((tls_model("initial-exec")));
 
-static sigaction_fn real_sigaction(void)
+static void trampoline(int sig, siginfo_t *si, void *uc);
+
+/* ---- the next definitions ----------------------------------------------- */
+
+static void *next(const char *name)
 {
-	static sigaction_fn fn;
-
-	if (!fn)
-		fn = (sigaction_fn)dlsym(RTLD_NEXT, "sigaction");
-	return fn;
+	return dlsym(RTLD_NEXT, name);
 }
 
-typedef handler_fn (*signal_fn)(int, handler_fn);
-
-static signal_fn real_signal(void)
-{
-	static signal_fn fn;
-
-	if (!fn)
-		fn = (signal_fn)dlsym(RTLD_NEXT, "signal");
-	return fn;
+#define REAL(type, name) \
+static type real_##name(void) \
+{ \
+	static type fn; \
+	type f = __atomic_load_n(&fn, __ATOMIC_RELAXED); \
+	if (!f) { \
+		f = (type)next(#name); \
+		__atomic_store_n(&fn, f, __ATOMIC_RELAXED); \
+	} \
+	return f; \
 }
+
+REAL(sigaction_fn, sigaction)
+REAL(signal_fn, signal)
+REAL(signal_fn, sysv_signal)
+REAL(signal_fn, sigset)
+REAL(siginterrupt_fn, siginterrupt)
+
+/* Look them up now: a vfork child or a handler must not call dlsym. */
+void tracer__signal_init(void)
+{
+	(void)real_sigaction();
+	(void)real_signal();
+	(void)real_sysv_signal();
+	(void)real_sigset();
+	(void)real_siginterrupt();
+}
+
+/*
+ * Signals the table keeps: not SIGKILL and SIGSTOP (no handler), nor the
+ * C library's own between 31 and SIGRTMIN (it refuses them): those, and
+ * invalid numbers, go straight to the C library, which says EINVAL.
+ */
+static bool kept(int sig)
+{
+	return sig > 0 && sig < NSIG && sig != SIGKILL && sig != SIGSTOP &&
+	       (sig < 32 || sig >= SIGRTMIN);
+}
+
+static bool is_handler(const struct sigaction *a)
+{
+	return a->sa_handler != SIG_DFL && a->sa_handler != SIG_IGN;
+}
+
+/* ---- the table -------------------------------------------------------- */
+
+static void app_lock(sigset_t *old)
+{
+	sigset_t all;
+
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, old);
+	while (__atomic_exchange_n(&app_writer, 1, __ATOMIC_ACQUIRE))
+		sched_yield();
+}
+
+static void app_unlock(const sigset_t *old)
+{
+	__atomic_store_n(&app_writer, 0, __ATOMIC_RELEASE);
+	pthread_sigmask(SIG_SETMASK, old, NULL);
+}
+
+/* Under the lock. */
+static void app_write(int sig, const struct sigaction *act, bool own)
+{
+	struct app_action *a = &app[sig];
+
+	__atomic_store_n(&a->seq, a->seq + 1, __ATOMIC_RELAXED);
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+	a->act = *act;
+	a->own = own;
+	__atomic_store_n(&a->seq, a->seq + 1, __ATOMIC_RELEASE);
+}
+
+/* A consistent copy of sig's action; returns its sequence count. */
+static unsigned app_read(int sig, struct sigaction *out)
+{
+	const struct app_action *a = &app[sig];
+	unsigned s;
+
+	for (;;) {
+		s = __atomic_load_n(&a->seq, __ATOMIC_ACQUIRE);
+		if (s & 1) {
+			sched_yield();	/* another thread writes */
+			continue;
+		}
+		memcpy(out, &a->act, sizeof(*out));
+		__atomic_thread_fence(__ATOMIC_ACQUIRE);
+		if (__atomic_load_n(&a->seq, __ATOMIC_RELAXED) == s)
+			return s;
+	}
+}
+
+/*
+ * fork(): the table is not left locked in the child by a thread that no
+ * longer exists there. The forking thread takes the lock (every signal
+ * blocked) and lets it go on both sides.
+ */
+void tracer__signal_fork_prepare(void)
+{
+	app_lock(&fork_mask);
+}
+
+void tracer__signal_fork_after(void)
+{
+	app_unlock(&fork_mask);
+}
+
+/* ---- the update signal ------------------------------------------------- */
 
 /* tracerd's pid, kept once it is known: a signal it queued just before
  * it exited may arrive after the process let go of its control page. */
@@ -79,7 +215,9 @@ static bool from_tracerd(const siginfo_t *si)
 	       __atomic_load_n(&daemon_pid, __ATOMIC_ACQUIRE);
 }
 
-/* The program's default action: for a real-time signal, termination. */
+/* ---- the trampoline --------------------------------------------------- */
+
+/* The program's default action: delivered again once we return. */
 static void default_action(int sig)
 {
 	struct sigaction dfl;
@@ -87,39 +225,116 @@ static void default_action(int sig)
 	memset(&dfl, 0, sizeof(dfl));
 	dfl.sa_handler = SIG_DFL;
 	real_sigaction()(sig, &dfl, NULL);
-	/* Blocked while we run: delivered when the handler returns. */
+	/* Blocked while we run (or not, SA_NODEFER: delivered at once). */
 	syscall(SYS_tgkill, getpid(), syscall(SYS_gettid), sig);
 }
 
-static void chain(int sig, siginfo_t *si, void *uc)
+/* "SIGUSR1", "SIGRTMIN+3", "SIG40" into buf (16 bytes). */
+static const char *signal_name(int sig, char *buf)
 {
-	const struct sigaction *a =
-		&app[__atomic_load_n(&app_slot, __ATOMIC_ACQUIRE)];
-	sigset_t old;
+	const char *abbrev = sig < SIGRTMIN ? sigabbrev_np(sig) : NULL;
+	unsigned v = (unsigned)sig;
+	size_t n = 3;
+	char num[4], *p = num + sizeof(num);
 
-	if (!(a->sa_flags & SA_SIGINFO) && a->sa_handler == SIG_IGN)
-		return;
-	if (!(a->sa_flags & SA_SIGINFO) && a->sa_handler == SIG_DFL) {
-		default_action(sig);
-		return;
+	memcpy(buf, "SIG", 3);
+	if (abbrev) {
+		n = strnlen(abbrev, 12);
+		memcpy(buf + 3, abbrev, n);
+		buf[3 + n] = '\0';
+		return buf;
 	}
-	pthread_sigmask(SIG_BLOCK, &a->sa_mask, &old);
-	if ((a->sa_flags & SA_SIGINFO) && a->sa_sigaction)
-		a->sa_sigaction(sig, si, uc);
-	else if (!(a->sa_flags & SA_SIGINFO))
-		a->sa_handler(sig);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (sig >= SIGRTMIN && sig <= SIGRTMAX) {
+		memcpy(buf + 3, "RTMIN+", 6);
+		n = 9;
+		v = (unsigned)(sig - SIGRTMIN);
+	}
+	*--p = '\0';
+	do
+		*--p = (char)('0' + v % 10);
+	while ((v /= 10) && p > num);
+	memcpy(buf + n, p, (size_t)(num + sizeof(num) - p));
+	return buf;
 }
 
-static void handler(int sig, siginfo_t *si, void *uc)
+/*
+ * Recorded whatever the thread's guard says: a program's handler may
+ * interrupt a wrapper that records, and its event is recorded like any
+ * tracer_record() of a handler's (tracer.c: nested records are whole).
+ */
+static void record_signal(int sig, void *h)
+{
+	char buf[16];
+	const char *name = signal_name(sig, buf);
+
+	tracer_record("proc:signal", "signal %d (%s) handler %p", sig, name,
+		      h);
+}
+
+/* SA_RESETHAND: the kernel reset the action when it delivered this
+ * signal; so does the table, unless the program changed it since. */
+static void app_reset(int sig, unsigned seq)
+{
+	struct sigaction a;
+	sigset_t old;
+
+	app_lock(&old);
+	if (__atomic_load_n(&app[sig].seq, __ATOMIC_RELAXED) == seq) {
+		a = app[sig].act;
+		a.sa_handler = SIG_DFL;
+		app_write(sig, &a, app[sig].own);
+	}
+	app_unlock(&old);
+}
+
+static void call(const struct sigaction *a, int sig, siginfo_t *si, void *uc)
+{
+	if (a->sa_flags & SA_SIGINFO)
+		a->sa_sigaction(sig, si, uc);
+	else
+		a->sa_handler(sig);
+}
+
+static void trampoline(int sig, siginfo_t *si, void *uc)
 {
 	int saved = errno;
+	struct sigaction a;
+	sigset_t m, old;
+	unsigned seq;
 
-	if (from_tracerd(si))
+	if (sig == __atomic_load_n(&tsig, __ATOMIC_RELAXED) &&
+	    from_tracerd(si)) {
 		tracer__thread_signal();
-	else
-		chain(sig, si, uc);
+		errno = saved;
+		return;
+	}
+	seq = app_read(sig, &a);
+	if (a.sa_handler == SIG_IGN)
+		return;		/* changed while this one was on its way */
+	if (a.sa_handler == SIG_DFL) {
+		default_action(sig);
+		errno = saved;
+		return;
+	}
+	if (a.sa_flags & SA_RESETHAND)
+		app_reset(sig, seq);
+	record_signal(sig, (void *)a.sa_handler);
 	errno = saved;
+	if (sig != __atomic_load_n(&tsig, __ATOMIC_RELAXED)) {
+		call(&a, sig, si, uc);	/* the kernel applied a's mask */
+		return;
+	}
+	/*
+	 * The update signal's action is libtracer's (every signal blocked):
+	 * the handler runs with the mask the kernel would have given it.
+	 */
+	m = ((ucontext_t *)uc)->uc_sigmask;
+	sigorset(&m, &m, &a.sa_mask);
+	if (!(a.sa_flags & SA_NODEFER))
+		sigaddset(&m, sig);
+	pthread_sigmask(SIG_SETMASK, &m, &old);
+	call(&a, sig, si, uc);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
 }
 
 /* "SIGRTMIN+N", "RTMIN+N", "N"; 0 for "none"; -1 if invalid. */
@@ -149,65 +364,207 @@ int tracer__signal_install(void)
 {
 	const char *env = getenv("TRACER_SIGNAL");
 	int sig = env && *env ? parse_signal(env) : SIGRTMIN + 3;
-	struct sigaction sa;
+	struct sigaction sa, prev;
+	sigset_t old;
+	int ret = 0;
 
 	if (sig <= 0 || !real_sigaction())
 		return sig < 0 ? -EINVAL : 0;
 	memset(&sa, 0, sizeof(sa));
-	sa.sa_sigaction = handler;
+	sa.sa_sigaction = trampoline;
 	sa.sa_flags = SA_SIGINFO | SA_RESTART | SA_ONSTACK;
 	sigfillset(&sa.sa_mask);
-	if (real_sigaction()(sig, &sa, &app[0]) < 0)
-		return -errno;
-	if (app[0].sa_sigaction == handler)	/* installed twice */
-		app[0].sa_handler = SIG_DFL;
-	__atomic_store_n(&tsig, sig, __ATOMIC_RELEASE);
-	return sig;
+	app_lock(&old);
+	if (real_sigaction()(sig, &sa, &prev) < 0) {
+		ret = -errno;
+	} else {
+		/* The program's own (it may have installed one already). */
+		if (prev.sa_sigaction != trampoline)
+			app_write(sig, &prev, true);
+		else if (!app[sig].own)
+			app_write(sig, &app[sig].act, true);
+		__atomic_store_n(&tsig, sig, __ATOMIC_RELEASE);
+	}
+	app_unlock(&old);
+	return ret ? ret : sig;
 }
 
-/*
- * The program's sigaction(): for the update signal, record its action
- * (the handler chains to it) and report the one it had; else libc's.
- */
-TRACER_API int sigaction(int sig, const struct sigaction *act,
-			 struct sigaction *oldact)
-{
-	unsigned cur;
+/* ---- sigaction() ------------------------------------------------------ */
 
-	if (sig == 0 || sig != __atomic_load_n(&tsig, __ATOMIC_ACQUIRE)) {
-		if (!real_sigaction()) {
-			errno = ENOSYS;
+/*
+ * Install the program's action act for sig (kept, not the update signal),
+ * under the lock. A handler: the table first (a signal on its way finds
+ * it), then the trampoline, then the table again with what the kernel
+ * keeps of the flags and mask.
+ */
+static int install(int sig, const struct sigaction *act)
+{
+	struct sigaction k, prev = app[sig].act;
+	bool prev_own = app[sig].own;
+
+	if (!is_handler(act)) {
+		if (real_sigaction()(sig, act, NULL) < 0)
 			return -1;
-		}
-		return real_sigaction()(sig, act, oldact);
+		app_write(sig, act, false);
+		return 0;
 	}
-	cur = __atomic_load_n(&app_slot, __ATOMIC_RELAXED);
-	if (oldact)
-		*oldact = app[cur];
-	if (act) {
-		app[cur ^ 1] = *act;
-		/* The slot is complete before the handler can pick it. */
-		__atomic_store_n(&app_slot, cur ^ 1, __ATOMIC_RELEASE);
+	app_write(sig, act, true);
+	k = *act;
+	k.sa_sigaction = trampoline;
+	k.sa_flags |= SA_SIGINFO;
+	if (real_sigaction()(sig, &k, NULL) < 0 ||
+	    real_sigaction()(sig, NULL, &k) < 0) {
+		int err = errno;
+
+		app_write(sig, &prev, prev_own);
+		errno = err;
+		return -1;
 	}
+	k.sa_sigaction = act->sa_sigaction;
+	k.sa_flags = (k.sa_flags & ~SA_SIGINFO) | (act->sa_flags & SA_SIGINFO);
+	app_write(sig, &k, true);
 	return 0;
 }
 
-/* signal(): BSD semantics, as glibc's (the handler stays, SA_RESTART). */
+static int app_sigaction(int sig, const struct sigaction *act,
+			 struct sigaction *oldact)
+{
+	struct sigaction a, o;
+	sigset_t mask;
+	int ret = 0;
+
+	if (act)
+		a = *act;	/* act and oldact may be the same */
+	app_lock(&mask);
+	if (oldact && app[sig].own)
+		o = app[sig].act;
+	else if (oldact)
+		ret = real_sigaction()(sig, NULL, &o);
+	if (!ret && act) {
+		if (sig == __atomic_load_n(&tsig, __ATOMIC_RELAXED))
+			app_write(sig, &a, true);	/* the handler is ours */
+		else
+			ret = install(sig, &a);
+	}
+	app_unlock(&mask);
+	if (!ret && oldact)
+		*oldact = o;
+	return ret;
+}
+
+TRACER_API int sigaction(int sig, const struct sigaction *act,
+			 struct sigaction *oldact)
+{
+	int saved = errno, ret;
+
+	if (!real_sigaction()) {
+		errno = ENOSYS;
+		return -1;
+	}
+	if (!kept(sig))
+		return real_sigaction()(sig, act, oldact);
+	ret = app_sigaction(sig, act, oldact);
+	if (!ret)
+		errno = saved;
+	return ret;
+}
+
+/* ---- signal() and its relatives, as the C library builds them ---------- */
+
+/* signal(), bsd_signal(): BSD semantics (the handler stays, SA_RESTART
+ * unless siginterrupt() said otherwise), the signal blocked in it. */
 TRACER_API handler_fn signal(int sig, handler_fn h)
 {
 	struct sigaction sa, old;
 
-	if (sig == 0 || sig != __atomic_load_n(&tsig, __ATOMIC_ACQUIRE)) {
-		if (!real_signal()) {
-			errno = ENOSYS;
-			return SIG_ERR;
-		}
-		return real_signal()(sig, h);
-	}
+	if (!kept(sig) || h == SIG_ERR)
+		return real_signal() ? real_signal()(sig, h) : SIG_ERR;
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = h;
-	sa.sa_flags = SA_RESTART;
+	sigemptyset(&sa.sa_mask);
+	sigaddset(&sa.sa_mask, sig);
+	sa.sa_flags = sigismember(&app_intr, sig) ? 0 : SA_RESTART;
 	if (sigaction(sig, &sa, &old) < 0)
 		return SIG_ERR;
 	return old.sa_handler;
+}
+
+TRACER_API handler_fn bsd_signal(int sig, handler_fn h);
+TRACER_API handler_fn bsd_signal(int sig, handler_fn h)
+{
+	return signal(sig, h);
+}
+
+/* System V semantics: reset on delivery, not blocked, not restarted
+ * (what signal() is with -std=c99 and no _DEFAULT_SOURCE). */
+TRACER_API handler_fn sysv_signal(int sig, handler_fn h);
+TRACER_API handler_fn __sysv_signal(int sig, handler_fn h);
+TRACER_API handler_fn sysv_signal(int sig, handler_fn h)
+{
+	struct sigaction sa, old;
+
+	if (!kept(sig) || h == SIG_ERR)
+		return real_sysv_signal() ? real_sysv_signal()(sig, h)
+					  : SIG_ERR;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = h;
+	sigemptyset(&sa.sa_mask);
+	sa.sa_flags = SA_RESETHAND | SA_NODEFER;
+#ifdef SA_INTERRUPT
+	sa.sa_flags |= SA_INTERRUPT;
+#endif
+	if (sigaction(sig, &sa, &old) < 0)
+		return SIG_ERR;
+	return old.sa_handler;
+}
+
+TRACER_API handler_fn __sysv_signal(int sig, handler_fn h)
+	__attribute__((alias("sysv_signal")));
+
+/* sigset(): as the C library's, SIG_HOLD included. */
+TRACER_API handler_fn sigset(int sig, handler_fn h)
+{
+	struct sigaction sa, old;
+	sigset_t set, oset;
+
+	if (!kept(sig))
+		return real_sigset() ? real_sigset()(sig, h) : SIG_ERR;
+	sigemptyset(&set);
+	sigaddset(&set, sig);
+	if (h == SIG_HOLD) {
+		if (pthread_sigmask(SIG_BLOCK, &set, &oset))
+			return SIG_ERR;
+		if (sigismember(&oset, sig))
+			return SIG_HOLD;
+		if (sigaction(sig, NULL, &old) < 0)
+			return SIG_ERR;
+		return old.sa_handler;
+	}
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = h;
+	sigemptyset(&sa.sa_mask);
+	if (sigaction(sig, &sa, &old) < 0 ||
+	    pthread_sigmask(SIG_UNBLOCK, &set, &oset))
+		return SIG_ERR;
+	return sigismember(&oset, sig) ? SIG_HOLD : old.sa_handler;
+}
+
+/* siginterrupt(): through our sigaction(), and remembered for signal(). */
+TRACER_API int siginterrupt(int sig, int interrupt)
+{
+	struct sigaction sa;
+
+	if (!kept(sig))
+		return real_siginterrupt() ? real_siginterrupt()(sig, interrupt)
+					   : -1;
+	if (sigaction(sig, NULL, &sa) < 0)
+		return -1;
+	if (interrupt) {
+		sigaddset(&app_intr, sig);
+		sa.sa_flags &= ~SA_RESTART;
+	} else {
+		sigdelset(&app_intr, sig);
+		sa.sa_flags |= SA_RESTART;
+	}
+	return sigaction(sig, &sa, NULL);
 }

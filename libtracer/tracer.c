@@ -206,9 +206,11 @@ static void switch_channels(struct tracer__thread *t)
 static void record_start(struct tracer__thread *t, uint64_t s)
 {
 	if (__atomic_exchange_n(&process_start_session, s,
-				__ATOMIC_RELAXED) != s)
+				__ATOMIC_RELAXED) != s) {
 		tracer_record_vital("tracer:process_start", "pid %d name %s",
 				    (int)getpid(), t->name);
+		tracer__proc_record_start();	/* proc:start */
+	}
 	tracer_record_vital("tracer:thread_start", "tid %d name %s",
 			    (int)t->tid, t->name);
 	if (t->lost_no_buffer)
@@ -445,20 +447,40 @@ static void fork_child(void)
 	tls = (struct tracer__thread){ .epoch = UINT64_MAX };
 	process_start_session = 0;
 	WRAP_GUARD_ENTER();
+	tracer__signal_fork_after();
+	tracer__proc_fork_child();
 	tracer__client_fork_child();
 	tracer__client_start(register_timeout_ms());
 	WRAP_GUARD_EXIT();
 	errno = saved;
 }
 
+/* Before fork(), in the forking thread: the tracer's locks (its own
+ * calls: the guard is raised), then the table of the program's actions. */
+static void fork_prepare(void)
+{
+	WRAP_GUARD_ENTER();
+	tracer__client_fork_prepare();
+	tracer__signal_fork_prepare();
+	WRAP_GUARD_EXIT();
+}
+
+static void fork_parent(void)
+{
+	WRAP_GUARD_ENTER();
+	tracer__signal_fork_after();
+	tracer__client_fork_parent();
+	WRAP_GUARD_EXIT();
+}
+
 static void __attribute__((constructor(102))) tracer_init(void)
 {
 	tracer__wrap_mem_init();
+	tracer__signal_init();
 	if (pthread_key_create(&exit_key, exit_key_destructor))
 		return;
 	WRAP_GUARD_ENTER();
-	pthread_atfork(tracer__client_fork_prepare, tracer__client_fork_parent,
-		       fork_child);
+	pthread_atfork(fork_prepare, fork_parent, fork_child);
 	tracer__client_start(register_timeout_ms());
 	WRAP_GUARD_EXIT();
 }

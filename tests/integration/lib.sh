@@ -13,6 +13,12 @@ WIRE_CLIENT=./tests/integration/wire_client
 # few milliseconds (test_hung.sh checks the default).
 export TRACER_REGISTER_TIMEOUT_MS=2000
 
+# The events of the programs' own tracer_record() calls and the tracer's,
+# without the C library wrappers' (libc:*, pthread:*, proc:*): for the
+# tests that count every event and buffer of a thread
+# ("session_cmd start --events "$OWN_EVENTS"").
+OWN_EVENTS='-libc:*,-pthread:*,-proc:*'
+
 T=$(mktemp -d "${TMPDIR:-/tmp}/tracer-test.XXXXXX")
 export TRACER_SOCKET=$T/sock
 LOG=$T/tracerd.log

@@ -13,7 +13,7 @@ GEOM="--subbuf-size 16K --subbuf-count 4"
 # Default buffers; a pool of 64 (+1 spare) under a 400 MiB cap.
 check "tracerd starts (64 buffers, cap 400 MiB)" \
 	start_daemon --buffers 64 --max-memory 400M
-dir=$(session_cmd start)
+dir=$(session_cmd start --events "$OWN_EVENTS")
 mkfifo "$T/in"
 "$TRACEE" churn $TOTAL $ALIVE $((TOTAL / 2)) <"$T/in" >"$T/tracee.out" & pid=$!
 exec 3>"$T/in"
@@ -49,7 +49,7 @@ check "one channel file per thread ($files)" [ "$files" -eq "$TOTAL" ]
 stop_daemon
 check "tracerd restarts (2 buffers, cap 6 MiB)" \
 	start_daemon $GEOM --buffers 2 --max-memory 6M
-dir=$(session_cmd start)
+dir=$(session_cmd start --events "$OWN_EVENTS")
 mkfifo "$T/in2"
 "$TRACEE" hold 48 <"$T/in2" >"$T/tracee2.out" & pid=$!
 exec 3>"$T/in2"

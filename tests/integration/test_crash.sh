@@ -20,7 +20,7 @@ export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}handle_segv=0:handle_abort=0
 export UBSAN_OPTIONS="${UBSAN_OPTIONS:+$UBSAN_OPTIONS:}handle_segv=0:handle_abort=0"
 
 check "tracerd starts" start_daemon --scan-ms 20
-dir=$(session_cmd start)
+dir=$(session_cmd start --events "$OWN_EVENTS")
 
 # kill -9 after a random number of events (1,000 to 150,000 per thread).
 pids=()
@@ -84,7 +84,7 @@ for d in "${deaths[@]}"; do
 done
 
 # Nothing is left stuck: the next session records normally.
-dir=$(session_cmd start)
+dir=$(session_cmd start --events "$OWN_EVENTS")
 "$TRACEE" print 50 >/dev/null
 last=$(timeout 60 "$TRACECTL" stop | tail -n 1)
 n=$("$TRACECTL" view "$dir" | grep -c ' test:print: line [0-9]* of 50$')

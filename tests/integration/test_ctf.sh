@@ -77,7 +77,7 @@ print(sum(p["events_lost_session"] for p in json.load(sys.stdin)["processes"]))'
 check "tracerd starts on a private socket" start_daemon
 
 # --- Every argument type, three threads.
-dir=$(session_cmd start)
+dir=$(session_cmd start --events "$OWN_EVENTS")
 "$CTF_TRACEE" types >"$T/types.prog"; rc=$?
 session_cmd stop >/dev/null
 pdir=$(process_dir "$dir")
@@ -107,7 +107,7 @@ ok $([ $rc -eq 0 ] && [ ! -s "$T/bt-types_process.err" ] &&
 # thread records events that fill sub-buffers exactly: it loses events
 # after closing its last sub-buffer, and no packet of its own tells them.
 burst=200000 ticks=10000
-dir=$(session_cmd start --subbuf-size 4096 --subbuf-count 2)
+dir=$(session_cmd start --events "$OWN_EVENTS" --subbuf-size 4096 --subbuf-count 2)
 spawn lossy "$CTF_TRACEE" serve
 r1=$(cmd lossy "b $burst")
 kill -STOP "$DPID"
@@ -135,7 +135,7 @@ ok $? "babeltrace2 shows every record of the files at its time"
 
 # The same process in a new session: its buffers' counters hold the first
 # session's losses, which are not this session's.
-dir=$(session_cmd start)
+dir=$(session_cmd start --events "$OWN_EVENTS")
 kill -STOP "$DPID"
 r=$(cmd lossy "t $ticks")
 kill -CONT "$DPID"
@@ -154,7 +154,7 @@ checker lossy2_counters counters "$dir" "$lost"
 ok $? "channel files: events_discarded count this session's losses only"
 
 # --- An open sub-buffer written in two parts (live interval).
-dir=$(session_cmd start --live-interval 10)
+dir=$(session_cmd start --events "$OWN_EVENTS" --live-interval 10)
 spawn live "$CTF_TRACEE" serve
 r1=$(cmd live "s 10")
 wait_for 10 view_has "$dir" ctf:step 10; w1=$?
@@ -174,7 +174,7 @@ ok $([ $rc -eq 0 ] && [ ! -s "$T/bt-live.err" ] && [ "$n" -eq 20 ]; echo $?) \
 	"babeltrace2 reads them: 20 events, no discarded packets or events"
 
 # --- Flight mode: a snapshot.
-dir=$(session_cmd start --mode flight --subbuf-size 4096 --subbuf-count 2)
+dir=$(session_cmd start --events "$OWN_EVENTS" --mode flight --subbuf-size 4096 --subbuf-count 2)
 spawn flight "$CTF_TRACEE" serve
 r=$(cmd flight "b 5000")
 snap=$("$TRACECTL" snapshot | tail -n 1)
@@ -198,7 +198,7 @@ bt flight "$dir"
 ok $? "babeltrace2 reads the flight session directory, snapshot included"
 
 # --- tracerd killed with SIGKILL: what it wrote is a trace.
-dir=$(session_cmd start)
+dir=$(session_cmd start --events "$OWN_EVENTS")
 spawn killed "$CTF_TRACEE" serve
 r=$(cmd killed "s 100")
 "$TRACECTL" switch >/dev/null

@@ -20,7 +20,7 @@ if ! command -v python3 >/dev/null 2>&1; then
 fi
 
 check "tracerd starts" start_daemon
-dir=$(session_cmd start)
+dir=$(session_cmd start --events "$OWN_EVENTS")
 "$PAIRS" $THREADS $ROUNDS $DEPTH
 check "the traced program exits 0" [ $? -eq 0 ]
 check "stop returns the session directory" [ "$(session_cmd stop)" = "$dir" ]

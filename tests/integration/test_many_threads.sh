@@ -15,7 +15,7 @@ export TRACER_REGISTER_TIMEOUT_MS=30000
 # Small default channels (16 KiB x 4) and a 16 MiB cap: about 14 buffers.
 check "tracerd starts (2 buffers, cap 16 MiB)" \
 	start_daemon --buffers 2 --max-memory 16M
-dir=$(session_cmd start --subbuf-size 16K --subbuf-count 4)
+dir=$(session_cmd start --events "$OWN_EVENTS" --subbuf-size 16K --subbuf-count 4)
 mkfifo "$T/in"
 "$TRACEE" hold $THREADS <"$T/in" >"$T/hold.out" &
 pid=$!

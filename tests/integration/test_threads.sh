@@ -12,9 +12,12 @@ dir=$(session_cmd start)
 check "the traced program exits 0" [ $? -eq 0 ]
 check "stop returns the session directory" [ "$(session_cmd stop)" = "$dir" ]
 
+# The workers, and the main thread, which records their creation
+# (pthread:create) and its exit (proc:exit).
 pdir=$(ls -d "$dir"/*/)
 nfiles=$(ls "$pdir" | grep -c '^default-')
-check "one default channel file per recording thread" [ "$nfiles" -eq $THREADS ]
+check "one default channel file per recording thread" \
+	[ "$nfiles" -eq $((THREADS + 1)) ]
 
 "$TRACECTL" view "$dir" >"$T/view"
 check "view succeeds" [ $? -eq 0 ]
