@@ -206,9 +206,11 @@ static void switch_channels(struct tracer__thread *t)
 static void record_start(struct tracer__thread *t, uint64_t s)
 {
 	if (__atomic_exchange_n(&process_start_session, s,
-				__ATOMIC_RELAXED) != s)
+				__ATOMIC_RELAXED) != s) {
 		tracer_record_vital("tracer:process_start", "pid %d name %s",
 				    (int)getpid(), t->name);
+		tracer__modules_record();	/* where everything is */
+	}
 	tracer_record_vital("tracer:thread_start", "tid %d name %s",
 			    (int)t->tid, t->name);
 	if (t->lost_no_buffer)
@@ -440,6 +442,7 @@ static void fork_child(void)
 	tls = (struct tracer__thread){ .epoch = UINT64_MAX };
 	process_start_session = 0;
 	WRAP_GUARD_ENTER();
+	tracer__modules_fork_child();
 	tracer__client_fork_child();
 	tracer__client_start(register_timeout_ms());
 	WRAP_GUARD_EXIT();
@@ -449,9 +452,11 @@ static void fork_child(void)
 static void __attribute__((constructor(102))) tracer_init(void)
 {
 	tracer__wrap_mem_init();
+	tracer__wrap_dl_init();
 	if (pthread_key_create(&exit_key, exit_key_destructor))
 		return;
 	WRAP_GUARD_ENTER();
+	tracer__modules_init();
 	pthread_atfork(tracer__client_fork_prepare, tracer__client_fork_parent,
 		       fork_child);
 	tracer__client_start(register_timeout_ms());
