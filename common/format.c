@@ -120,7 +120,11 @@ struct out {
 	size_t size;			/* > 0 */
 	size_t len;			/* bytes written, < size */
 	bool full;			/* something did not fit */
+	const struct tracer_format_note *note;	/* after %p, or NULL */
 };
+
+/* Bytes of a note after a %p (its text is cut to this). */
+#define NOTE_MAX	512
 
 static void out_mem(struct out *o, const char *s, size_t n)
 {
@@ -538,10 +542,18 @@ static void conv_string_pointer(struct out *o, const struct spec *s,
 	char sub[32];
 
 	build_sub(sub, s, "", s->conv);
-	if (s->conv == 's')
+	if (s->conv == 's') {
 		out_conv(o, sub, v->s);
-	else
-		out_conv(o, sub, (void *)(uintptr_t)int_bits(v));
+		return;
+	}
+	out_conv(o, sub, (void *)(uintptr_t)int_bits(v));
+	if (o->note) {
+		char note[NOTE_MAX];
+		size_t n = o->note->fn(o->note->ctx, int_bits(v), note,
+				       sizeof(note));
+
+		out_mem(o, note, n < sizeof(note) ? n : sizeof(note) - 1);
+	}
 }
 
 /* Can a value of this type be printed by this conversion? */
@@ -623,9 +635,18 @@ int tracer__format_event(char *out, size_t out_size, const char *format,
 			 const char *types, const void *payload,
 			 size_t payload_size, size_t *written)
 {
+	return tracer__format_event_note(out, out_size, format, types,
+					 payload, payload_size, written, NULL);
+}
+
+int tracer__format_event_note(char *out, size_t out_size, const char *format,
+			      const char *types, const void *payload,
+			      size_t payload_size, size_t *written,
+			      const struct tracer_format_note *note)
+{
 	struct args a = { .types = types ? types : "", .payload = payload,
 			  .size = payload_size };
-	struct out o = { .buf = out, .size = out_size };
+	struct out o = { .buf = out, .size = out_size, .note = note };
 	const char *p = format, *pc;
 	int ret = tracer__payload_check(a.types, payload, payload_size);
 

@@ -81,4 +81,20 @@ int tracer__format_event(char *out, size_t out_size, const char *format,
 			 const char *types, const void *payload,
 			 size_t payload_size, size_t *written);
 
+/*
+ * A note printed after each %p conversion (tracectl names the address:
+ * " <main+9>"): fn writes at most size - 1 bytes and a NUL into buf, and
+ * returns how many bytes it wrote (0: no note).
+ */
+struct tracer_format_note {
+	size_t (*fn)(void *ctx, uint64_t addr, char *buf, size_t size);
+	void *ctx;
+};
+
+/* tracer__format_event(), with note (NULL: none) after each %p. */
+int tracer__format_event_note(char *out, size_t out_size, const char *format,
+			      const char *types, const void *payload,
+			      size_t payload_size, size_t *written,
+			      const struct tracer_format_note *note);
+
 #endif /* TRACER_FORMAT_H */

@@ -6,6 +6,7 @@
  *   callsites.c  the registry of call sites and their ids
  *   client.c     registration with tracerd and the listener thread
  *   pool.c       the process's view of its buffer pool
+ *   modules.c    the objects loaded in the process (proc:module)
  */
 #ifndef TRACER_LIBTRACER_INTERNAL_H
 #define TRACER_LIBTRACER_INTERNAL_H
@@ -237,5 +238,20 @@ void tracer__signal_fork_after(void) TRACER_HIDDEN;
  */
 void tracer__proc_record_start(void) TRACER_HIDDEN;
 void tracer__proc_fork_child(void) TRACER_HIDDEN;
+
+/*
+ * The module map (modules.c). tracer__modules_init() fills it (library
+ * initialisation); tracer__modules_sync() brings it up to date after a
+ * dlopen() or dlclose() (not from a signal handler: it takes a lock and
+ * the loader's). tracer__modules_record() records one proc:module event
+ * per loaded object, without lock or allocation (record_start()).
+ * tracer__modules_exe() is the executable's path ("(executable)" when
+ * unknown). tracer__modules_fork_child(): in a child of fork().
+ */
+void tracer__modules_init(void) TRACER_HIDDEN;
+void tracer__modules_sync(void) TRACER_HIDDEN;
+void tracer__modules_record(void) TRACER_HIDDEN;
+const char *tracer__modules_exe(void) TRACER_HIDDEN;
+void tracer__modules_fork_child(void) TRACER_HIDDEN;
 
 #endif /* TRACER_LIBTRACER_INTERNAL_H */

@@ -210,6 +210,7 @@ static void record_start(struct tracer__thread *t, uint64_t s)
 		tracer_record_vital("tracer:process_start", "pid %d name %s",
 				    (int)getpid(), t->name);
 		tracer__proc_record_start();	/* proc:start */
+		tracer__modules_record();	/* where everything is */
 	}
 	tracer_record_vital("tracer:thread_start", "tid %d name %s",
 			    (int)t->tid, t->name);
@@ -449,6 +450,7 @@ static void fork_child(void)
 	WRAP_GUARD_ENTER();
 	tracer__signal_fork_after();
 	tracer__proc_fork_child();
+	tracer__modules_fork_child();
 	tracer__client_fork_child();
 	tracer__client_start(register_timeout_ms());
 	WRAP_GUARD_EXIT();
@@ -477,9 +479,11 @@ static void __attribute__((constructor(102))) tracer_init(void)
 {
 	tracer__wrap_mem_init();
 	tracer__signal_init();
+	tracer__wrap_dl_init();
 	if (pthread_key_create(&exit_key, exit_key_destructor))
 		return;
 	WRAP_GUARD_ENTER();
+	tracer__modules_init();
 	pthread_atfork(fork_prepare, fork_parent, fork_child);
 	tracer__client_start(register_timeout_ms());
 	WRAP_GUARD_EXIT();

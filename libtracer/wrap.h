@@ -165,5 +165,7 @@ const char *tracer__wrap_sockaddr(const void *sa, unsigned len, char *buf,
 
 /* Resolve the memory functions now (wrap_mem.c); called by tracer_init. */
 void tracer__wrap_mem_init(void) TRACER_HIDDEN;
+/* Resolve dlerror() now (wrap_dl.c); called by tracer_init. */
+void tracer__wrap_dl_init(void) TRACER_HIDDEN;
 
 #endif /* TRACER_LIBTRACER_WRAP_H */

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "export.h"
+#include "format.h"
 #include "hash_index.h"
 #include "trace_args.h"
 
@@ -134,12 +135,13 @@ void tracer__pair_classify(const char *name, struct tracer_pair *p)
 
 void tracer__slicer_init(struct tracer_slicer *s,
 			 const struct tracer_slice_ops *ops, void *ctx,
-			 size_t keep_msg)
+			 size_t keep_msg, struct tracer_syms *syms)
 {
 	memset(s, 0, sizeof(*s));
 	s->ops = ops;
 	s->ctx = ctx;
 	s->keep_msg = keep_msg;
+	s->syms = syms;
 }
 
 static size_t lane_hash(uint32_t pid, uint32_t tid, size_t size)
@@ -253,6 +255,41 @@ static void keep_message(struct tracer_slicer *s, struct tracer_open *o,
 	o->msg_len = len;
 }
 
+/*
+ * The function of a func:entry or func:exit event: its first value, when
+ * that is a pointer (libtracer's "fn %p caller %p"); 0 for another event.
+ */
+static uint64_t func_of(const struct tracer_item *it)
+{
+	struct tracer_value v;
+	size_t off = 0;
+
+	if (!it->cs || !it->payload || strncmp(it->name, "func:", 5) ||
+	    it->cs->types[0] != 'p' ||
+	    tracer__payload_next('p', it->payload, it->payload_size, &off,
+				 &v))
+		return 0;
+	return v.u;
+}
+
+/* Name the slice o: the symbol of its function, or BASE. */
+static void label_slice(struct tracer_slicer *s, struct tracer_open *o,
+			const struct tracer_item *it)
+{
+	const char *sym = NULL;
+
+	o->label = o->name;
+	o->label_len = o->key_len - 1;
+	o->fn = func_of(it);
+	if (o->fn && s->syms)
+		sym = tracer__syms_lookup(s->syms, it->proc, it->timestamp,
+					  o->fn, NULL);
+	if (sym) {
+		o->label = sym;
+		o->label_len = strlen(sym);
+	}
+}
+
 static void open_slice(struct tracer_slicer *s, struct tracer_lane *l,
 		       const struct tracer_item *it,
 		       const struct tracer_pair *p)
@@ -266,6 +303,7 @@ static void open_slice(struct tracer_slicer *s, struct tracer_lane *l,
 	o = &l->stack[l->depth++];
 	o->name = it->name;
 	o->key_len = p->key_len;
+	label_slice(s, o, it);
 	o->family = p->family;
 	o->ts = it->timestamp;
 	keep_message(s, o, it);
@@ -286,21 +324,24 @@ static void close_top(struct tracer_slicer *s, struct tracer_lane *l,
 	o->msg = NULL;
 }
 
-/* Does the open slice o pair with an end named name (p)? */
+/* Does the open slice o pair with an end named name (p), of the
+ * function fn (0: not a function's)? */
 static bool pairs_with(const struct tracer_open *o, const char *name,
-		       const struct tracer_pair *p)
+		       const struct tracer_pair *p, uint64_t fn)
 {
 	return o->family == p->family && o->key_len == p->key_len &&
-	       !memcmp(o->name, name, p->key_len);
+	       !memcmp(o->name, name, p->key_len) &&
+	       (!fn || !o->fn || fn == o->fn);
 }
 
 static void close_slice(struct tracer_slicer *s, struct tracer_lane *l,
 			const struct tracer_item *it,
 			const struct tracer_pair *p)
 {
+	uint64_t fn = func_of(it);
 	size_t i = l->depth;
 
-	while (i > 0 && !pairs_with(&l->stack[i - 1], it->name, p))
+	while (i > 0 && !pairs_with(&l->stack[i - 1], it->name, p, fn))
 		i--;
 	if (i == 0) {
 		show_instant(s, l, it, TRACER_SLICE_UNMATCHED);
@@ -377,13 +418,13 @@ static size_t provider_len(const char *name, size_t len)
 	return colon ? (size_t)(colon - name) : 0;
 }
 
-/* The start of a trace event, up to its name and category. */
-static void ev_head(struct export *x, char ph, uint64_t ts,
-		    const struct tracer_lane *l, const char *name,
-		    size_t name_len)
+/* The start of a trace event, up to its name and category (cat_len bytes
+ * at cat; none when 0). */
+static void ev_head_cat(struct export *x, char ph, uint64_t ts,
+			const struct tracer_lane *l, const char *name,
+			size_t name_len, const char *cat, size_t cat_len)
 {
 	FILE *f = x->f;
-	size_t cat = provider_len(name, name_len);
 
 	fputs_unlocked(x->first ? "\n{\"ph\":\"" : ",\n{\"ph\":\"", f);
 	x->first = false;
@@ -397,10 +438,32 @@ static void ev_head(struct export *x, char ph, uint64_t ts,
 	tracer__put_u64(f, l->tid);
 	fputs_unlocked(",\"name\":", f);
 	tracer__json_text(f, name, name_len, 0);
-	if (cat) {
+	if (cat_len) {
 		fputs_unlocked(",\"cat\":", f);
-		tracer__json_text(f, name, cat, 0);
+		tracer__json_text(f, cat, cat_len, 0);
 	}
+}
+
+/* An event under its name; the category is its provider. */
+static void ev_head(struct export *x, char ph, uint64_t ts,
+		    const struct tracer_lane *l, const char *name,
+		    size_t name_len)
+{
+	ev_head_cat(x, ph, ts, l, name, name_len, name,
+		    provider_len(name, name_len));
+}
+
+/* A slice's event: under its label; a function's in the category of its
+ * begin event's provider ("func"). */
+static void ev_head_slice(struct export *x, char ph, uint64_t ts,
+			  const struct tracer_lane *l,
+			  const struct tracer_open *o)
+{
+	if (o->label == o->name)
+		ev_head(x, ph, ts, l, o->label, o->label_len);
+	else
+		ev_head_cat(x, ph, ts, l, o->label, o->label_len, o->name,
+			    provider_len(o->name, strlen(o->name)));
 }
 
 /* ,"args":{"KEY":"VALUE"}} */
@@ -471,7 +534,7 @@ static void ex_begin(void *ctx, const struct tracer_lane *l,
 {
 	struct export *x = ctx;
 
-	ev_head(x, 'B', o->ts, l, o->name, o->key_len - 1);
+	ev_head_slice(x, 'B', o->ts, l, o);
 	ev_arg(x, "msg", it->msg, it->msg_len);
 }
 
@@ -484,7 +547,7 @@ static void ex_end(void *ctx, const struct tracer_lane *l,
 	struct export *x = ctx;
 
 	(void)depth;
-	ev_head(x, 'E', ts, l, o->name, o->key_len - 1);
+	ev_head_slice(x, 'E', ts, l, o);
 	if (it)
 		ev_arg(x, "end_msg", it->msg, it->msg_len);
 	else if (flags & TRACER_SLICE_CUT)
@@ -528,13 +591,14 @@ static void write_head(FILE *f, const char *dir)
 }
 
 /* The items, through the slicer, until the end or a write error. */
-static int export_items(struct export *x, struct tracer_out *out)
+static int export_items(struct export *x, struct tracer_out *out,
+			struct tracer_syms *syms)
 {
 	struct tracer_slicer s;
 	struct tracer_item it;
 	int ret = 0;
 
-	tracer__slicer_init(&s, &export_ops, x, 0);
+	tracer__slicer_init(&s, &export_ops, x, 0, syms);
 	while (!ret && !tracer__out_failed(out) &&
 	       tracer__merge_next(x->m, &it) == 1)
 		ret = tracer__slicer_item(&s, &it);
@@ -549,21 +613,26 @@ static void export_merge(struct tracer_merge *m, const char *dir,
 			 const char *out_path)
 {
 	struct export x = { .m = m, .first = true };
+	struct tracer_syms *syms = NULL;
 	struct tracer_out out;
 
 	x.proc_named = calloc(tracer__merge_nprocs(m) + 1, sizeof(bool));
-	if (!x.proc_named) {
+	if (!x.proc_named || tracer__syms_new(&syms, m)) {
 		tracer__merge_error(m, "out of memory");
+		free(x.proc_named);
 		return;
 	}
+	tracer__syms_attach(syms, m);
 	if (tracer__out_open(&out, out_path, m)) {
 		x.f = out.f;
 		write_head(out.f, dir);
-		if (export_items(&x, &out))
+		if (export_items(&x, &out, syms))
 			tracer__merge_error(m, "out of memory");
 		fputs("\n]}\n", out.f);
 		tracer__out_close(&out, m);
 	}
+	tracer__merge_set_note(m, NULL, NULL);
+	tracer__syms_free(syms);
 	free(x.proc_named);
 }
 
@@ -604,9 +673,11 @@ static const char export_help[] =
 	"\n"
 	"Begin and end events of a thread become slices named BASE:\n"
 	"BASE:begin/BASE:end, BASE_begin/BASE_end (also '-' and '.'),\n"
-	"BASE:entry/BASE:exit and BASE_entry/BASE_exit. Other events are\n"
-	"instants with their message; lost events are 'tracer:lost'\n"
-	"instants.\n"
+	"BASE:entry/BASE:exit and BASE_entry/BASE_exit; func:entry and\n"
+	"func:exit of -finstrument-functions become slices named by the\n"
+	"function's symbol. Other events are instants with their message;\n"
+	"lost events are 'tracer:lost' instants. Addresses in messages are\n"
+	"named as 'tracectl view' names them.\n"
 	"\n"
 	"  --format chrome    the output format (the only one, the default)\n"
 	"  -o, --output FILE  write to FILE (default: standard output)\n"

@@ -31,6 +31,12 @@
  *     last item of the trace ("open"), innermost first.
  *
  * Every other event is an instant.
+ *
+ * Functions. func:entry and func:exit events whose first value is a
+ * pointer (the function: libtracer's -finstrument-functions hooks record
+ * "fn %p caller %p") pair only when they name the same function, and the
+ * slice is named by the function's symbol when the slicer has symbols
+ * (symbols.h), "func" otherwise.
  */
 #ifndef TRACER_EXPORT_H
 #define TRACER_EXPORT_H
@@ -41,6 +47,7 @@
 #include <stdio.h>
 
 #include "json.h"
+#include "symbols.h"
 #include "trace_merge.h"
 
 /*
@@ -142,7 +149,10 @@ void tracer__pair_classify(const char *name, struct tracer_pair *p);
 /* An open slice. */
 struct tracer_open {
 	const char *name;		/* its begin event's name */
-	size_t key_len;			/* slice name: key_len - 1 bytes */
+	size_t key_len;			/* BASE and S */
+	const char *label;		/* the slice's name: BASE, or the */
+	size_t label_len;		/* function's */
+	uint64_t fn;			/* func:entry's function, or 0 */
 	int family;
 	uint64_t ts;			/* of the begin */
 	char *msg;			/* a copy of the begin's message, if */
@@ -188,6 +198,7 @@ struct tracer_slicer {
 	void *ctx;
 	size_t keep_msg;		/* keep begin messages up to so many
 					   bytes (0: none) */
+	struct tracer_syms *syms;	/* names functions (NULL: none) */
 	struct tracer_lane *lanes;	/* in order of first appearance */
 	size_t nlanes, lanes_cap;
 	uint32_t *hash;			/* lane index + 1; 0: free */
@@ -195,10 +206,10 @@ struct tracer_slicer {
 	uint64_t last_ts;		/* of the last item */
 };
 
-/* Start slicing; keep_msg as above. */
+/* Start slicing; keep_msg as above, syms may be NULL (and outlives s). */
 void tracer__slicer_init(struct tracer_slicer *s,
 			 const struct tracer_slice_ops *ops, void *ctx,
-			 size_t keep_msg);
+			 size_t keep_msg, struct tracer_syms *syms);
 
 /* Take the next item (in time order). Returns 0 or -ENOMEM. */
 int tracer__slicer_item(struct tracer_slicer *s, const struct tracer_item *it);

@@ -184,7 +184,7 @@ static void tl_end(void *ctx, const struct tracer_lane *l,
 	struct timeline *t = ctx;
 
 	rec_head(t, 1, l, o->ts);
-	rec_name(t, o->name, o->key_len - 1);
+	rec_name(t, o->label, o->label_len);
 	putc_unlocked(',', t->f);
 	put_str(t->f, o->msg ? o->msg : "", o->msg_len);
 	put_num(t->f, ts - o->ts);
@@ -324,13 +324,13 @@ static int timeline_items(struct timeline *t, struct tracer_slicer *s,
 /* Write the page of an open merge to out. Returns whether it was cut. */
 static bool timeline_write(struct timeline *t, struct tracer_merge *m,
 			   struct tracer_out *out, const char *dir,
-			   uint64_t limit)
+			   uint64_t limit, struct tracer_syms *syms)
 {
 	struct tracer_slicer s;
 	size_t line = 0;
 	int ret;
 
-	tracer__slicer_init(&s, &timeline_ops, t, TIMELINE_MSG_MAX);
+	tracer__slicer_init(&s, &timeline_ops, t, TIMELINE_MSG_MAX, syms);
 	page_part(out->f, &line);
 	fputs("<script type=\"application/json\" id=\"tl-events\">[",
 	      out->f);
@@ -351,19 +351,25 @@ int tracer__timeline(const char *dir, const struct tracer_merge_opts *opts,
 {
 	struct timeline t = { .first = true };
 	FILE *err = opts->err ? opts->err : stderr;
+	struct tracer_syms *syms = NULL;
 	struct tracer_merge *m;
 	struct tracer_out out;
 	bool cut = false;
 	int ret, status;
 
 	ret = tracer__merge_open(&m, dir, opts);
+	if (!ret && tracer__syms_new(&syms, m)) {
+		tracer__merge_close(m);
+		ret = -ENOMEM;
+	}
 	if (ret == -ENOMEM)
 		fprintf(err, "tracectl: out of memory\n");
 	if (ret)
 		return 1;
+	tracer__syms_attach(syms, m);
 	if (tracer__out_open(&out, out_path, m)) {
 		t.f = out.f;
-		cut = timeline_write(&t, m, &out, dir, max_items);
+		cut = timeline_write(&t, m, &out, dir, max_items, syms);
 		tracer__out_close(&out, m);
 	}
 	if (cut)
@@ -372,7 +378,8 @@ int tracer__timeline(const char *dir, const struct tracer_merge_opts *opts,
 			" (see --max-events)\n", max_items, max_items);
 	status = tracer__merge_failed(m) ? 1 : 0;
 	tracer__merge_close(m);
-	free(t.names);
+	tracer__syms_free(syms);	/* after the names, some of which */
+	free(t.names);			/* are its */
 	free(t.hash);
 	return status;
 }
@@ -393,10 +400,10 @@ static const char timeline_help[] =
 	"Write the events recorded in DIR, a session directory or one of its\n"
 	"process directories, as one HTML page that any browser opens without\n"
 	"network access: one lane per thread, grouped by process, on a shared\n"
-	"time axis; begin/end pairs (as 'tracectl export' pairs them) as\n"
-	"slices, other events as marks, lost events as shaded bands. Wheel or\n"
-	"+/- to zoom, drag or arrow keys to pan; hover for an event's time,\n"
-	"name and message.\n"
+	"time axis; begin/end pairs (as 'tracectl export' pairs them, and\n"
+	"names functions) as slices, other events as marks, lost events as\n"
+	"shaded bands. Wheel or +/- to zoom, drag or arrow keys to pan;\n"
+	"hover for an event's time, name and message.\n"
 	"\n"
 	"  -o, --output FILE  write to FILE (default: standard output, if\n"
 	"                     it is not a terminal)\n"

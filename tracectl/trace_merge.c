@@ -48,8 +48,18 @@ struct tracer_merge {
 	uint64_t until;			/* absolute; UINT64_MAX: none */
 	char *msg;			/* the formatted message */
 	size_t msg_size;
+	void *pay;			/* a copy of the item's payload (the */
+	size_t pay_size;		/* source moves on before it is used) */
 	char errbuf[TRACER_ERR_SIZE];
 	bool failed;
+	tracer_merge_note_fn note;	/* after %p values, or NULL */
+	void *note_ctx;
+};
+
+/* What the note of a %p value is about: the record being formatted. */
+struct note_arg {
+	const struct tracer_merge *m;
+	const struct merge_src *s;
 };
 
 void tracer__merge_error(struct tracer_merge *m, const char *fmt, ...)
@@ -409,18 +419,31 @@ static void set_bounds(struct tracer_merge *m)
  * Items.
  */
 
+/* The format's note: the merge's, for the record's process and time. */
+static size_t note_of(void *ctx, uint64_t addr, char *buf, size_t size)
+{
+	const struct note_arg *a = ctx;
+
+	return a->m->note(a->m->note_ctx, a->s->proc, a->s->rec.timestamp,
+			  addr, buf, size);
+}
+
 /* Format the message of s's record into m->msg, growing it as needed.
  * Returns the result of tracer__format_event(); *len the length. */
 static int format_message(struct tracer_merge *m, const struct merge_src *s,
 			  const struct tracer_callsite *cs, size_t *len)
 {
+	struct note_arg arg = { .m = m, .s = s };
+	struct tracer_format_note note = { .fn = note_of, .ctx = &arg };
 	char *msg;
 	int ret;
 
 	for (;;) {
-		ret = tracer__format_event(m->msg, m->msg_size, cs->format,
-					   cs->types, s->rec.payload,
-					   s->rec.payload_size, len);
+		ret = tracer__format_event_note(m->msg, m->msg_size,
+						cs->format, cs->types,
+						s->rec.payload,
+						s->rec.payload_size, len,
+						m->note ? &note : NULL);
 		if (ret != -ENOSPC || m->msg_size >= MSG_MAX)
 			return ret;
 		msg = realloc(m->msg, m->msg_size * 2);
@@ -478,6 +501,26 @@ static bool wanted(const struct tracer_merge *m, const struct merge_src *s)
 				      cs ? cs->name : UNKNOWN_EVENT);
 }
 
+/* The item's copy of s's payload (none when out of memory). */
+static void keep_payload(struct tracer_merge *m, const struct merge_src *s,
+			 struct tracer_item *it)
+{
+	size_t n = s->rec.payload_size;
+	void *p = m->pay;
+
+	if (n > m->pay_size) {
+		p = realloc(m->pay, n);
+		if (!p)
+			return;
+		m->pay = p;
+		m->pay_size = n;
+	}
+	if (n)
+		memcpy(p, s->rec.payload, n);
+	it->payload = p;
+	it->payload_size = n;
+}
+
 /* The message of an event item. */
 static void event_item(struct tracer_merge *m, struct merge_src *s,
 		       struct tracer_item *it)
@@ -492,6 +535,7 @@ static void event_item(struct tracer_merge *m, struct merge_src *s,
 	it->msg = "";
 	it->msg_len = 0;
 	if (cs) {
+		keep_payload(m, s, it);
 		ret = format_message(m, s, cs, &it->msg_len);
 		it->msg = m->msg;
 		if (ret && ret != -ENOSPC) {
@@ -630,6 +674,13 @@ const struct tracer_merge_proc *tracer__merge_proc(
 	return i < m->nprocs ? &m->procs[i] : NULL;
 }
 
+void tracer__merge_set_note(struct tracer_merge *m, tracer_merge_note_fn fn,
+			    void *ctx)
+{
+	m->note = fn;
+	m->note_ctx = ctx;
+}
+
 bool tracer__merge_failed(const struct tracer_merge *m)
 {
 	return m->failed;
@@ -651,6 +702,7 @@ void tracer__merge_close(struct tracer_merge *m)
 	free(m->procs);
 	free(m->heap);
 	free(m->msg);
+	free(m->pay);
 	free(m);
 }
 

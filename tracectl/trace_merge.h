@@ -72,6 +72,9 @@ struct tracer_item {
 	const char *name;		/* event name, never NULL */
 	const char *msg;		/* message, msg_len bytes (may hold */
 	size_t msg_len;			/* NUL bytes), NUL-terminated */
+	const void *payload;		/* the recorded values (format.h), */
+	size_t payload_size;		/* checked when msg is not <bad
+					   payload>; NULL/0 without cs */
 	/* TRACER_ITEM_LOST */
 	uint64_t lost;			/* records lost */
 	uint64_t lost_since;		/* end of the packet before (0: the
@@ -100,6 +103,19 @@ int tracer__merge_next(struct tracer_merge *m, struct tracer_item *it);
 size_t tracer__merge_nprocs(const struct tracer_merge *m);
 const struct tracer_merge_proc *tracer__merge_proc(
 	const struct tracer_merge *m, size_t i);
+
+/*
+ * A note printed after each %p value of the messages from now on (NULL:
+ * none): fn writes at most size - 1 bytes and a NUL into buf, returns the
+ * bytes written (0: no note). p is the event's process, ts its time.
+ * (symbols.h names addresses this way.)
+ */
+typedef size_t (*tracer_merge_note_fn)(void *ctx,
+				       const struct tracer_merge_proc *p,
+				       uint64_t ts, uint64_t addr, char *buf,
+				       size_t size);
+void tracer__merge_set_note(struct tracer_merge *m, tracer_merge_note_fn fn,
+			    void *ctx);
 
 /* Was any problem reported? (The exit status of a command is then 1.) */
 bool tracer__merge_failed(const struct tracer_merge *m);

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "symbols.h"
 #include "trace_args.h"
 #include "trace_merge.h"
 #include "view.h"
@@ -30,7 +31,10 @@ static const char help[] =
 	"  SECONDS.NANOSECONDS NAME PID TID PROVIDER:EVENT: MESSAGE\n"
 	"\n"
 	"(CLOCK_MONOTONIC time; NAME is the process name.) Where events were\n"
-	"lost, a line 'tracer:lost: N events lost ...' says how many.\n"
+	"lost, a line 'tracer:lost: N events lost ...' says how many. An\n"
+	"address (%p) in a function or object of a file the process loaded\n"
+	"is followed by its name, '0x55d0c3a1b139 <main+9>' (from the\n"
+	"file's symbol table, as it is now on disk).\n"
 	"\n"
 	"  --pid PID          only this process\n"
 	"  --tid TID          only this thread\n"
@@ -113,16 +117,22 @@ int tracer__view(const char *dir, const struct tracer_merge_opts *opts,
 		 FILE *out)
 {
 	struct tracer_merge_opts o = *opts;
+	struct tracer_syms *syms = NULL;
 	struct tracer_merge *m;
 	struct tracer_item it;
 	int ret, status;
 
 	o.out = out;
 	ret = tracer__merge_open(&m, dir, &o);
+	if (!ret && tracer__syms_new(&syms, m)) {
+		tracer__merge_close(m);
+		ret = -ENOMEM;
+	}
 	if (ret == -ENOMEM)
 		fprintf(opts->err, "tracectl: out of memory\n");
 	if (ret)
 		return 1;
+	tracer__syms_attach(syms, m);
 	while (tracer__merge_next(m, &it) == 1)
 		print_item(out, &it);
 	if (fflush(out) != 0 || ferror(out))
@@ -130,6 +140,7 @@ int tracer__view(const char *dir, const struct tracer_merge_opts *opts,
 				    strerror(errno));
 	status = tracer__merge_failed(m) ? 1 : 0;
 	tracer__merge_close(m);
+	tracer__syms_free(syms);
 	return status;
 }
 

@@ -295,7 +295,7 @@ def compare_program(prog_out, bt):
         w = line.split('\t')
         want.setdefault(w[0], []).append(w[1:])
     for ev in bt:
-        if not ev[1].startswith('tracer:'):
+        if not ev[1].startswith(('tracer:', 'proc:')):
             have.setdefault(ev[2].get('tid'), []).append(ev)
     if sorted(want) != sorted(have):
         problem('threads %s recorded, babeltrace2 has %s'
