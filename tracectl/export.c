@@ -610,19 +610,20 @@ static int export_items(struct export *x, struct tracer_out *out,
 
 /* Write the trace of an open merge. */
 static void export_merge(struct tracer_merge *m, const char *dir,
-			 const char *out_path)
+			 const char *out_path, bool no_symbols)
 {
 	struct export x = { .m = m, .first = true };
 	struct tracer_syms *syms = NULL;
 	struct tracer_out out;
 
 	x.proc_named = calloc(tracer__merge_nprocs(m) + 1, sizeof(bool));
-	if (!x.proc_named || tracer__syms_new(&syms, m)) {
+	if (!x.proc_named || (!no_symbols && tracer__syms_new(&syms, m))) {
 		tracer__merge_error(m, "out of memory");
 		free(x.proc_named);
 		return;
 	}
-	tracer__syms_attach(syms, m);
+	if (syms)
+		tracer__syms_attach(syms, m);
 	if (tracer__out_open(&out, out_path, m)) {
 		x.f = out.f;
 		write_head(out.f, dir);
@@ -648,7 +649,7 @@ int tracer__export(const char *dir, const struct tracer_merge_opts *opts,
 			"tracectl: out of memory\n");
 	if (ret)
 		return 1;
-	export_merge(m, dir, out_path);
+	export_merge(m, dir, out_path, opts->no_symbols);
 	status = tracer__merge_failed(m) ? 1 : 0;
 	tracer__merge_close(m);
 	return status;
@@ -662,7 +663,7 @@ static const char export_usage[] =
 	"usage: tracectl export [--format chrome] DIR [-o FILE] [--pid PID]\n"
 	"                       [--tid TID] [--events PATTERNS] "
 	"[--since TIME]\n"
-	"                       [--until TIME]\n";
+	"                       [--until TIME] [--no-symbols]\n";
 
 static const char export_help[] =
 	"\n"
@@ -688,7 +689,8 @@ static const char export_help[] =
 	"  --since TIME       from TIME: SECONDS[.FRACTION] as 'view' prints\n"
 	"                     them, or +SECONDS from the first event (units\n"
 	"                     s, ms, us, ns: '+250ms')\n"
-	"  --until TIME       up to TIME (included), same forms\n";
+	"  --until TIME       up to TIME (included), same forms\n"
+	"  --no-symbols       addresses without their names\n";
 
 int tracer__output_arg(struct tracer_trace_args *a, int argc, char **argv,
 		       int *i, const char **path)

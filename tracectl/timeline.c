@@ -358,7 +358,7 @@ int tracer__timeline(const char *dir, const struct tracer_merge_opts *opts,
 	int ret, status;
 
 	ret = tracer__merge_open(&m, dir, opts);
-	if (!ret && tracer__syms_new(&syms, m)) {
+	if (!ret && !opts->no_symbols && tracer__syms_new(&syms, m)) {
 		tracer__merge_close(m);
 		ret = -ENOMEM;
 	}
@@ -366,7 +366,8 @@ int tracer__timeline(const char *dir, const struct tracer_merge_opts *opts,
 		fprintf(err, "tracectl: out of memory\n");
 	if (ret)
 		return 1;
-	tracer__syms_attach(syms, m);
+	if (syms)
+		tracer__syms_attach(syms, m);
 	if (tracer__out_open(&out, out_path, m)) {
 		t.f = out.f;
 		cut = timeline_write(&t, m, &out, dir, max_items, syms);
@@ -393,7 +394,7 @@ static const char timeline_usage[] =
 	"[--pid PID]\n"
 	"                         [--tid TID] [--events PATTERNS] "
 	"[--since TIME]\n"
-	"                         [--until TIME]\n";
+	"                         [--until TIME] [--no-symbols]\n";
 
 static const char timeline_help[] =
 	"\n"
@@ -416,7 +417,8 @@ static const char timeline_help[] =
 	"  --since TIME       from TIME: SECONDS[.FRACTION] as 'view' prints\n"
 	"                     them, or +SECONDS from the first event (units\n"
 	"                     s, ms, us, ns: '+250ms')\n"
-	"  --until TIME       up to TIME (included), same forms\n";
+	"  --until TIME       up to TIME (included), same forms\n"
+	"  --no-symbols       addresses without their names\n";
 
 struct timeline_args {
 	struct tracer_trace_args a;

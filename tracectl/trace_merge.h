@@ -42,6 +42,7 @@ struct tracer_merge_opts {
 	uint64_t until;			/* last timestamp shown (0: none) */
 	bool since_relative;		/* since/until count from the */
 	bool until_relative;		/* trace's first timestamp */
+	bool no_symbols;		/* --no-symbols: addresses bare */
 	FILE *err;			/* problems go here (stderr) */
 	FILE *out;			/* flushed before a problem is
 					   reported (stdout) */

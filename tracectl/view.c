@@ -21,7 +21,7 @@
 static const char usage[] =
 	"usage: tracectl view DIR [--pid PID] [--tid TID] [--events PATTERNS]"
 	"\n"
-	"                     [--since TIME] [--until TIME]\n";
+	"                     [--since TIME] [--until TIME] [--no-symbols]\n";
 
 static const char help[] =
 	"\n"
@@ -43,7 +43,8 @@ static const char help[] =
 	"  --since TIME       from TIME: SECONDS[.FRACTION] as printed, or\n"
 	"                     +SECONDS from the first event (units s, ms,\n"
 	"                     us, ns: '+250ms')\n"
-	"  --until TIME       up to TIME (included), same forms\n";
+	"  --until TIME       up to TIME (included), same forms\n"
+	"  --no-symbols       addresses without their names\n";
 
 /* Append v in decimal, at least width digits, at p: the end. */
 static char *put_dec(char *p, uint64_t v, int width)
@@ -124,7 +125,7 @@ int tracer__view(const char *dir, const struct tracer_merge_opts *opts,
 
 	o.out = out;
 	ret = tracer__merge_open(&m, dir, &o);
-	if (!ret && tracer__syms_new(&syms, m)) {
+	if (!ret && !o.no_symbols && tracer__syms_new(&syms, m)) {
 		tracer__merge_close(m);
 		ret = -ENOMEM;
 	}
@@ -132,7 +133,8 @@ int tracer__view(const char *dir, const struct tracer_merge_opts *opts,
 		fprintf(opts->err, "tracectl: out of memory\n");
 	if (ret)
 		return 1;
-	tracer__syms_attach(syms, m);
+	if (syms)
+		tracer__syms_attach(syms, m);
 	while (tracer__merge_next(m, &it) == 1)
 		print_item(out, &it);
 	if (fflush(out) != 0 || ferror(out))

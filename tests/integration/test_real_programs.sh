@@ -17,7 +17,7 @@ record() {
 	# tracectl's own lines: "session N started|stopped ..." + the directory
 	sed -i -e '/^session [0-9]* \(started\|stopped\)/d' -e "\|^$dir\$|d" \
 		"$T/$name.out"
-	"$TRACECTL" view "$dir" >"$T/$name.view" || st=1
+	"$TRACECTL" view --no-symbols "$dir" >"$T/$name.view" || st=1
 	return $st
 }
 

@@ -25,7 +25,7 @@ record() {
 	# tracectl's own lines: "session N started|stopped ..." + the directory
 	sed -i -e '/^session [0-9]* \(started\|stopped\)/d' -e "\|^$dir\$|d" \
 		"$T/$name.out"
-	"$TRACECTL" view "$dir" >"$T/$name.view" 2>"$T/$name.verr" || st=1
+	"$TRACECTL" view --no-symbols "$dir" >"$T/$name.view" 2>"$T/$name.verr" || st=1
 	return $st
 }
 

@@ -21,7 +21,8 @@ LD_PRELOAD=$RECORD_PRELOAD "$TRACECTL" record -- "$PROCEE" main \
 	"$T/traced.out" >"$T/record.out" 2>"$T/record.err"
 rc=$?
 dir=$(tail -n 1 "$T/record.out")
-"$TRACECTL" view "$dir" >"$T/view" 2>"$T/view.err"
+"$TRACECTL" view --no-symbols "$dir" >"$T/view" 2>"$T/view.err"
+"$TRACECTL" view "$dir" >"$T/view.named" 2>/dev/null
 rc_view=$?
 
 # Results, signal handlers' effects, sigaction()'s answers and errno
@@ -127,6 +128,10 @@ lines() {
 msgs "$pid" pthread:create | awk '{ print $4, $6 }' >"$T/create"
 check "pthread:create: three threads, their start routines, result 0" \
 	lines "$T/create" "$ha 0" "$hc 0" "$hwt 0"
+# Without --no-symbols, view names the handlers and start routines.
+check "view names the signal handler and the start routines" \
+	eval 'grep -q " proc:signal: signal 10 (SIGUSR1) handler $h1 <h_usr1>" "$T/view.named" &&
+	      grep -q " pthread:create: thread 0x[0-9a-f]* start $ha <[a-z_]*>" "$T/view.named"'
 msgs "$pid" pthread:start >"$T/start"
 check "pthread:start in each new thread" \
 	lines "$T/start" "start $ha" "start $hc" "start $hwt"
@@ -156,7 +161,7 @@ LD_PRELOAD=$RECORD_PRELOAD "$TRACECTL" record --events '*' -- "$PROCEE" main \
 rc=$?
 dir=$(tail -n 1 "$T/record.out")
 qm=$(awk '$2 == "mutex" && $3 == "quiet" { print $4 }' "$T/all.out")
-"$TRACECTL" view "$dir" >"$T/all.view"
+"$TRACECTL" view --no-symbols "$dir" >"$T/all.view"
 check "--events '*': pthread:mutex_lock and _unlock for every call" \
 	eval '[ $rc -eq 3 ] &&
 	      [ "$(grep -c " pthread:mutex_lock: mutex $qm result 0$" "$T/all.view")" -eq 10 ] &&
@@ -171,7 +176,7 @@ LD_PRELOAD=$RECORD_PRELOAD "$TRACECTL" record --events '*' -- "$PROCEE" \
 rc=$?
 sed 's/^/# /' "$T/storm.out"
 dir=$(tail -n 1 "$T/record.out")
-"$TRACECTL" view "$dir" >"$T/storm.view" 2>"$T/storm.err"
+"$TRACECTL" view --no-symbols "$dir" >"$T/storm.view" 2>"$T/storm.err"
 rc_view=$?
 handled=$(sed -n 's/^# sent [0-9]* handled //p' "$T/storm.out")
 n=$(grep -c " proc:signal: signal 10 (SIGUSR1) " "$T/storm.view")
