@@ -22,10 +22,13 @@
  * one again: that one is given, as it would have been). The string given
  * stays valid until the thread's next dlerror() call.
  *
- * Limit: the C library sees libtracer as the caller of dlopen(), so a
- * bare name ("libfoo.so") is searched with libtracer's DT_RUNPATH, not the
- * calling object's (DT_RPATH of the executable, LD_LIBRARY_PATH and the
- * system directories apply as before).
+ * The caller. The C library searches a bare name ("libfoo.so") with the
+ * DT_RPATH or DT_RUNPATH of the object that called dlopen(), which it
+ * finds from the return address. When that object has either, dlopen()
+ * jumps to the C library's (a tail call: the return address is still the
+ * caller's), so the search is exactly the untraced one; that call records
+ * no proc:dlopen, and its object reaches the module map at the next
+ * dlopen() or dlclose(), or the next session's proc:module events.
  */
 #include <dlfcn.h>
 #include <link.h>
@@ -138,8 +141,30 @@ static void *dl_open(int namespaced, Lmid_t lmid, const char *file,
 	return h;
 }
 
-WRAP_API void *dlopen(const char *file, int flags)
+/* Does the object holding code address pc have a DT_RPATH or DT_RUNPATH? */
+static int __attribute__((noinline)) own_search_path(const void *pc)
 {
+	struct link_map *lm = NULL;
+	const ElfW(Dyn) *d;
+	Dl_info info;
+
+	if (!dladdr1(pc, &info, (void **)&lm, RTLD_DL_LINKMAP) || !lm ||
+	    !lm->l_ld)
+		return 0;
+	for (d = lm->l_ld; d->d_tag != DT_NULL; d++)
+		if (d->d_tag == DT_RPATH || d->d_tag == DT_RUNPATH)
+			return 1;
+	return 0;
+}
+
+/* The tail call is what keeps the caller's return address: ask for it
+ * also where the optimisation level would not (-O1 builds). */
+WRAP_API __attribute__((optimize("optimize-sibling-calls")))
+void *dlopen(const char *file, int flags)
+{
+	if (file && !strchr(file, '/') &&
+	    own_search_path(__builtin_return_address(0)))
+		return WRAP_REAL(dlopen)(file, flags);
 	return dl_open(0, 0, file, flags);
 }
 
