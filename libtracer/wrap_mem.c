@@ -276,31 +276,23 @@ WRAP_API int posix_memalign(void **out, size_t align, size_t size)
 	return ret;
 }
 
-WRAP_API void *aligned_alloc(size_t align, size_t size)
-{
-	void *ret = NULL;
-	WRAP_SITE(cs, 0, "libc:aligned_alloc", "alignment %zu size %zu ptr %p",
-		  align, size, ret);
-
-	if (tracer_likely(!WRAP_ON(cs)))
-		return LOAD(real_aligned_alloc)(align, size);
-	ret = LOAD(real_aligned_alloc)(align, size);
-	WRAP_EMIT(cs, align, size, ret);
-	return ret;
+/* aligned_alloc() and memalign(): the same arguments, the same event. */
+#define ALIGNED_WRAPPER(name) \
+WRAP_API void *name(size_t align, size_t size) \
+{ \
+	void *ret = NULL; \
+	WRAP_SITE(cs, 0, "libc:" #name, "alignment %zu size %zu ptr %p", \
+		  align, size, ret); \
+ \
+	if (tracer_likely(!WRAP_ON(cs))) \
+		return LOAD(real_##name)(align, size); \
+	ret = LOAD(real_##name)(align, size); \
+	WRAP_EMIT(cs, align, size, ret); \
+	return ret; \
 }
 
-WRAP_API void *memalign(size_t align, size_t size)
-{
-	void *ret = NULL;
-	WRAP_SITE(cs, 0, "libc:memalign", "alignment %zu size %zu ptr %p",
-		  align, size, ret);
-
-	if (tracer_likely(!WRAP_ON(cs)))
-		return LOAD(real_memalign)(align, size);
-	ret = LOAD(real_memalign)(align, size);
-	WRAP_EMIT(cs, align, size, ret);
-	return ret;
-}
+ALIGNED_WRAPPER(aligned_alloc)
+ALIGNED_WRAPPER(memalign)
 
 /* ---- mmap and munmap ---------------------------------------------------- */
 
