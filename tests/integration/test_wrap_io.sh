@@ -49,6 +49,8 @@ check "/bin/true traced with every libc event" [ $? -eq 0 ]
 check "none of the tracer's own calls is recorded (sendmsg, recvmsg, poll)" \
 	bash -c "! grep -q ' libc:\(sendmsg\|recvmsg\|poll\|socket\|connect\|eventfd\)' '$T/true.view'"
 
+seq 1 10 >"$T/numbers.in"
+
 # tracectl list shows the C library's events of a running program, the
 # memory ones as not recorded.
 mkfifo "$T/fifo"
@@ -86,6 +88,21 @@ else
 	$CHECK mem "$T/mem.view" "$T/mem.err" >"$T/mem.check"
 	ok $? "every allocation and free is recorded with its size and address"
 	sed 's/^/# /' "$T/mem.check" | head -n 10
+fi
+
+# A program with its own malloc: it keeps it, and works as untraced.
+if ldd ./libtracer/.libs/libtracer.so | grep -q libasan; then
+	ok 0 "# SKIP a program's own malloc: AddressSanitizer's comes first here"
+	ok 0 "# SKIP its other calls recorded"
+else
+	./tests/integration/ownmalloc "$T/numbers.in" >"$T/own-plain.out"
+	record own --events '*' -- ./tests/integration/ownmalloc "$T/numbers.in"
+	check "a program with its own malloc runs as untraced (and uses its own)" \
+		eval 'cmp -s "$T/own-plain.out" "$T/own.out" &&
+		      grep -q "own allocations: yes" "$T/own.out"'
+	check "its other calls are recorded, no libc:malloc (its own served)" \
+		eval 'grep -q " libc:fopen: path $T/numbers.in mode r fd " "$T/own.view" &&
+		      ! grep -q " libc:malloc: " "$T/own.view"'
 fi
 
 # A signal storm: the handler writes and allocates while the main thread
