@@ -49,7 +49,10 @@ static void *boot_alloc(size_t size, size_t align)
 	old = __atomic_fetch_add(&boot_used, need, __ATOMIC_RELAXED);
 	if (old + need > BOOT_SIZE)
 		return NULL;	/* errno: ENOMEM below */
-	start = TRACER_ALIGN_UP(old + BOOT_ALIGN, align);
+	/* The address is aligned, not the offset (the arena is only
+	 * BOOT_ALIGN-aligned); need leaves room for the padding. */
+	start = TRACER_ALIGN_UP((uintptr_t)boot_arena + old + BOOT_ALIGN,
+				align) - (uintptr_t)boot_arena;
 	memcpy(boot_arena + start - sizeof(size_t), &size, sizeof(size_t));
 	return boot_arena + start;
 }
@@ -319,8 +322,9 @@ WRAP_API void *mmap(void *addr, size_t len, int prot, int flags, int fd,
 	WRAP_EMIT(cs, addr, len, prot, flags, fd, (long long)off, ret, es);
 	return ret;
 }
+/* The C library's own declaration may carry attributes: copy them. */
 WRAP_API void *mmap64(void *addr, size_t len, int prot, int flags, int fd,
-		      off_t off) __attribute__((alias("mmap")));
+		      off_t off) __attribute__((alias("mmap"), copy(mmap)));
 
 WRAP_API int munmap(void *addr, size_t len)
 {
