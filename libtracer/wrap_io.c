@@ -98,30 +98,38 @@ WRAP_DEFINE_REAL(int, open, (const char *p, int f, mode_t m), (p, f, m))
 WRAP_DEFINE_REAL(int, openat, (int d, const char *p, int f, mode_t m),
 		 (d, p, f, m))
 
-static int record_open(int dirfd, const char *path, int flags, mode_t mode)
+/* open() and the fortified __open_2(): libc:open. */
+static int record_open(const char *path, int flags, mode_t mode)
 {
 	char eb[WRAP_ERRBUF];
 	const char *es = "";
 	int ret = 0;
 	WRAP_SITE(cs, 0, "libc:open", "path %s flags %#x mode %#o fd %d%s",
 		  path, flags, mode, ret, es);
-	WRAP_SITE(at, 0, "libc:openat",
+
+	if (tracer_likely(!WRAP_ON(cs)))
+		return WRAP_REAL(open)(path, flags, mode);
+	ret = WRAP_REAL(open)(path, flags, mode);
+	es = tracer__wrap_errno(ret < 0, errno, eb);
+	WRAP_EMIT(cs, path, flags, mode, ret, es);
+	return ret;
+}
+
+/* openat() (AT_FDCWD too: recorded as what it is) and __openat_2(). */
+static int record_openat(int dirfd, const char *path, int flags, mode_t mode)
+{
+	char eb[WRAP_ERRBUF];
+	const char *es = "";
+	int ret = 0;
+	WRAP_SITE(cs, 0, "libc:openat",
 		  "dirfd %d path %s flags %#x mode %#o fd %d%s",
 		  dirfd, path, flags, mode, ret, es);
 
-	if (dirfd == AT_FDCWD) {
-		if (tracer_likely(!WRAP_ON(cs)))
-			return WRAP_REAL(open)(path, flags, mode);
-		ret = WRAP_REAL(open)(path, flags, mode);
-		es = tracer__wrap_errno(ret < 0, errno, eb);
-		WRAP_EMIT(cs, path, flags, mode, ret, es);
-		return ret;
-	}
-	if (tracer_likely(!WRAP_ON(at)))
+	if (tracer_likely(!WRAP_ON(cs)))
 		return WRAP_REAL(openat)(dirfd, path, flags, mode);
 	ret = WRAP_REAL(openat)(dirfd, path, flags, mode);
 	es = tracer__wrap_errno(ret < 0, errno, eb);
-	WRAP_EMIT(at, dirfd, path, flags, mode, ret, es);
+	WRAP_EMIT(cs, dirfd, path, flags, mode, ret, es);
 	return ret;
 }
 
@@ -133,7 +141,7 @@ WRAP_API int open(const char *path, int flags, ...)
 	va_start(ap, flags);
 	mode = open_mode(flags, ap);
 	va_end(ap);
-	return record_open(AT_FDCWD, path, flags, mode);
+	return record_open(path, flags, mode);
 }
 
 WRAP_API int openat(int dirfd, const char *path, int flags, ...)
@@ -144,37 +152,22 @@ WRAP_API int openat(int dirfd, const char *path, int flags, ...)
 	va_start(ap, flags);
 	mode = open_mode(flags, ap);
 	va_end(ap);
-	/* openat(AT_FDCWD, ...) is recorded as what it is, an openat. */
-	if (dirfd == AT_FDCWD) {
-		char eb[WRAP_ERRBUF];
-		const char *es = "";
-		int ret = 0;
-		WRAP_SITE(cwd, 0, "libc:openat",
-			  "dirfd %d path %s flags %#x mode %#o fd %d%s",
-			  dirfd, path, flags, mode, ret, es);
-
-		if (tracer_likely(!WRAP_ON(cwd)))
-			return WRAP_REAL(openat)(dirfd, path, flags, mode);
-		ret = WRAP_REAL(openat)(dirfd, path, flags, mode);
-		es = tracer__wrap_errno(ret < 0, errno, eb);
-		WRAP_EMIT(cwd, dirfd, path, flags, mode, ret, es);
-		return ret;
-	}
-	return record_open(dirfd, path, flags, mode);
+	return record_openat(dirfd, path, flags, mode);
 }
 
 /* Fortified open(path, flags) without a mode (_FORTIFY_SOURCE). */
 WRAP_API int __open_2(const char *path, int flags);
 WRAP_API int __openat_2(int dirfd, const char *path, int flags);
 WRAP_API ssize_t __read_chk(int fd, void *buf, size_t n, size_t buflen);
+
 WRAP_API int __open_2(const char *path, int flags)
 {
-	return record_open(AT_FDCWD, path, flags, 0);
+	return record_open(path, flags, 0);
 }
 
 WRAP_API int __openat_2(int dirfd, const char *path, int flags)
 {
-	return openat(dirfd, path, flags);
+	return record_openat(dirfd, path, flags, 0);
 }
 
 WRAP_API int open64(const char *path, int flags, ...)

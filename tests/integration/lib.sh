@@ -34,6 +34,14 @@ RECORD_PRELOAD=$(ldd ./libtracer/.libs/libtracer.so 2>/dev/null |
 	awk '/lib(asan|ubsan)/ { printf "%s:", $3 }')
 RECORD_PRELOAD=${RECORD_PRELOAD%:}
 
+# Is this a build with AddressSanitizer (its allocator comes first)?
+under_asan() {
+	case $RECORD_PRELOAD in
+	*libasan*) return 0 ;;
+	esac
+	return 1
+}
+
 # ok STATUS DESCRIPTION: one TAP line; STATUS 0 passes.
 ok() {
 	tap_n=$((tap_n + 1))

@@ -42,15 +42,14 @@ check "tracerd starts" start_daemon
 LD_PRELOAD=$RECORD_PRELOAD "$TRACECTL" record -- "$T/main" "$T/lib/libouter.so" \
 	>"$T/record.out"
 dir=$(tail -n 1 "$T/record.out")
-case $RECORD_PRELOAD in
-*libasan*)
+if under_asan; then
 	# AddressSanitizer's own dlopen() interceptor makes itself the caller:
 	# the library is not found even untraced with it preloaded.
-	ok 0 "# SKIP traced, the same: AddressSanitizer changes the caller" ;;
-*)
+	ok 0 "# SKIP traced, the same: AddressSanitizer changes the caller"
+else
 	check "traced, the same: its dlopen() searched the caller's run path" \
-		grep -qx "outer 42" "$T/record.out" ;;
-esac
+		grep -qx "outer 42" "$T/record.out"
+fi
 "$TRACECTL" view --no-symbols "$dir" >"$T/view"
 check "the program's own dlopen() of a path is recorded" \
 	grep -q " proc:dlopen: path $T/lib/libouter.so flags 0x2 base 0x" "$T/view"

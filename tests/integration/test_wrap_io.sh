@@ -73,7 +73,7 @@ check "tracectl list shows libc:malloc as not recorded by default" \
 # Memory events, when the filter names them. (A sanitizer build preloads
 # AddressSanitizer, whose allocator comes first: nothing of libtracer's
 # is tested there.)
-if ldd ./libtracer/.libs/libtracer.so | grep -q libasan; then
+if under_asan; then
 	for what in "wrapee mem passes its own checks traced" \
 		    "wrapee mem prints the same traced and untraced" \
 		    "every allocation and free is recorded"; do
@@ -91,7 +91,7 @@ else
 fi
 
 # A program with its own malloc: it keeps it, and works as untraced.
-if ldd ./libtracer/.libs/libtracer.so | grep -q libasan; then
+if under_asan; then
 	ok 0 "# SKIP a program's own malloc: AddressSanitizer's comes first here"
 	ok 0 "# SKIP its other calls recorded"
 else
