@@ -86,6 +86,9 @@
  *                   sub-buffer exchanges it with 0 and, if it was 1, writes
  *                   the eventfd: at most one system call per tracerd nap.
  *   want_grow       a thread that saw few FREE buffers left stores 1.
+ *   untraced_errno  the process lost its connection and cannot make a new
+ *                   one (a seccomp filter, say): why, an errno value;
+ *                   tracerd ends the process's trace with it.
  */
 #ifndef TRACER_POOL_LAYOUT_H
 #define TRACER_POOL_LAYOUT_H
@@ -196,6 +199,7 @@ struct tracer_pool_header {
 	uint64_t lost_no_buffer;
 	uint32_t wake_armed;
 	uint32_t want_grow;
+	uint32_t untraced_errno;	/* the process gave up tracerd: why */
 } __attribute__((aligned(64)));
 
 struct tracer_pool_desc {

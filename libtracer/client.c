@@ -33,6 +33,19 @@
  * When tracerd dies, the threads go on recording into the buffers and the
  * listener looks for a new tracerd every RECONNECT_MS, then hands it the
  * pool (the segments' memfds are kept for that: adopt.c in tracerd).
+ *
+ * When the connection breaks while tracerd lives (the program closed the
+ * socket with a raw system call, or dup2()ed over it behind our back:
+ * fds.c hides it from the C library's calls), the listener notices (a
+ * failed send or receive, or its check of the descriptors every
+ * CHECK_MS), connects again at once and resumes: Register{resume_token},
+ * and tracerd, which kept the process and its pool, answers
+ * Registered{resumed} with a new wake-up eventfd. A process that cannot
+ * connect any more (a seccomp filter refusing socket(), say) stops
+ * recording and says why in its pool line, where tracerd reads it.
+ *
+ * Every descriptor here lives in a slot of fds.c: moved out of the
+ * program's range, and held around each system call on it.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -61,11 +74,12 @@
 
 #define BATCH	512	/* call sites per message */
 #define RECONNECT_MS	200	/* looking for a new tracerd */
+#define CHECK_MS	1000	/* the listener checks its descriptors */
+#define SOCK		TRACER__FD_SOCK
+#define QUEUE		TRACER__FD_QUEUE
 
-static int sock = -1;
 /* The send queue and the socket's sending side. */
 static pthread_mutex_t send_lock = PTHREAD_MUTEX_INITIALIZER;
-static int queue_fd = -1;	/* eventfd: the listener looks at the queue */
 
 /* A frame waiting to be sent, sent bytes of it already gone. */
 struct out_frame {
@@ -84,6 +98,8 @@ static size_t ctl_size;
 /* The message the listener is handling: no thread of a child of fork()
  * will free it, so the child does. */
 static tracer_msg *in_flight;
+static uint64_t resume_token;	/* tracerd's name for us, 0: none yet */
+static bool resume_refused;	/* the daemon we reached does not know it */
 
 static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
@@ -153,13 +169,47 @@ static void drop_queue_locked(void)
  * if any, waits for room) or a negative errno (the connection is broken:
  * the queue is dropped; the listener sees the hang-up).
  */
+/* One non-blocking send on the socket, held (fds.c). */
+static ssize_t sock_send(const void *buf, size_t len)
+{
+	unsigned token = tracer__fd_hold();
+	int fd = tracer__fd(SOCK);
+	ssize_t n = fd < 0 ? -EBADF : tracer__wire_sendmsg(fd, buf, len,
+							    NULL, 0);
+
+	tracer__fd_release(token);
+	return n;
+}
+
+/* A message sent whole, waiting up to 1 s for room (adoption, resume). */
+static int sock_send_msg(const tracer_msg *m, const int *fds, int nfds)
+{
+	unsigned token = tracer__fd_hold();
+	int fd = tracer__fd(SOCK);
+	int ret = fd < 0 ? -EBADF : tracer__wire_send(fd, m, fds, nfds, 1000);
+
+	tracer__fd_release(token);
+	return ret;
+}
+
+/* Tell the listener to look at the queue (QUEUE is an eventfd). */
+static void kick_listener(void)
+{
+	unsigned token = tracer__fd_hold();
+	int fd = tracer__fd(QUEUE);
+
+	if (fd >= 0 && write(fd, &(uint64_t){ 1 }, sizeof(uint64_t)) < 0)
+		(void)0;	/* already signalled */
+	tracer__fd_release(token);
+}
+
 static int send_queued_locked(void)
 {
 	struct out_frame *f;
 
 	while ((f = out_head)) {
-		ssize_t n = tracer__wire_sendmsg(sock, (char *)f->data + f->sent,
-						 f->size - f->sent, NULL, 0);
+		ssize_t n = sock_send((char *)f->data + f->sent,
+				      f->size - f->sent);
 
 		if (n == -EAGAIN || n == -EINTR)
 			return 0;
@@ -204,9 +254,8 @@ static int send_now_locked(void)
 {
 	int ret = send_queued_locked();
 
-	if (!ret && out_head && queue_fd >= 0 &&
-	    write(queue_fd, &(uint64_t){ 1 }, sizeof(uint64_t)) < 0)
-		(void)0;	/* already signalled */
+	if (!ret && out_head)
+		kick_listener();
 	return ret;
 }
 
@@ -228,7 +277,7 @@ static int send_msg(const tracer_msg *m)
  * map: adopt_segments Segment messages follow (send_segments()), and
  * everything goes out at once, under send_lock (adopt_on()).
  */
-static int send_register(uint32_t adopt, uint64_t epoch)
+static int send_register(uint32_t adopt, uint64_t epoch, uint64_t token)
 {
 	Tracer__Message m = TRACER__MESSAGE__INIT;
 	Tracer__Register r = TRACER__REGISTER__INIT;
@@ -255,11 +304,11 @@ static int send_register(uint32_t adopt, uint64_t epoch)
 	r.signal = update_signal;
 	r.adopt_segments = adopt;
 	r.epoch = epoch;
+	r.resume_token = token;
 	m.body_case = TRACER__MESSAGE__BODY_REGISTER;
 	m.register_ = &r;
-	/* Adopting: the listener, send_lock held, waits for a new daemon. */
-	return adopt ? tracer__wire_send(sock, &m, NULL, 0, 1000)
-		     : send_msg(&m);
+	/* Adopting, resuming: the listener, send_lock held, waits. */
+	return adopt || token ? sock_send_msg(&m, NULL, 0) : send_msg(&m);
 }
 
 /* Queue the call sites registered since the last call, in batches. */
@@ -374,16 +423,14 @@ static void drop_parent_registration(void)
 	 * without the lock they may be half linked). */
 	out_head = NULL;
 	out_tail = &out_head;
-	if (sock >= 0)
-		close(sock);
-	sock = -1;
-	if (queue_fd >= 0)
-		close(queue_fd);
-	queue_fd = -1;
+	/* Socket, eventfds, the pool's memfds: all the parent's. */
+	tracer__fd_forget_all();
 	if (ctl_map)
 		munmap(ctl_map, ctl_size);
 	ctl_map = NULL;
 	reg_state = 0;
+	resume_token = 0;
+	resume_refused = false;
 }
 
 void tracer__client_fork_child(void)
@@ -444,6 +491,8 @@ static int on_adopted(const Tracer__Registered *r, int *fds)
 	tracer__pool_set_wake_fd(fds[1]);
 	/* Update signals now come from the new daemon. */
 	tracer__signal_set_daemon(((struct tracer_control *)ctl)->tracerd_pid);
+	resume_token = r->resume_token;
+	resume_refused = false;
 	tracer__callsites_resend();
 	ret = send_callsites();
 	if (!ret && r->filter)
@@ -455,12 +504,37 @@ static int on_adopted(const Tracer__Registered *r, int *fds)
 	return ret;
 }
 
+/*
+ * Resumed after a broken connection: the same tracerd, the same control
+ * page and pool; fds[0] is a new wake-up eventfd. tracerd may have lost
+ * the call sites that were queued here: they all go again (it skips the
+ * ones it knows).
+ */
+static int on_resumed(const Tracer__Registered *r, int *fds, int nfds)
+{
+	int ret;
+
+	if (nfds != 1) {
+		close_all(fds, nfds);
+		return -EPROTO;
+	}
+	tracer__pool_set_wake_fd(fds[0]);
+	tracer__callsites_resend();
+	ret = send_callsites();
+	if (!ret && r->filter)
+		ret = apply_filter(r->filter);
+	say("connected to tracerd again; tracing goes on");
+	return ret;
+}
+
 /* Registered: fds are the control page, the eventfd, segment 0. */
 static int on_registered(const Tracer__Registered *r, int *fds, int nfds)
 {
 	void *ctl;
 	int ret;
 
+	if (r->resumed && tracer__client_registered())
+		return on_resumed(r, fds, nfds);
 	if (nfds == 2 && r->segment_size == 0 &&
 	    r->control_size >= sizeof(struct tracer_control) &&
 	    tracer__client_registered())
@@ -488,6 +562,7 @@ static int on_registered(const Tracer__Registered *r, int *fds, int nfds)
 	}
 	tracer__pool_set_wake_fd(fds[1]);
 	tracer__signal_set_daemon(((struct tracer_control *)ctl)->tracerd_pid);
+	resume_token = r->resume_token;
 	ret = send_callsites();
 	if (!ret && r->filter)
 		ret = apply_filter(r->filter);
@@ -513,6 +588,12 @@ static int on_message(tracer_msg *m, int *fds, int nfds)
 			break;
 		return apply_filter(m->filter);
 	case TRACER__MESSAGE__BODY_ERROR:
+		if (m->error->code == -ESRCH && resume_token) {
+			/* A tracerd that does not know us: adopt. */
+			resume_refused = true;
+			close_all(fds, nfds);
+			return -ESRCH;
+		}
 		say("tracerd refused this process: %s",
 		    m->error->message ? m->error->message : "");
 		close_all(fds, nfds);
@@ -539,10 +620,14 @@ static void disconnect(int err)
  */
 static int receive(int timeout_ms)
 {
-	int fds[TRACER_WIRE_MAX_FDS], nfds = 0, ret;
+	int fds[TRACER_WIRE_MAX_FDS], nfds = 0, ret, fd;
+	unsigned token = tracer__fd_hold();
 	tracer_msg *m;
 
-	ret = tracer__wire_recv(sock, &m, fds, &nfds, timeout_ms, NULL);
+	fd = tracer__fd(SOCK);
+	ret = fd < 0 ? -EBADF : tracer__wire_recv(fd, &m, fds, &nfds,
+						  timeout_ms, NULL);
+	tracer__fd_release(token);
 	if (ret)
 		return ret;
 	__atomic_store_n(&in_flight, m, __ATOMIC_RELAXED);
@@ -559,7 +644,7 @@ static short serve_queue(const struct pollfd *p)
 	uint64_t v;
 	short ev;
 
-	if (p[1].revents && read(queue_fd, &v, sizeof(v)) < 0)
+	if (p[1].revents && read(p[1].fd, &v, sizeof(v)) < 0)
 		(void)0;	/* nothing to clear */
 	pthread_mutex_lock(&send_lock);
 	if (p[0].revents & POLLOUT)
@@ -569,24 +654,64 @@ static short serve_queue(const struct pollfd *p)
 	return ev;
 }
 
+/*
+ * Nothing happened for CHECK_MS: are our descriptors still ours? A raw
+ * close system call (not seen by the wrappers) takes them away. Returns
+ * 0, or -EBADF: connect again (tracerd sends a new eventfd).
+ */
+static int check_fds(void)
+{
+	if (!tracer__fd_intact(QUEUE)) {
+		int q = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+
+		if (q >= 0)
+			tracer__fd_keep(QUEUE, q);
+	}
+	if (!tracer__fd_intact(SOCK) || !tracer__fd_intact(TRACER__FD_WAKE)) {
+		say("the program closed the tracer's descriptors; "
+		    "connecting again");
+		return -EBADF;
+	}
+	return 0;
+}
+
+/* One look at the socket and the queue: 0 or why the connection broke. */
+static int serve_once(short *ev)
+{
+	unsigned token = tracer__fd_hold();
+	int s = tracer__fd(SOCK), q = tracer__fd(QUEUE), n, ret = 0;
+	struct pollfd p[2] = {
+		{ .fd = s, .events = *ev },
+		{ .fd = q, .events = POLLIN },
+	};
+
+	/* Held across the wait: a mover wakes us through QUEUE (fds.c). */
+	n = s < 0 ? -1 : poll(p, 2, CHECK_MS);
+	if (s < 0)
+		ret = -EBADF;
+	else if (s != tracer__fd(SOCK) || q != tracer__fd(QUEUE))
+		ret = 0;	/* moved meanwhile: look again */
+	else if (n == 0)
+		ret = check_fds();
+	else if (n > 0 && (p[0].revents & POLLNVAL))
+		ret = -EBADF;
+	else if (n > 0 && (p[0].revents & (POLLIN | POLLHUP | POLLERR)))
+		ret = receive(1000);
+	if (!ret && n > 0 && s == tracer__fd(SOCK))
+		*ev = serve_queue(p);
+	tracer__fd_release(token);
+	return ret;
+}
+
 /* Serve the connection until it fails; returns why. */
 static int serve(void)
 {
-	struct pollfd p[2] = {
-		{ .fd = sock, .events = POLLIN },
-		{ .fd = queue_fd, .events = POLLIN },
-	};
-	int ret = 0;
+	short ev = POLLIN | POLLOUT;	/* send what was queued meanwhile */
+	int ret;
 
-	p[0].events = serve_queue(p);
-	while (!ret) {
-		if (poll(p, 2, -1) < 0)
-			continue;
-		if (p[0].revents & (POLLIN | POLLHUP | POLLERR))
-			ret = receive(1000);
-		if (!ret)
-			p[0].events = serve_queue(p);
-	}
+	do
+		ret = serve_once(&ev);
+	while (!ret);
 	return ret;
 }
 
@@ -601,88 +726,98 @@ static int send_segments(uint32_t n)
 	m.body_case = TRACER__MESSAGE__BODY_SEGMENT;
 	m.segment = &sg;
 	for (i = 0; i < n && !ret; i++) {
-		int fd = tracer__pool_segment_fd(i, &sg.size);
+		unsigned token = tracer__fd_hold();
+		int fd = tracer__fd(TRACER__FD_SEG0 + (int)i);
 
 		sg.index = i;
-		ret = fd < 0 ? -EBADF : tracer__wire_send(sock, &m, &fd, 1,
-							  1000);
+		sg.size = tracer__pool_segment_size(i);
+		ret = fd < 0 ? -EBADF : sock_send_msg(&m, &fd, 1);
+		tracer__fd_release(token);
 	}
 	return ret;
 }
 
 /*
  * Are the descriptors we kept still our pool's? A program may close every
- * descriptor (daemons do) and open others with the same numbers: never
- * send one of those.
+ * descriptor with raw system calls and open others with the same numbers:
+ * never send one of those.
  */
 static bool pool_intact(void)
 {
 	uint32_t i, n = tracer__pool_segments();
 
-	for (i = 0; i < n; i++) {
-		uint64_t size;
-		int fd = tracer__pool_segment_fd(i, &size), seals;
-		struct stat st;
-
-		seals = fd < 0 ? -1 : fcntl(fd, F_GET_SEALS);
-		if (seals < 0 || (seals & (F_SEAL_SHRINK | F_SEAL_GROW)) !=
-				 (F_SEAL_SHRINK | F_SEAL_GROW) ||
-		    fstat(fd, &st) < 0 || (uint64_t)st.st_size != size)
+	for (i = 0; i < n; i++)
+		if (!tracer__fd_intact(TRACER__FD_SEG0 + (int)i))
 			return false;
-	}
 	return n > 0;
 }
 
-/* Offer our pool to the tracerd at the other end of fd. */
-static int adopt_on(int fd)
+/*
+ * On the new connection fd (which becomes the socket): offer our pool to
+ * a new tracerd (adopt) or ask ours to take us back (resume). Nothing
+ * else goes out before the Register (and its segments); what was queued
+ * for the old connection is dropped (the call sites are all sent again
+ * once tracerd answers).
+ */
+static int register_again(int fd, bool adopt)
 {
-	uint32_t n = tracer__pool_segments();
+	uint32_t n = adopt ? tracer__pool_segments() : 0;
 	uint64_t epoch = TRACER_READ_ONCE(tracer__control->epoch);
 	int ret;
 
-	/*
-	 * Nothing else goes out before the Register and its segments; what
-	 * was queued for the old daemon is dropped (the call sites are all
-	 * sent again once the new one answers).
-	 */
 	pthread_mutex_lock(&send_lock);
 	drop_queue_locked();
-	ret = dup2(fd, sock) < 0 ? -errno : 0;	/* `sock` keeps its number */
-	if (!ret)
-		ret = send_register(n, epoch);
-	if (!ret)
+	tracer__fd_keep(SOCK, fd);	/* the old one is closed */
+	ret = send_register(n, epoch, adopt ? 0 : resume_token);
+	if (!ret && adopt)
 		ret = send_segments(n);
 	pthread_mutex_unlock(&send_lock);
 	return ret;
 }
 
+/* Failures that say no tracerd can be reached from here, ever. */
+static bool hopeless(int err)
+{
+	return err == -EPERM || err == -EACCES || err == -EAFNOSUPPORT ||
+	       err == -ENOSYS || err == -EINVAL;
+}
+
 /*
- * tracerd went away. The threads go on recording into the buffers (the
- * old control page still says what to do) while we look for a new tracerd
- * every RECONNECT_MS; returns 0 once one has our pool.
+ * The connection broke. The threads go on recording into the buffers
+ * (the control page still says what to do) while we connect again: at
+ * once (our tracerd may be alive: resume), then every RECONNECT_MS
+ * (it died: adopt, with the next one). Returns 0 once a Register went
+ * out (serve() handles the answer), or a negative errno: tracing is over.
  */
 static int reconnect(void)
 {
 	char paths[2][TRACER_PATH_MAX];
 	struct timespec pause = { 0, RECONNECT_MS * 1000000L };
+	bool adopt = resume_refused || !resume_token;
 
-	say("tracerd went away; recording goes on into the buffers");
+	if (adopt && !pool_intact())
+		return -EBADF;	/* nothing we could hand over */
 	for (;;) {
 		int n = tracer__socket_candidates(paths), i;
 
-		nanosleep(&pause, NULL);	/* a retry period, not a wait */
 		for (i = 0; i < n; i++) {
 			int fd = tracer__wire_connect(paths[i], SOCK_NONBLOCK);
 
-			if (fd < 0)
-				continue;
-			if (adopt_on(fd) == 0) {
-				close(fd);
+			if (fd < 0 && hopeless(fd))
+				return fd;
+			if (fd >= 0 && register_again(fd, adopt) == 0)
 				return 0;
-			}
-			close(fd);
 		}
+		nanosleep(&pause, NULL);	/* a retry period, not a wait */
 	}
+}
+
+/* Breaks that connecting again may mend. */
+static bool mendable(int err)
+{
+	return tracer__client_registered() &&
+	       (err == -ECONNRESET || err == -EPIPE || err == -EBADF ||
+		err == -ENOTSOCK || err == -ENOTCONN || err == -ESRCH);
 }
 
 static void *listener(void *arg)
@@ -693,9 +828,18 @@ static void *listener(void *arg)
 	WRAP_GUARD_ENTER();	/* for ever: this thread is the tracer's */
 	for (;;) {
 		ret = serve();
-		if (ret != -ECONNRESET || !tracer__client_registered() ||
-		    !pool_intact() || reconnect())
+		if (!mendable(ret))
 			break;
+		if (ret != -ESRCH)
+			say("lost the connection to tracerd (%s); recording "
+			    "goes on into the buffers", strerror(-ret));
+		ret = reconnect();
+		if (ret) {
+			say("cannot reach tracerd any more: %s; not traced "
+			    "from here", strerror(-ret));
+			tracer__pool_set_untraced(-ret);
+			break;
+		}
 	}
 	disconnect(ret ? ret : -ECONNRESET);
 	return NULL;
@@ -738,7 +882,7 @@ static long since_us(const struct timespec *t0)
  */
 static int await_reply(int timeout_ms)
 {
-	struct pollfd p = { .fd = sock, .events = POLLIN };
+	struct pollfd p = { .fd = tracer__fd(SOCK), .events = POLLIN };
 	struct timespec t0;
 	long left;
 	int n;
@@ -761,11 +905,8 @@ static void give_up(void)
 {
 	pthread_mutex_lock(&send_lock);
 	drop_queue_locked();
-	close(sock);
-	sock = -1;
-	if (queue_fd >= 0)
-		close(queue_fd);
-	queue_fd = -1;
+	tracer__fd_close(SOCK);
+	tracer__fd_close(QUEUE);
 	pthread_mutex_unlock(&send_lock);
 }
 
@@ -855,10 +996,12 @@ int tracer__client_start(int timeout_ms)
 		say("no tracerd to register with: %s", strerror(-fd));
 		return fd;
 	}
-	sock = fd;
-	queue_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	tracer__fd_keep(SOCK, fd);
+	fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (fd >= 0)
+		tracer__fd_keep(QUEUE, fd);
 	install_signal();
-	ret = send_register(0, 0);
+	ret = send_register(0, 0, 0);
 	if (!ret)	/* the connection's wait counts: timeout_ms in all */
 		ret = await_reply(ms_left(&t0, timeout_ms));
 	reply = ret;

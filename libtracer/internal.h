@@ -194,15 +194,58 @@ void tracer__pool_add_lost(uint64_t n) TRACER_HIDDEN;
 uint64_t tracer__pool_epoch(void) TRACER_HIDDEN;
 /* The eventfd that wakes tracerd (a previous one is closed). */
 void tracer__pool_set_wake_fd(int fd) TRACER_HIDDEN;
-/* Segments mapped, and segment i's descriptor and size (-1: none), kept
- * so that a new tracerd can adopt the pool (client.c). */
+/* Segments mapped, and segment i's size (its memfd is kept in slot
+ * TRACER__FD_SEG0 + i, so that a new tracerd can adopt the pool). */
 uint32_t tracer__pool_segments(void) TRACER_HIDDEN;
-int tracer__pool_segment_fd(uint32_t i, uint64_t *size) TRACER_HIDDEN;
-/* In a child of fork(): unmap the parent's segments, close its eventfd. */
+uint64_t tracer__pool_segment_size(uint32_t i) TRACER_HIDDEN;
+/* The process cannot reach tracerd any more (err: why): tracerd reads it
+ * in the pool line and ends the trace with it. */
+void tracer__pool_set_untraced(int err) TRACER_HIDDEN;
+/* In a child of fork(): unmap the parent's segments. */
 void tracer__pool_fork_child(void) TRACER_HIDDEN;
 /* Ask tracerd to look at the pool now (eventfd, only when it sleeps). */
 void tracer__pool_wake(void) TRACER_HIDDEN;
 void tracer__pool_on_close(struct tracer_rb_writer *w) TRACER_HIDDEN;
+
+/*
+ * The descriptors libtracer keeps (fds.c), one slot each, moved to the top
+ * of the program's range and hidden from its close()/dup*() calls.
+ *
+ * tracer__fd_keep(s, fd) moves fd there and makes it slot s's (a previous
+ * one is closed once unused); returns the number it has now.
+ * tracer__fd_hold() before a system call on a slot's descriptor, read
+ * with tracer__fd(s) after it, tracer__fd_release(token) after the call:
+ * a mover waits for it. tracer__fd_close(s): the tracer's own close.
+ * tracer__fd_ours(fd): is fd one of ours (the program sees it closed)?
+ * tracer__fd_next_ours(from): the lowest of ours >= from, or -1.
+ * tracer__fd_vacate(fd): the program is about to dup2() onto fd; if fd is
+ * ours, move it elsewhere first and return true: if the program's call
+ * fails, tracer__fd_vacated(fd) closes what is left at fd.
+ * tracer__fd_intact(s): slot s still holds the file we put there (a raw
+ * close system call, or a dup2() we did not see, would change it).
+ * tracer__fd_forget_all(): in a child of fork(): close them all.
+ */
+enum {
+	TRACER__FD_SOCK,
+	TRACER__FD_QUEUE,
+	TRACER__FD_WAKE,
+	TRACER__FD_SEG0,
+	TRACER__FD_SLOTS = TRACER__FD_SEG0 + TRACER_POOL_MAX_SEGMENTS,
+};
+
+int tracer__fd_keep(int s, int fd) TRACER_HIDDEN;
+unsigned tracer__fd_hold(void) TRACER_HIDDEN;
+int tracer__fd(int s) TRACER_HIDDEN;
+void tracer__fd_release(unsigned token) TRACER_HIDDEN;
+void tracer__fd_close(int s) TRACER_HIDDEN;
+bool tracer__fd_ours(int fd) TRACER_HIDDEN;
+int tracer__fd_next_ours(int from) TRACER_HIDDEN;
+bool tracer__fd_vacate(int fd) TRACER_HIDDEN;
+void tracer__fd_vacated(int fd) TRACER_HIDDEN;
+bool tracer__fd_intact(int s) TRACER_HIDDEN;
+void tracer__fd_forget_all(void) TRACER_HIDDEN;
+/* The process the slots belong to (a vfork child's calls pass through). */
+extern uint32_t tracer__fd_owner_pid TRACER_HIDDEN;
 
 /* Release the calling thread's buffer (thread exit, process exit). */
 void tracer__thread_exit(void) TRACER_HIDDEN;

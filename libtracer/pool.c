@@ -20,15 +20,13 @@
 
 struct segment {
 	char *base;
-	uint64_t size;
-	int fd;				/* kept: a new tracerd adopts it */
+	uint64_t size;			/* its memfd: slot SEG0 + index */
 	struct tracer_pool_header *hdr;
 	struct tracer_pool_desc *desc;
 };
 
 static struct segment segs[TRACER_POOL_MAX_SEGMENTS];
 static uint32_t nsegs;		/* published count */
-static int wake_fd = -1;
 
 static uint32_t segment_count(void)
 {
@@ -71,20 +69,19 @@ int tracer__pool_add_segment(int fd, uint64_t size)
 	}
 	base = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	ret = base == MAP_FAILED ? -errno : 0;
+	if (!ret)
+		ret = check_segment(base, size, n);
 	if (ret) {
+		if (base != MAP_FAILED)
+			munmap(base, size);
 		close(fd);
 		return ret;
 	}
 	s->base = base;
 	s->size = size;
 	s->hdr = base;
-	s->fd = fd;
-	ret = check_segment(s->hdr, size, n);
-	if (ret) {
-		munmap(base, size);
-		close(fd);
-		return ret;
-	}
+	/* Kept for a new tracerd, out of the program's way (fds.c). */
+	tracer__fd_keep(TRACER__FD_SEG0 + (int)n, fd);
 	s->desc = (struct tracer_pool_desc *)(void *)(s->base +
 						   s->hdr->desc_offset);
 	/* The segment is complete before threads can see it. */
@@ -94,15 +91,17 @@ int tracer__pool_add_segment(int fd, uint64_t size)
 
 void tracer__pool_set_wake_fd(int fd)
 {
-	/*
-	 * A new one (a new tracerd) takes the old one's number, atomically:
-	 * a writer never writes into a descriptor the program opened since.
-	 */
-	if (wake_fd >= 0 && wake_fd != fd && dup2(fd, wake_fd) == wake_fd) {
-		close(fd);
-		return;
-	}
-	wake_fd = fd;
+	/* The old one is closed once no writer uses it (fds.c). */
+	tracer__fd_keep(TRACER__FD_WAKE, fd);
+}
+
+void tracer__pool_set_untraced(int err)
+{
+	struct tracer_pool_header *p = pool_line();
+
+	if (p)
+		__atomic_store_n(&p->untraced_errno, (uint32_t)err,
+				 __ATOMIC_RELEASE);
 }
 
 uint32_t tracer__pool_segments(void)
@@ -110,17 +109,15 @@ uint32_t tracer__pool_segments(void)
 	return segment_count();
 }
 
-int tracer__pool_segment_fd(uint32_t i, uint64_t *size)
+uint64_t tracer__pool_segment_size(uint32_t i)
 {
-	if (i >= segment_count())
-		return -1;
-	*size = segs[i].size;
-	return segs[i].fd;
+	return i < segment_count() ? segs[i].size : 0;
 }
 
 /*
- * Child of fork(): the segments and the eventfd are the parent's pool.
- * Only the forking thread runs here, and no thread of the child holds a
+ * Child of fork(): the segments are the parent's pool (their memfds and
+ * the eventfd are closed with every slot: tracer__fd_forget_all()). Only
+ * the forking thread runs here, and no thread of the child holds a
  * buffer (tracer.c reset it), so nothing can be using them.
  */
 void tracer__pool_fork_child(void)
@@ -128,30 +125,31 @@ void tracer__pool_fork_child(void)
 	uint32_t n = segment_count(), s;
 
 	__atomic_store_n(&nsegs, 0, __ATOMIC_RELEASE);
-	for (s = 0; s < n; s++) {
+	for (s = 0; s < n; s++)
 		munmap(segs[s].base, segs[s].size);
-		close(segs[s].fd);	/* kept for adoption (client.c) */
-	}
 	memset(segs, 0, sizeof(segs));
-	if (wake_fd >= 0)
-		close(wake_fd);
-	wake_fd = -1;
 }
 
 void tracer__pool_wake(void)
 {
 	struct tracer_pool_header *p = pool_line();
-	int saved;
+	unsigned token;
+	int saved, fd;
 
-	if (!p || wake_fd < 0 || !TRACER_READ_ONCE(p->wake_armed))
+	if (!p || !TRACER_READ_ONCE(p->wake_armed))
 		return;
 	/* Only the context that disarms it pays for the system call. */
 	if (!__atomic_exchange_n(&p->wake_armed, 0, __ATOMIC_SEQ_CST))
 		return;
 	saved = errno;
+	/* Held: the number cannot become the program's meanwhile (fds.c). */
+	token = tracer__fd_hold();
+	fd = tracer__fd(TRACER__FD_WAKE);
 	/* The system call itself: the event path must not reach write(). */
-	if (syscall(SYS_write, wake_fd, &(uint64_t){ 1 }, sizeof(uint64_t)) < 0)
+	if (fd >= 0 &&
+	    syscall(SYS_write, fd, &(uint64_t){ 1 }, sizeof(uint64_t)) < 0)
 		(void)0;	/* tracerd's timer scan covers it */
+	tracer__fd_release(token);
 	errno = saved;
 }
 

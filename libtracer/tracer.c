@@ -447,6 +447,7 @@ static void fork_child(void)
 			 __ATOMIC_RELEASE);
 	tls = (struct tracer__thread){ .epoch = UINT64_MAX };
 	process_start_session = 0;
+	tracer__fd_owner_pid = (uint32_t)getpid();
 	WRAP_GUARD_ENTER();
 	tracer__signal_fork_after();
 	tracer__proc_fork_child();
@@ -482,6 +483,7 @@ static void __attribute__((constructor(102))) tracer_init(void)
 	tracer__wrap_dl_init();
 	if (pthread_key_create(&exit_key, exit_key_destructor))
 		return;
+	tracer__fd_owner_pid = (uint32_t)getpid();
 	WRAP_GUARD_ENTER();
 	tracer__modules_init();
 	pthread_atfork(fork_prepare, fork_parent, fork_child);

@@ -22,6 +22,8 @@
  * (__open_2, __read_chk ...) record the same events as the plain call.
  */
 #include <fcntl.h>
+#include <limits.h>
+#include <linux/close_range.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -184,12 +186,184 @@ IO_CALL(int, creat, (const char *path, mode_t mode), (path, mode),
 WRAP_API int creat64(const char *path, mode_t mode)
 	__attribute__((alias("creat")));
 
-IO_CALL(int, close, (int fd), (fd), "fd %d result %d", (fd, ret), ret < 0)
-IO_CALL(int, dup, (int fd), (fd), "fd %d newfd %d", (fd, ret), ret < 0)
-IO_CALL(int, dup2, (int fd, int fd2), (fd, fd2), "fd %d newfd %d result %d",
-	(fd, fd2, ret), ret < 0)
-IO_CALL(int, dup3, (int fd, int fd2, int flags), (fd, fd2, flags),
-	"fd %d newfd %d flags %#x result %d", (fd, fd2, flags, ret), ret < 0)
+/* ---- closing and duplicating: the tracer's descriptors stay hidden ---- */
+
+/*
+ * The descriptors libtracer keeps (fds.c) are not open as far as the
+ * program can tell: close() and dup() of one fail with EBADF as they
+ * would untraced, close_range() and closefrom() skip them, and dup2() or
+ * dup3() onto one moves ours away before the program's call replaces the
+ * number. Each records the same event as the plain call.
+ */
+
+/* The call as untraced: "not an open descriptor". */
+static int ebadf(void)
+{
+	errno = EBADF;
+	return -1;
+}
+
+WRAP_DEFINE_REAL(int, close, (int fd), (fd))
+WRAP_API int close(int fd)
+{
+	char eb[WRAP_ERRBUF];
+	const char *es = "";
+	int ret = 0;
+	WRAP_SITE(cs, 0, "libc:close", "fd %d result %d%s", fd, ret, es);
+
+	if (tracer_unlikely(tracer__fd_ours(fd)))
+		ret = ebadf();
+	else if (tracer_likely(!WRAP_ON(cs)))
+		return WRAP_REAL(close)(fd);
+	else
+		ret = WRAP_REAL(close)(fd);
+	if (WRAP_ON(cs)) {
+		es = tracer__wrap_errno(ret < 0, errno, eb);
+		WRAP_EMIT(cs, fd, ret, es);
+	}
+	return ret;
+}
+
+WRAP_DEFINE_REAL(int, dup, (int fd), (fd))
+WRAP_API int dup(int fd)
+{
+	char eb[WRAP_ERRBUF];
+	const char *es = "";
+	int ret = 0;
+	WRAP_SITE(cs, 0, "libc:dup", "fd %d newfd %d%s", fd, ret, es);
+
+	if (tracer_unlikely(tracer__fd_ours(fd)))
+		ret = ebadf();
+	else if (tracer_likely(!WRAP_ON(cs)))
+		return WRAP_REAL(dup)(fd);
+	else
+		ret = WRAP_REAL(dup)(fd);
+	if (WRAP_ON(cs)) {
+		es = tracer__wrap_errno(ret < 0, errno, eb);
+		WRAP_EMIT(cs, fd, ret, es);
+	}
+	return ret;
+}
+
+WRAP_DEFINE_REAL(int, dup2, (int fd, int fd2), (fd, fd2))
+WRAP_DEFINE_REAL(int, dup3, (int fd, int fd2, int flags), (fd, fd2, flags))
+
+/* dup2() (is_dup3 false) and dup3() onto fd2. */
+static int dup_onto(int fd, int fd2, int flags, bool is_dup3)
+{
+	int ret, err;
+	bool moved;
+
+	if (tracer__fd_ours(fd))
+		return ebadf();
+	moved = fd != fd2 && tracer__fd_vacate(fd2);
+	ret = is_dup3 ? WRAP_REAL(dup3)(fd, fd2, flags)
+		      : WRAP_REAL(dup2)(fd, fd2);
+	err = errno;
+	if (moved && ret < 0)
+		tracer__fd_vacated(fd2);	/* as untraced: not open */
+	errno = err;
+	return ret;
+}
+
+WRAP_API int dup2(int fd, int fd2)
+{
+	char eb[WRAP_ERRBUF];
+	const char *es = "";
+	int ret = 0;
+	WRAP_SITE(cs, 0, "libc:dup2", "fd %d newfd %d result %d%s", fd, fd2,
+		  ret, es);
+
+	ret = dup_onto(fd, fd2, 0, false);
+	if (tracer_unlikely(WRAP_ON(cs))) {
+		es = tracer__wrap_errno(ret < 0, errno, eb);
+		WRAP_EMIT(cs, fd, fd2, ret, es);
+	}
+	return ret;
+}
+
+WRAP_API int dup3(int fd, int fd2, int flags)
+{
+	char eb[WRAP_ERRBUF];
+	const char *es = "";
+	int ret = 0;
+	WRAP_SITE(cs, 0, "libc:dup3", "fd %d newfd %d flags %#x result %d%s",
+		  fd, fd2, flags, ret, es);
+
+	ret = dup_onto(fd, fd2, flags, true);
+	if (tracer_unlikely(WRAP_ON(cs))) {
+		es = tracer__wrap_errno(ret < 0, errno, eb);
+		WRAP_EMIT(cs, fd, fd2, flags, ret, es);
+	}
+	return ret;
+}
+
+/*
+ * close_range(first, last, flags) around ours: one system call per run of
+ * the program's numbers. CLOSE_RANGE_CLOEXEC only marks them (ours are
+ * close-on-exec already): passed on whole.
+ */
+static int close_around(unsigned first, unsigned last, unsigned flags)
+{
+	int ours;
+
+	if (flags & CLOSE_RANGE_CLOEXEC || first > last)
+		return (int)syscall(SYS_close_range, first, last, flags);
+	while ((ours = tracer__fd_next_ours(first > INT_MAX ? INT_MAX
+					    : (int)first)) >= 0 &&
+	       (unsigned)ours <= last) {
+		if ((unsigned)ours > first &&
+		    syscall(SYS_close_range, first, (unsigned)ours - 1,
+			    flags) < 0)
+			return -1;
+		first = (unsigned)ours + 1;
+	}
+	if (first > last)
+		return 0;
+	return (int)syscall(SYS_close_range, first, last, flags);
+}
+
+WRAP_API int close_range(unsigned first, unsigned last, int flags)
+{
+	char eb[WRAP_ERRBUF];
+	const char *es = "";
+	int ret = 0;
+	WRAP_SITE(cs, 0, "libc:close_range",
+		  "first %u last %u flags %#x result %d%s", first, last,
+		  flags, ret, es);
+
+	ret = close_around(first, last, (unsigned)flags);
+	if (tracer_unlikely(WRAP_ON(cs))) {
+		es = tracer__wrap_errno(ret < 0, errno, eb);
+		WRAP_EMIT(cs, first, last, flags, ret, es);
+	}
+	return ret;
+}
+
+/* closefrom(): every descriptor from lowfd on, but ours; a kernel without
+ * close_range() gets the C library's own closefrom() for what lies
+ * above our highest (below it: one close() each, as the C library's
+ * fallback would). */
+WRAP_DEFINE_REAL(void, closefrom, (int lowfd), (lowfd))
+WRAP_API void closefrom(int lowfd)
+{
+	int saved = errno, fd, ours;
+	WRAP_SITE(cs, 0, "libc:closefrom", "lowfd %d", lowfd);
+
+	if (tracer_unlikely(WRAP_ON(cs)))
+		WRAP_EMIT(cs, lowfd);
+	if (lowfd < 0)
+		lowfd = 0;
+	if (close_around((unsigned)lowfd, ~0u, 0) == 0 || errno != ENOSYS) {
+		errno = saved;
+		return;
+	}
+	for (fd = lowfd; (ours = tracer__fd_next_ours(fd)) >= 0; fd = ours + 1)
+		while (fd < ours)
+			WRAP_REAL(close)(fd++);
+	WRAP_REAL(closefrom)(fd);
+	errno = saved;
+}
 IO_CALL(int, pipe, (int fds[2]), (fds), "fds %d %d result %d",
 	(ret ? -1 : fds[0], ret ? -1 : fds[1], ret), ret < 0)
 IO_CALL(int, pipe2, (int fds[2], int flags), (fds, flags),

@@ -120,13 +120,15 @@ bool tracerd_control_send_filter(struct tracerd_process *p,
 	Tracer__Filter f = TRACER__FILTER__INIT;
 	char *copy;
 
-	if (!p->client || (p->filter && !strcmp(p->filter, patterns)))
+	if (p->filter && !strcmp(p->filter, patterns))
 		return false;
 	copy = strdup(patterns);
 	if (!copy)
 		return false;
 	free(p->filter);
 	p->filter = copy;
+	if (!p->client)
+		return false;	/* reconnecting: sent when it is back */
 	f.generation = ++p->filter_sent;
 	f.patterns = copy;
 	m.body_case = TRACER__MESSAGE__BODY_FILTER;

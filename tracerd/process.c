@@ -20,6 +20,7 @@
 #include <string.h>
 #include <sys/eventfd.h>
 #include <sys/mman.h>
+#include <sys/random.h>
 #include <sys/statvfs.h>
 #include <unistd.h>
 
@@ -1116,6 +1117,17 @@ static void close_fds(const int *fds, int n)
 		close(fds[i]);
 }
 
+/* A name only the process learns (over its socket), for resume. */
+static uint64_t new_token(void)
+{
+	uint64_t t = 0;
+
+	while (t == 0)
+		if (getrandom(&t, sizeof(t), 0) != (ssize_t)sizeof(t))
+			t = (uint64_t)tracerd_now_ms() * 0x9e3779b97f4a7c15ULL;
+	return t;
+}
+
 static int send_registered(struct tracerd_process *p, int ctl_fd, int seg_fd)
 {
 	Tracer__Message m = TRACER__MESSAGE__INIT;
@@ -1140,6 +1152,7 @@ static int send_registered(struct tracerd_process *p, int ctl_fd, int seg_fd)
 	f.generation = p->filter_sent = 1;
 	f.patterns = p->filter;
 	r.filter = &f;
+	r.resume_token = p->resume_token = new_token();
 	m.body_case = TRACER__MESSAGE__BODY_REGISTERED;
 	m.registered = &r;
 	return tracerd_send(p->client, &m, fds, n);
@@ -1240,6 +1253,76 @@ int tracerd_process_register(struct tracerd_client *c,
 	return tracerd_process_go_live(p, ctl_fd, seg_fd);
 }
 
+static struct tracerd_process *find_resumable(struct tracerd *d, pid_t pid,
+					      uint64_t token)
+{
+	struct tracerd_process *p;
+
+	cds_list_for_each_entry(p, &d->processes, node)
+		if (p->pid == pid && p->resume_token == token &&
+		    !p->ending && !p->adopting)
+			return p;
+	return NULL;
+}
+
+/* The reply to a resuming Register: a new eventfd, the filter in force. */
+static int send_resumed(struct tracerd_process *p)
+{
+	Tracer__Message m = TRACER__MESSAGE__INIT;
+	Tracer__Registered r = TRACER__REGISTERED__INIT;
+	Tracer__Filter f = TRACER__FILTER__INIT;
+	int fd = dup(p->wake_fd);
+
+	if (fd < 0)
+		return -errno;
+	r.control_size = TRACER_CONTROL_SIZE;
+	r.resume_token = p->resume_token;
+	r.resumed = true;
+	f.generation = ++p->filter_sent;
+	f.patterns = p->filter ? p->filter : (char *)"";
+	r.filter = p->filter ? &f : NULL;
+	m.body_case = TRACER__MESSAGE__BODY_REGISTERED;
+	m.registered = &r;
+	return tracerd_send(p->client, &m, &fd, 1);
+}
+
+int tracerd_process_resume(struct tracerd_client *c,
+			   const Tracer__Register *r)
+{
+	struct tracerd_process *p = find_resumable(c->d, c->pid,
+						   r->resume_token);
+	struct tracerd_client *old;
+
+	if (!p) {
+		tracerd_send_error(c, -ESRCH, "no such traced process here: "
+				   "register with the pool (adopt)");
+		return -ESRCH;
+	}
+	old = p->client;
+	if (old) {		/* its end of the broken connection */
+		old->proc = NULL;
+		p->client = NULL;
+		tracerd_client_close(old);
+	}
+	p->client = c;
+	c->proc = p;
+	p->hangup_ms = 0;
+	p->resumed = true;
+	tracerd_log("pid %d (%s) connected again; tracing goes on",
+		    (int)p->pid, p->name);
+	return send_resumed(p);
+}
+
+int tracerd_process_untraced(struct tracerd_process *p)
+{
+	uint32_t e;
+
+	if (!p->nseg)
+		return 0;
+	e = __atomic_load_n(&pool_line(p)->untraced_errno, __ATOMIC_ACQUIRE);
+	return e > 0 && e < 4096 ? (int)e : e ? EIO : 0;
+}
+
 static bool valid_types(const char *t)
 {
 	size_t n = strlen(t), i;
@@ -1262,6 +1345,8 @@ static int store_callsite(struct tracerd_process *p,
 
 static int add_callsite(struct tracerd_process *p, const Tracer__CallSite *s)
 {
+	if (p->resumed && s->id != 0 && known_id(p, s->id))
+		return 0;	/* sent again after a broken connection */
 	if (s->id == 0 || s->id > (1u << 30) || !valid_types(s->types) ||
 	    known_id(p, s->id) || p->ncs >= MAX_CALLSITES)
 		return -EINVAL;
@@ -1340,8 +1425,9 @@ int tracerd_process_callsites(struct tracerd_process *p,
 
 /*
  * The client hung up. The pidfd tells a death; a process still alive may
- * be running exec (its new image registers with the same pid) or have
- * closed its connection: tracerd_process_check() decides later.
+ * be running exec (its new image registers with the same pid) or be
+ * connecting again (tracerd_process_resume()); its buffers are drained
+ * meanwhile, and tracerd_process_check() ends it if it says it cannot.
  */
 void tracerd_process_gone(struct tracerd_process *p)
 {

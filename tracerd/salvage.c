@@ -403,13 +403,24 @@ static bool exit_status(const struct tracerd_process *p, int *status)
 	       status_from_pidfd(p->pidfd, status);
 }
 
+/* Why a process that lives on is not traced any more. */
+static const char *untraced_why(struct tracerd_process *p, char *buf,
+				size_t size)
+{
+	snprintf(buf, size, "is not traced from here: it lost its "
+		 "connection to tracerd and cannot make a new one (%s)",
+		 strerror(tracerd_process_untraced(p)));
+	tracerd_log("pid %d %s", (int)p->pid, buf);
+	return buf;
+}
+
 /* The death (or exec) as the process's last event, in vital-PID. */
 static void tell_end(struct tracerd_process *p, enum tracerd_end how)
 {
 	uint64_t now = tracer__clock_now();
 	struct synth s;
 	union sarg v[4];
-	char sig[24];
+	char sig[24], why[160];
 	int status;
 	bool known = how == TRACERD_END_DIED && exit_status(p, &status);
 
@@ -434,6 +445,8 @@ static void tell_end(struct tracerd_process *p, enum tracerd_end how)
 	} else {
 		v[1].s = how == TRACERD_END_DIED ? "ended; exit status unknown"
 		       : how == TRACERD_END_EXEC ? "replaced its program (exec)"
+		       : how == TRACERD_END_UNTRACED ? untraced_why(p, why,
+								   sizeof(why))
 		       : "closed its connection to tracerd";
 		synth_add(&s, EV_GONE, "is", v, now);
 	}
@@ -591,8 +604,14 @@ void tracerd_process_check(struct tracerd_process *p)
 		reap_threads(p);
 		return;
 	}
+	/*
+	 * Alive without a connection: it is connecting again (resume), or
+	 * ran exec (its new image registers: tracerd_process_replaced()),
+	 * or says in its pool line that it cannot; else it stays, drained,
+	 * until its pidfd tells its death.
+	 */
 	if (pid_exited(p))
 		tracerd_process_end(p, TRACERD_END_DIED);
-	else if (tracerd_now_ms() - p->hangup_ms >= TRACERD_HANGUP_GRACE_MS)
-		tracerd_process_end(p, TRACERD_END_HANGUP);
+	else if (tracerd_process_untraced(p))
+		tracerd_process_end(p, TRACERD_END_UNTRACED);
 }

@@ -176,6 +176,12 @@ static void dispatch(struct tracerd_client *c, tracer_msg *m)
 	case TRACER__MESSAGE__BODY_REGISTER:
 		if (c->proc)
 			{ reject(c, -EALREADY, "registered twice"); return; }
+		if (m->register_->resume_token) {
+			/* Answered either way; on -ESRCH the client adopts
+			   on a new connection and drops this one. */
+			tracerd_process_resume(c, m->register_);
+			return;
+		}
 		ret = tracerd_process_register(c, m->register_);
 		if (ret)
 			tracerd_client_close(c);

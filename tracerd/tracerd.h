@@ -249,20 +249,22 @@ struct tracerd_process {
 	bool recovering;		/* adopted outside a session: keep
 					   its buffers for the next one */
 	uint64_t dir_retry_ms;		/* next try at its directory */
+	uint64_t resume_token;		/* the process's name for a new
+					   connection (Register.resume_token) */
+	bool resumed;			/* came back after a broken
+					   connection: known call sites are
+					   sent again */
 };
 
 /* Event ids of tracerd's own events (salvage.c); programs use fewer. */
 #define TRACERD_EVENT_BASE	0x7fffff00u
 /* stream_instance_id of the file that tells a process's end. */
 #define TRACERD_END_INSTANCE	0xffffffff00000000ULL
-/* A process that hung up but lives, not re-registered after this: it
-   closed its connection (not an exec). */
-#define TRACERD_HANGUP_GRACE_MS	500
-
 enum tracerd_end {
 	TRACERD_END_DIED,		/* its pidfd says so */
 	TRACERD_END_EXEC,		/* the same pid registered again */
-	TRACERD_END_HANGUP,		/* alive, connection closed */
+	TRACERD_END_HANGUP,		/* connection closed, no pidfd */
+	TRACERD_END_UNTRACED,		/* alive, cannot reach us any more */
 };
 
 /* main.c */
@@ -304,6 +306,15 @@ unsigned tracerd_process_flush(struct tracerd_process *p);
 void tracerd_process_close_files(struct tracerd_process *p);
 /* The client hung up: salvage, then free. */
 void tracerd_process_gone(struct tracerd_process *p);
+/*
+ * Client c, whose process lost its connection, names itself with the
+ * token of a Register: give it its process back and reply. Returns 0, or
+ * -ESRCH (no such process here: the client is told, and adopts).
+ */
+int tracerd_process_resume(struct tracerd_client *c,
+			   const Tracer__Register *r);
+/* The errno a process that gave up on us left in its pool line, or 0. */
+int tracerd_process_untraced(struct tracerd_process *p);
 void tracerd_process_free(struct tracerd_process *p);
 /*
  * Fill st; thread entries are malloc'ed: free them with
