@@ -767,8 +767,9 @@ static int register_again(int fd, bool adopt)
 
 	pthread_mutex_lock(&send_lock);
 	drop_queue_locked();
-	tracer__fd_keep(SOCK, fd);	/* the old one is closed */
-	ret = send_register(n, epoch, adopt ? 0 : resume_token);
+	ret = tracer__fd_keep(SOCK, fd);	/* the old one is closed */
+	if (ret >= 0)
+		ret = send_register(n, epoch, adopt ? 0 : resume_token);
 	if (!ret && adopt)
 		ret = send_segments(n);
 	pthread_mutex_unlock(&send_lock);
@@ -996,7 +997,11 @@ int tracer__client_start(int timeout_ms)
 		say("no tracerd to register with: %s", strerror(-fd));
 		return fd;
 	}
-	tracer__fd_keep(SOCK, fd);
+	fd = tracer__fd_keep(SOCK, fd);
+	if (fd < 0) {
+		say("no room for the tracer's descriptors: %s", strerror(-fd));
+		return fd;
+	}
 	fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	if (fd >= 0)
 		tracer__fd_keep(QUEUE, fd);

@@ -195,10 +195,15 @@ int tracer__fd_keep(int s, int fd)
 {
 	int high = copy_high(fd), old;
 
-	if (high >= 0) {
+	if (high == -ENOSPC) {
+		high = fd;	/* no band (a low limit): it stays there */
+	} else {
 		sys_close(fd);
-		fd = high;
+		if (high < 0)
+			return high;	/* the band is full: not at a low
+					   number the program expects free */
 	}
+	fd = high;
 	lock_movers();
 	old = tracer__fd(s);
 	remember(s, fd);
@@ -313,6 +318,8 @@ bool tracer__fd_intact(int s)
 	int fd = tracer__fd(s);
 	struct stat st;
 
-	return fd >= 0 && fstat(fd, &st) == 0 && st.st_dev == slot_dev[s] &&
+	if (fd < 0)
+		return true;	/* nothing there to lose */
+	return fstat(fd, &st) == 0 && st.st_dev == slot_dev[s] &&
 	       st.st_ino == slot_ino[s];
 }

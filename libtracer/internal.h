@@ -212,7 +212,8 @@ void tracer__pool_on_close(struct tracer_rb_writer *w) TRACER_HIDDEN;
  * of the program's range and hidden from its close()/dup*() calls.
  *
  * tracer__fd_keep(s, fd) moves fd there and makes it slot s's (a previous
- * one is closed once unused); returns the number it has now.
+ * one is closed once unused); returns the number it has now, or -EMFILE
+ * (the band is full: fd is closed rather than left at a low number).
  * tracer__fd_hold() before a system call on a slot's descriptor, read
  * with tracer__fd(s) after it, tracer__fd_release(token) after the call:
  * a mover waits for it. tracer__fd_close(s): the tracer's own close.
@@ -222,7 +223,8 @@ void tracer__pool_on_close(struct tracer_rb_writer *w) TRACER_HIDDEN;
  * ours, move it elsewhere first and return true: if the program's call
  * fails, tracer__fd_vacated(fd) closes what is left at fd.
  * tracer__fd_intact(s): slot s still holds the file we put there (a raw
- * close system call, or a dup2() we did not see, would change it).
+ * close system call, or a dup2() we did not see, would change it), or
+ * nothing.
  * tracer__fd_forget_all(): in a child of fork(): close them all.
  */
 enum {

@@ -1,0 +1,138 @@
+#!/bin/bash
+# A traced program's descriptors are its own: libtracer's sit at the top of
+# the range, hidden from the program's close()/dup*() calls. A shell
+# script writing through `exec 6>log`, a program that dup2()s onto 3..20,
+# and daemons that close every descriptor (a close() loop, closefrom(),
+# close_range(), dup2() over everything) behave as untraced and stay
+# traced to their exit; one that closes them with the raw system call is
+# traced again once libtracer reconnects; one that can no longer make a
+# socket (seccomp) ends its trace saying why. tracerd runs with its
+# default settings.
+. "$(dirname "$0")/lib.sh"
+FDEE=./tests/integration/fdee
+LIB=$RECORD_PRELOAD${RECORD_PRELOAD:+:}$(pwd)/libtracer/.libs/libtracer.so
+
+check "tracerd starts" start_daemon
+
+# traced CMD...: run CMD preloaded (the session is recording).
+traced() {
+	LD_PRELOAD=$LIB "$@"
+}
+
+# view DIR: the session's events, addresses bare.
+view() {
+	"$TRACECTL" view --no-symbols "$1"
+}
+
+# ---- numbers the program sees -------------------------------------------
+
+session_cmd start >/dev/null
+"$FDEE" first >"$T/first.plain"
+traced "$FDEE" first >"$T/first.traced"
+check "the first open() returns 3 and dup() 4, as untraced" \
+	cmp -s "$T/first.plain" "$T/first.traced"
+
+printf 'exec 6>"$1"\nfor i in $(seq 5000); do echo $i >&6; done\n' \
+	>"$T/six.sh"
+bash "$T/six.sh" "$T/six.plain"
+traced bash "$T/six.sh" "$T/six.traced"
+check "bash 'exec 6>log' writing 5000 lines: the log is byte-identical" \
+	cmp -s "$T/six.plain" "$T/six.traced"
+
+"$FDEE" dup2 "$T/dup2.plain" >/dev/null
+traced "$FDEE" dup2 "$T/dup2.traced" >/dev/null
+check "dup2() of a file onto 3..20: the file is byte-identical" \
+	cmp -s "$T/dup2.plain" "$T/dup2.traced"
+dir=$(session_cmd stop)
+view "$dir" >"$T/first.view"
+check "bash's 5000 redirections to fd 6 are in the trace" \
+	[ "$(grep -c " bash .* libc:dup2: fd 6 newfd 1 result 1$" \
+		"$T/first.view")" -eq 5000 ]
+
+# ---- daemons closing everything -----------------------------------------
+
+# closes WAY: run `fdee close WAY` untraced and traced; same output, and
+# the trace has its three later opens and its exit.
+closes() {
+	local way=$1 n pid
+	mkdir -p "$T/c-$way.plain" "$T/c-$way.traced"
+	"$FDEE" close "$way" "$T/c-$way.plain" 3 >"$T/c-$way.plain.out"
+	echo "exit $?" >>"$T/c-$way.plain.out"
+	sed -i "s|$T/c-$way.plain|DIR|" "$T/c-$way.plain.out"
+	session_cmd start >/dev/null
+	traced "$FDEE" close "$way" "$T/c-$way.traced" 3 >"$T/c-$way.traced.out"
+	echo "exit $?" >>"$T/c-$way.traced.out"
+	dir=$(session_cmd stop)
+	sed -i "s|$T/c-$way.traced|DIR|" "$T/c-$way.traced.out"
+	check "close by $way: the same output and exit status as untraced" \
+		cmp -s "$T/c-$way.plain.out" "$T/c-$way.traced.out"
+	view "$dir" >"$T/c-$way.view"
+	n=$(grep -c "libc:open: path $T/c-$way.traced/after-[123] .* fd 3$" \
+		"$T/c-$way.view")
+	pid=$(sed -n 's/.* fdee \([0-9]*\) .*proc:exit: status 0$/\1/p' \
+		"$T/c-$way.view")
+	check "close by $way: its later opens ($n of 3) and its proc:exit are in the trace" \
+		[ "$n" -eq 3 -a -n "$pid" ]
+	check "close by $way: still registered at its exit (no 'closed its connection')" \
+		bash -c "! grep -q 'closed its connection' '$T/c-$way.view'"
+}
+
+for way in loop closefrom close_range dup2; do
+	closes "$way"
+done
+check "close() of the tracer's descriptors fails with EBADF, as untraced" \
+	grep -q "libc:close: fd [0-9]* result -1 errno EBADF" "$T/c-loop.view"
+
+# ---- the raw system call -------------------------------------------------
+
+# The filter that records libc:open is sent after the descriptors are
+# gone: only a reconnected process gets it.
+mkfifo "$T/raw.in"
+mkdir -p "$T/raw"
+session_cmd start --events 'proc:*,tracer:*' >/dev/null
+LD_PRELOAD=$LIB "$FDEE" close raw "$T/raw" 3 <"$T/raw.in" >"$T/raw.out" &
+raw_pid=$!
+exec 7>"$T/raw.in"
+for i in $(seq 100); do
+	grep -q "pid $raw_pid (fdee) connected again" "$LOG" && break
+	sleep 0.1
+done
+check "a raw close_range(3, ~0) is noticed: it connects again" \
+	grep -q "pid $raw_pid (fdee) connected again" "$LOG"
+"$TRACECTL" filter 'proc:*,tracer:*,libc:open' >"$T/raw.filter"
+check "a filter change reaches it afterwards" \
+	grep -q "applied to 1 process" "$T/raw.filter"
+echo go >&7
+exec 7>&-
+wait "$raw_pid"
+check "it exits 0" [ $? -eq 0 ]
+dir=$(session_cmd stop)
+view "$dir" >"$T/raw.view"
+check "its later opens (recorded under the new filter) and proc:exit are in the trace" \
+	[ "$(grep -c "libc:open: path $T/raw/after-" "$T/raw.view")" -eq 3 -a \
+	  "$(grep -c " $raw_pid .*proc:exit: status 0" "$T/raw.view")" -eq 1 ]
+
+# ---- tracing made impossible ---------------------------------------------
+
+mkfifo "$T/sec.in"
+mkdir -p "$T/sec"
+session_cmd start >/dev/null
+LD_PRELOAD=$LIB "$FDEE" seccomp "$T/sec" <"$T/sec.in" >"$T/sec.out" &
+sec_pid=$!
+exec 7>"$T/sec.in"
+for i in $(seq 100); do
+	grep -q "pid $sec_pid is not traced from here" "$LOG" && break
+	sleep 0.1
+done
+echo go >&7
+exec 7>&-
+wait "$sec_pid"
+check "a program that forbids socket() and closes everything runs on (exit 0)" \
+	[ $? -eq 0 -a "$(tail -n 1 "$T/sec.out")" = "after-1 fd 3" ]
+dir=$(session_cmd stop)
+view "$dir" >"$T/sec.view"
+check "its trace ends saying why: not traced from here (Operation not permitted)" \
+	bash -c "grep ' $sec_pid ' '$T/sec.view' | tail -n 1 |
+		grep -q 'tracer:process_gone: pid $sec_pid is not traced from here.*(Operation not permitted)'"
+
+finish
