@@ -793,23 +793,31 @@ static bool hopeless(int err)
 static int reconnect(void)
 {
 	char paths[2][TRACER_PATH_MAX];
-	struct timespec pause = { 0, RECONNECT_MS * 1000000L };
 	bool adopt = resume_refused || !resume_token;
+	long ms = 10;
 
 	if (adopt && !pool_intact())
 		return -EBADF;	/* nothing we could hand over */
 	for (;;) {
 		int n = tracer__socket_candidates(paths), i;
+		struct timespec pause;
 
 		for (i = 0; i < n; i++) {
 			int fd = tracer__wire_connect(paths[i], SOCK_NONBLOCK);
 
 			if (fd < 0 && hopeless(fd))
 				return fd;
-			if (fd >= 0 && register_again(fd, adopt) == 0)
+			if (fd >= 0)
+				fd = register_again(fd, adopt);
+			if (fd == 0)
 				return 0;
 		}
-		nanosleep(&pause, NULL);	/* a retry period, not a wait */
+		/* A retry period, not a wait: 10 ms (the program had every
+		 * descriptor taken for a moment), doubling to RECONNECT_MS
+		 * (no tracerd: the next one starts in its own time). */
+		pause = (struct timespec){ 0, ms * 1000000L };
+		nanosleep(&pause, NULL);
+		ms = ms * 2 < RECONNECT_MS ? ms * 2 : RECONNECT_MS;
 	}
 }
 

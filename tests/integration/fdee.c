@@ -10,12 +10,13 @@
  *       (the file shows every line once, in order, and nothing else).
  *   fdee close WAY DIR N
  *       closes every descriptor above 2 the WAY a daemon does: `loop`
- *       (close() up to the limit), `closefrom`, `close_range`, `dup2`
- *       (dup2() of /dev/null onto every number up to the limit, then
- *       close_range), `raw` (the close_range system call itself, which
- *       no wrapper sees); then opens DIR/after-1 .. DIR/after-N (created)
- *       and prints each descriptor it got. With `raw`, it first waits for
- *       a line on stdin (the test has changed the filter meanwhile).
+ *       (close() up to the limit, counting those that were open),
+ *       `closefrom`, `close_range`, `dup2` (dup2() of /dev/null onto
+ *       every number up to the limit, then close_range), `raw` (the
+ *       close_range system call itself, which no wrapper sees); prints
+ *       "closed" (and the count), waits for a line on stdin (the test
+ *       changes the filter meanwhile), then opens DIR/after-1 ..
+ *       DIR/after-N (created) and prints each descriptor it got.
  *   fdee seccomp DIR
  *       installs a seccomp filter (every thread) under which socket()
  *       fails with EPERM, closes everything with the raw system call,
@@ -80,11 +81,12 @@ static long open_max(void)
 
 static int close_all(const char *way)
 {
-	long n, max = open_max();
+	long n, max = open_max(), was_open = 0;
 
 	if (!strcmp(way, "loop")) {
 		for (n = 3; n < max; n++)
-			close((int)n);
+			was_open += close((int)n) == 0;
+		printf("%ld were open\n", was_open);
 	} else if (!strcmp(way, "closefrom")) {
 		closefrom(3);
 	} else if (!strcmp(way, "close_range")) {
@@ -143,8 +145,7 @@ static int close_then_open(const char *way, const char *dir, int count)
 
 	if (ret)
 		return ret;
-	if (!strcmp(way, "raw"))
-		wait_line();
+	wait_line();
 	return open_after(dir, count);
 }
 
