@@ -46,6 +46,38 @@ static const char *check_glob(const char *g, size_t len)
 	return NULL;
 }
 
+/*
+ * Most patterns are a name or a "provider:*": those are compared as
+ * strings (fnmatch() costs ~200 instructions a name, for every call site
+ * of every program at each filter change); the others go to fnmatch().
+ */
+enum { KIND_GLOB, KIND_EXACT, KIND_PREFIX };
+
+static void classify(struct tracer__pattern *v)
+{
+	size_t n = strcspn(v->glob, "*?[\\");
+
+	v->len = n;
+	if (!v->glob[n])
+		v->kind = KIND_EXACT;
+	else if (v->glob[n] == '*' && !v->glob[n + 1])
+		v->kind = KIND_PREFIX;
+	else
+		v->kind = KIND_GLOB;
+}
+
+static bool matches(const struct tracer__pattern *v, const char *name)
+{
+	switch (v->kind) {
+	case KIND_EXACT:
+		return strcmp(v->glob, name) == 0;
+	case KIND_PREFIX:
+		return strncmp(v->glob, name, v->len) == 0;
+	default:
+		return fnmatch(v->glob, name, 0) == 0;
+	}
+}
+
 static int add(struct tracer__patterns *p, const char *g, size_t len,
 	       bool exclude, size_t *cap)
 {
@@ -64,6 +96,7 @@ static int add(struct tracer__patterns *p, const char *g, size_t len,
 	if (!p->v[p->n].glob)
 		return -ENOMEM;
 	p->v[p->n].exclude = exclude;
+	classify(&p->v[p->n]);
 	p->n++;
 	return 0;
 }
@@ -125,7 +158,7 @@ static int decide(const struct tracer__patterns *p, const char *name)
 	size_t i = p->n;
 
 	while (i-- > 0)
-		if (fnmatch(p->v[i].glob, name, 0) == 0)
+		if (matches(&p->v[i], name))
 			return !p->v[i].exclude;
 	return -1;
 }

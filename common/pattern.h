@@ -22,6 +22,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 /*
  * The events a session records when it is given no --events: everything
@@ -41,6 +42,8 @@
 struct tracer__pattern {
 	char *glob;
 	bool exclude;
+	uint8_t kind;			/* how it matches (pattern.c) */
+	size_t len;			/* of glob, or of its literal prefix */
 };
 
 struct tracer__patterns {

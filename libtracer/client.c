@@ -311,38 +311,47 @@ static int send_register(uint32_t adopt, uint64_t epoch, uint64_t token)
 	return adopt || token ? sock_send_msg(&m, NULL, 0) : send_msg(&m);
 }
 
+/* Append an encoded frame to the queue (takes data). */
+static void queue_frame_locked(void *data, size_t size)
+{
+	struct out_frame *f = malloc(sizeof(*f));
+
+	if (!f) {
+		free(data);
+		return;
+	}
+	f->data = data;
+	f->size = size;
+	f->sent = 0;
+	f->next = NULL;
+	*out_tail = f;
+	out_tail = &f->next;
+}
+
 /* Queue the call sites registered since the last call, in batches. */
 static int queue_callsites_locked(void)
 {
 	struct tracer_callsite *cs[BATCH];
-	Tracer__CallSite items[BATCH], *ptrs[BATCH];
+	struct tracer_wire_site items[BATCH];
 	char types[BATCH][TRACER_MAX_ARGS + 1];
-	size_t n, i;
+	size_t n, i, size;
+	void *frame;
 	int ret = 0;
 
 	while (!ret && (n = tracer__callsites_pending(cs, BATCH)) > 0) {
-		Tracer__Message m = TRACER__MESSAGE__INIT;
-		Tracer__CallSites sites = TRACER__CALL_SITES__INIT;
-
 		for (i = 0; i < n; i++) {
-			tracer__call_site__init(&items[i]);
 			memcpy(types[i], cs[i]->types, TRACER_MAX_ARGS);
 			types[i][cs[i]->nargs] = '\0';
-			items[i].id = cs[i]->id;
-			items[i].vital = cs[i]->vital != 0;
-			items[i].types = types[i];
-			items[i].line = cs[i]->line;
-			items[i].file = (char *)(cs[i]->file ? cs[i]->file : "");
-			items[i].name = (char *)(cs[i]->name ? cs[i]->name : "");
-			items[i].format = (char *)(cs[i]->format ?
-						   cs[i]->format : "");
-			ptrs[i] = &items[i];
+			items[i] = (struct tracer_wire_site){
+				.id = cs[i]->id, .line = cs[i]->line,
+				.vital = cs[i]->vital != 0, .types = types[i],
+				.file = cs[i]->file, .name = cs[i]->name,
+				.format = cs[i]->format,
+			};
 		}
-		sites.n_sites = n;
-		sites.sites = ptrs;
-		m.body_case = TRACER__MESSAGE__BODY_CALL_SITES;
-		m.call_sites = &sites;
-		ret = queue_locked(&m);
+		ret = tracer__wire_pack_sites(items, n, &frame, &size);
+		if (!ret)
+			queue_frame_locked(frame, size);
 	}
 	return ret;
 }

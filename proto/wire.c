@@ -79,6 +79,116 @@ int tracer__wire_pack(const tracer_msg *msg, void **frame, size_t *size)
 	return 0;
 }
 
+/* ---- CallSites, encoded directly ---------------------------------------- */
+
+/*
+ * Protocol Buffers wire format (tag = field << 3 | wire type; varints;
+ * wire type 2 is a length-delimited field), for the message every program
+ * sends at its start: the generic packer walks the descriptors twice per
+ * field and costs several times more. Fields at their default value are
+ * left out, as protobuf-c's proto3 packer does.
+ */
+enum { WT_VARINT = 0, WT_LEN = 2 };
+
+static size_t varint_len(uint64_t v)
+{
+	size_t n = 1;
+
+	while (v >= 0x80) {
+		v >>= 7;
+		n++;
+	}
+	return n;
+}
+
+static uint8_t *put_varint(uint8_t *p, uint64_t v)
+{
+	while (v >= 0x80) {
+		*p++ = (uint8_t)(v | 0x80);
+		v >>= 7;
+	}
+	*p++ = (uint8_t)v;
+	return p;
+}
+
+static size_t str_len(const char *s)
+{
+	size_t n = s ? strlen(s) : 0;
+
+	return n ? 1 + varint_len(n) + n : 0;
+}
+
+static uint8_t *put_str(uint8_t *p, unsigned field, const char *s)
+{
+	size_t n = s ? strlen(s) : 0;
+
+	if (!n)
+		return p;
+	*p++ = (uint8_t)(field << 3 | WT_LEN);
+	p = put_varint(p, n);
+	memcpy(p, s, n);
+	return p + n;
+}
+
+static size_t site_len(const struct tracer_wire_site *s)
+{
+	return (s->id ? 1 + varint_len(s->id) : 0) + (s->vital ? 2 : 0) +
+	       str_len(s->types) + (s->line ? 1 + varint_len(s->line) : 0) +
+	       str_len(s->file) + str_len(s->name) + str_len(s->format);
+}
+
+/* CallSite fields 1..7 (tracer.proto). */
+static uint8_t *put_site(uint8_t *p, const struct tracer_wire_site *s)
+{
+	if (s->id) {
+		*p++ = 1 << 3 | WT_VARINT;
+		p = put_varint(p, s->id);
+	}
+	if (s->vital) {
+		*p++ = 2 << 3 | WT_VARINT;
+		*p++ = 1;
+	}
+	p = put_str(p, 3, s->types);
+	if (s->line) {
+		*p++ = 4 << 3 | WT_VARINT;
+		p = put_varint(p, s->line);
+	}
+	p = put_str(p, 5, s->file);
+	p = put_str(p, 6, s->name);
+	return put_str(p, 7, s->format);
+}
+
+int tracer__wire_pack_sites(const struct tracer_wire_site *sites, size_t n,
+			    void **frame, size_t *size)
+{
+	size_t inner = 0, len, i;
+	uint8_t *buf, *p;
+
+	for (i = 0; i < n; i++) {
+		size_t one = site_len(&sites[i]);
+
+		inner += 1 + varint_len(one) + one;	/* CallSites.sites */
+	}
+	len = 1 + varint_len(inner) + inner;	/* Message.call_sites = 4 */
+	if (len > TRACER_WIRE_MAX)
+		return -EMSGSIZE;
+	buf = malloc(TRACER_WIRE_HEADER + len);
+	if (!buf)
+		return -ENOMEM;
+	tracer__wire_header(buf, (uint32_t)len);
+	p = buf + TRACER_WIRE_HEADER;
+	*p++ = 4 << 3 | WT_LEN;
+	p = put_varint(p, inner);
+	for (i = 0; i < n; i++) {
+		*p++ = 1 << 3 | WT_LEN;
+		p = put_varint(p, site_len(&sites[i]));
+		p = put_site(p, &sites[i]);
+	}
+	*frame = buf;
+	*size = TRACER_WIRE_HEADER + len;
+	return 0;
+}
+
 int tracer__wire_unpack(const void *body, size_t len, tracer_msg **msg,
 			const char **why)
 {

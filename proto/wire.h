@@ -50,6 +50,23 @@ int tracer__wire_check_header(const void *hdr, uint32_t *len,
  */
 int tracer__wire_pack(const tracer_msg *msg, void **frame, size_t *size);
 
+/* One call site as a CallSite message lists it (strings may be NULL). */
+struct tracer_wire_site {
+	uint32_t id;
+	uint32_t line;
+	int vital;
+	const char *types, *file, *name, *format;
+};
+
+/*
+ * Encode Message{call_sites: CallSites{sites[0..n)}} as a whole frame,
+ * byte for byte as tracer__wire_pack() would, without building protobuf-c
+ * structures (every program sends it at its start).
+ * Returns 0, -EMSGSIZE (message too large), -ENOMEM.
+ */
+int tracer__wire_pack_sites(const struct tracer_wire_site *sites, size_t n,
+			    void **frame, size_t *size);
+
 /*
  * Decode a message body of len bytes. Free *msg with tracer__wire_free().
  * Returns 0, -EBADMSG (does not decode).

@@ -413,6 +413,7 @@ static void setup_loop(struct tracerd *d)
 		d->sig[i].data = d;
 		uv_signal_start(&d->sig[i], on_signal, sigs[i]);
 	}
+	tracerd_stock_init(d);	/* pools ready before the first program */
 }
 
 static void close_walk(uv_handle_t *h, void *arg)
@@ -427,6 +428,8 @@ static void shutdown_loop(struct tracerd *d)
 	struct tracerd_process *p, *tmp;
 
 	tracerd_server_close(d);
+	tracerd_stock_flush(d);
+	free(d->stock);
 	cds_list_for_each_entry_safe(p, tmp, &d->processes, node) {
 		cds_list_del(&p->node);
 		tracerd_process_free(p);

@@ -1158,9 +1158,54 @@ static int send_registered(struct tracerd_process *p, int ctl_fd, int seg_fd)
 	return tracerd_send(p->client, &m, fds, n);
 }
 
+int tracerd_process_make_pool(struct tracerd_process *p, int *ctl_fd,
+			      int *seg_fd)
+{
+	*seg_fd = -1;
+	*ctl_fd = make_control(p);
+	if (*ctl_fd < 0)
+		return *ctl_fd;
+	*seg_fd = create_pool(p);
+	return *seg_fd < 0 ? *seg_fd : 0;
+}
+
+bool tracerd_process_pool_fits(const struct tracerd_process *shadow)
+{
+	struct tracerd_process want = { .d = shadow->d };
+	int c;
+
+	pick_geometry(&want);
+	for (c = 0; c < TRACER_POOL_CHANNELS; c++)
+		if (want.subbuf_size[c] != shadow->subbuf_size[c] ||
+		    want.subbuf_count[c] != shadow->subbuf_count[c])
+			return false;
+	return true;
+}
+
+void tracerd_process_take_pool(struct tracerd_process *p,
+			       struct tracerd_process *shadow)
+{
+	memcpy(p->seg, shadow->seg, sizeof(p->seg));
+	p->nseg = shadow->nseg;
+	p->buf = shadow->buf;
+	p->nbuf = shadow->nbuf;
+	p->pool_bytes = shadow->pool_bytes;
+	p->buffer_size = shadow->buffer_size;
+	memcpy(p->channel_offset, shadow->channel_offset,
+	       sizeof(p->channel_offset));
+	memcpy(p->subbuf_size, shadow->subbuf_size, sizeof(p->subbuf_size));
+	memcpy(p->subbuf_count, shadow->subbuf_count, sizeof(p->subbuf_count));
+	p->scratch = shadow->scratch;
+	p->scratch_size = shadow->scratch_size;
+	p->control = shadow->control;
+	p->control->tracerd_pid = (uint32_t)getpid();
+	free(shadow);
+}
+
 /*
  * Identity, tracerd's own events, control page, wake-up eventfd and, unless
- * the process brings its pool (seg_fd NULL: adopt.c), a new pool.
+ * the process brings its pool (seg_fd NULL: adopt.c), a pool: one made
+ * ahead (stock.c), or a new one.
  */
 static int setup(struct tracerd_process *p, const Tracer__Register *r,
 		 int *ctl_fd, int *seg_fd)
@@ -1171,19 +1216,20 @@ static int setup(struct tracerd_process *p, const Tracer__Register *r,
 		ret = tracerd_salvage_events(p);
 	if (ret)
 		return ret;
-	*ctl_fd = make_control(p);
-	if (*ctl_fd < 0)
-		return *ctl_fd;
 	p->wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	if (p->wake_fd < 0)
 		return -errno;
 	if (!seg_fd) {
+		*ctl_fd = make_control(p);
+		if (*ctl_fd < 0)
+			return *ctl_fd;
 		p->scratch_size = BATCH_BYTES;
 		p->scratch = aligned_alloc(64, p->scratch_size);
 		return p->scratch ? 0 : -ENOMEM;
 	}
-	*seg_fd = create_pool(p);
-	return *seg_fd < 0 ? *seg_fd : 0;
+	if (tracerd_stock_take(p, ctl_fd, seg_fd) == 0)
+		return 0;
+	return tracerd_process_make_pool(p, ctl_fd, seg_fd);
 }
 
 /* The pool is complete: watch the process, give it the session, reply. */

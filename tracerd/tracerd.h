@@ -106,6 +106,10 @@ struct tracerd {
 	int write_error;		/* errno of the write-error episode
 					   under way (output full), 0: none */
 	uint64_t unwritten;		/* records lost to it so far */
+	struct tracerd_kit *stock;	/* pools made ahead (stock.c) */
+	uint32_t nstock;
+	uv_idle_t stock_idle;
+	bool stock_filling;
 };
 
 /* Descriptors received from a client and not taken by a message yet. */
@@ -315,6 +319,29 @@ int tracerd_process_resume(struct tracerd_client *c,
 			   const Tracer__Register *r);
 /* The errno a process that gave up on us left in its pool line, or 0. */
 int tracerd_process_untraced(struct tracerd_process *p);
+/*
+ * Pools made ahead (stock.c). tracerd_process_make_pool() gives p (with
+ * only its daemon set, for a stock "shadow") a control page and segment 0
+ * for the geometry in force: their fds, or -errno. _pool_fits(): would a
+ * process registering now get shadow's geometry? _take_pool(): p gets
+ * shadow's pool and control page; shadow is freed.
+ */
+int tracerd_process_make_pool(struct tracerd_process *p, int *ctl_fd,
+			      int *seg_fd);
+bool tracerd_process_pool_fits(const struct tracerd_process *shadow);
+void tracerd_process_take_pool(struct tracerd_process *p,
+			       struct tracerd_process *shadow);
+
+/* stock.c */
+/*
+ * tracerd_stock_init(): the stock starts filling (in the loop's idle
+ * time). tracerd_stock_take(): give p a pool of the stock that fits;
+ * 0, or -ENOENT (none: make one). tracerd_stock_flush(): drop them all
+ * (the geometry changed, or tracerd exits).
+ */
+void tracerd_stock_init(struct tracerd *d);
+int tracerd_stock_take(struct tracerd_process *p, int *ctl_fd, int *seg_fd);
+void tracerd_stock_flush(struct tracerd *d);
 void tracerd_process_free(struct tracerd_process *p);
 /*
  * Fill st; thread entries are malloc'ed: free them with
