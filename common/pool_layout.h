@@ -66,7 +66,8 @@
  *              released; a thread takes the FREE buffer with the smallest
  *              stamp (least recently used), so the data of the threads that
  *              exited last survives longest.
- *   owner_tid, thread_name  set by the thread that takes the buffer.
+ *   owner_tid, thread_name  set by the thread that takes the buffer
+ *              (thread_name again at its first event of each session).
  *   records_base, lost_base  the channels' record and loss counts at that
  *              moment (set by the taker too), so tracerd can report what
  *              the owner wrote and lost.

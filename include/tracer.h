@@ -143,20 +143,29 @@ TRACER_API void tracer_unregister_callsites(struct tracer_callsite *begin,
 	TRACER__CAT(TRACER__REC_, TRACER__NARGS(__VA_ARGS__))(vital, name, \
 							      __VA_ARGS__)
 
+/*
+ * TRACER__NOINSTR: every function of this header is left out of
+ * -finstrument-functions, so that a program built with it records
+ * func:entry and func:exit of its own functions only, not of the
+ * argument helpers its tracer_record() calls use, nor of the constructor
+ * that registers its call sites.
+ */
 #if defined(__GNUC__)
 # define TRACER__SECTION \
 	__attribute__((section("tracer_callsites"), used, aligned(8)))
 # define TRACER__UNLIKELY(x)	__builtin_expect(!!(x), 0)
 # define TRACER__PRINTF(f, a)	__attribute__((format(printf, f, a)))
+# define TRACER__NOINSTR	__attribute__((no_instrument_function))
 #else
 # define TRACER__SECTION
 # define TRACER__UNLIKELY(x)	(x)
 # define TRACER__PRINTF(f, a)
+# define TRACER__NOINSTR
 #endif
 
 /* Compile-time check of the format against the arguments; never called. */
 static inline void tracer__check_format(const char *format, ...)
-	TRACER__PRINTF(1, 2);
+	TRACER__PRINTF(1, 2) TRACER__NOINSTR;
 static inline void tracer__check_format(const char *format, ...)
 {
 	(void)format;
@@ -227,17 +236,20 @@ static inline void tracer__check_format(const char *format, ...)
 /* Argument conversion: type letter (constant) and value. */
 #ifndef __cplusplus
 
-static inline union tracer_arg tracer__a_i(int64_t v)
+/* The value of an argument of each kind (TRACER__A picks one). */
+#define TRACER__CONV	static inline TRACER__NOINSTR union tracer_arg
+
+TRACER__CONV tracer__a_i(int64_t v)
 { union tracer_arg a; a.i = v; return a; }
-static inline union tracer_arg tracer__a_u(uint64_t v)
+TRACER__CONV tracer__a_u(uint64_t v)
 { union tracer_arg a; a.u = v; return a; }
-static inline union tracer_arg tracer__a_d(double v)
+TRACER__CONV tracer__a_d(double v)
 { union tracer_arg a; a.d = v; return a; }
-static inline union tracer_arg tracer__a_ld(long double v)
+TRACER__CONV tracer__a_ld(long double v)
 { union tracer_arg a; __builtin_memcpy(a.ld, &v, sizeof(v)); return a; }
-static inline union tracer_arg tracer__a_s(const char *v)
+TRACER__CONV tracer__a_s(const char *v)
 { union tracer_arg a; a.s = v; return a; }
-static inline union tracer_arg tracer__a_p(const volatile void *v)
+TRACER__CONV tracer__a_p(const volatile void *v)
 { union tracer_arg a; a.p = (const void *)v; return a; }
 
 #define TRACER__CHAR_T	((char)-1 < 0 ? TRACER_ARG_SIGNED : TRACER_ARG_UNSIGNED)
@@ -289,27 +301,31 @@ struct tracer__type {
 #define TRACER__T(x)	tracer__type<decltype(+(x))>::value
 #define TRACER__A(x)	tracer__arg(+(x))
 
+/* The value of an argument of each kind (overloads pick one). */
+#define TRACER__CONV	TRACER__NOINSTR inline union tracer_arg
+
 template <typename T>
-inline typename std::enable_if<std::is_integral<T>::value &&
-			       std::is_signed<T>::value, union tracer_arg>::type
+TRACER__NOINSTR inline typename std::enable_if<
+	std::is_integral<T>::value && std::is_signed<T>::value,
+	union tracer_arg>::type
 tracer__arg(T v) { union tracer_arg a; a.i = v; return a; }
 template <typename T>
-inline typename std::enable_if<std::is_integral<T>::value &&
-			       !std::is_signed<T>::value,
-			       union tracer_arg>::type
+TRACER__NOINSTR inline typename std::enable_if<
+	std::is_integral<T>::value && !std::is_signed<T>::value,
+	union tracer_arg>::type
 tracer__arg(T v) { union tracer_arg a; a.u = v; return a; }
-inline union tracer_arg tracer__arg(double v)
+TRACER__CONV tracer__arg(double v)
 { union tracer_arg a; a.d = v; return a; }
-inline union tracer_arg tracer__arg(float v)
+TRACER__CONV tracer__arg(float v)
 { union tracer_arg a; a.d = v; return a; }
-inline union tracer_arg tracer__arg(long double v)
+TRACER__CONV tracer__arg(long double v)
 { union tracer_arg a; __builtin_memcpy(a.ld, &v, sizeof(v)); return a; }
-inline union tracer_arg tracer__arg(const char *v)
+TRACER__CONV tracer__arg(const char *v)
 { union tracer_arg a; a.s = v; return a; }
-inline union tracer_arg tracer__arg(char *v)
+TRACER__CONV tracer__arg(char *v)
 { union tracer_arg a; a.s = v; return a; }
 template <typename T>
-inline union tracer_arg tracer__arg(T *v)
+TRACER__CONV tracer__arg(T *v)
 { union tracer_arg a; a.p = (const void *)v; return a; }
 
 #endif /* __cplusplus */
@@ -333,7 +349,7 @@ extern struct tracer_callsite __stop_tracer_callsites[]
 #endif
 
 static void tracer__register_module(void)
-	__attribute__((constructor(101), used));
+	__attribute__((constructor(101), used)) TRACER__NOINSTR;
 static void tracer__register_module(void)
 {
 	if (&__start_tracer_callsites[0] != &__stop_tracer_callsites[0])
@@ -342,7 +358,7 @@ static void tracer__register_module(void)
 }
 
 static void tracer__unregister_module(void)
-	__attribute__((destructor(101), used));
+	__attribute__((destructor(101), used)) TRACER__NOINSTR;
 static void tracer__unregister_module(void)
 {
 	if (&__start_tracer_callsites[0] != &__stop_tracer_callsites[0])

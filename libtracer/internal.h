@@ -39,7 +39,8 @@ struct tracer__thread {
 	uint64_t lost_no_buffer;	/* events dropped without a buffer */
 	uint64_t lost_base[TRACER_POOL_CHANNELS];	/* channel `lost` when
 							   the buffer was taken */
-	char name[16];			/* thread name when it took it */
+	char name[16];			/* thread name when it took it, or
+					   at the session's start */
 	uint64_t pool_epoch;		/* pool state when last refused */
 	uint32_t tid;
 	uint8_t state;			/* TRACER__THREAD_* */

@@ -205,6 +205,9 @@ static void switch_channels(struct tracer__thread *t)
 /* The library's own events: the thread is ready for session s. */
 static void record_start(struct tracer__thread *t, uint64_t s)
 {
+	/* Its name now: it may have changed since an earlier session. */
+	prctl(PR_GET_NAME, t->name, 0, 0, 0);
+	memcpy(t->buf.desc->thread_name, t->name, sizeof(t->name));
 	if (__atomic_exchange_n(&process_start_session, s,
 				__ATOMIC_RELAXED) != s) {
 		tracer_record_vital("tracer:process_start", "pid %d name %s",

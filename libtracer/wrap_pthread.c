@@ -10,6 +10,24 @@
  *   pthread:cond_wait_entry cond 0x55d0c1a2e080 mutex 0x55d0c1a2e040
  *   pthread:cond_wait_exit  cond 0x55d0c1a2e080 result 0
  *
+ * Thread names. pthread_setname_np() records pthread:setname (the
+ * pthread_t, as the program knows it), and both it and prctl(PR_SET_NAME)
+ * record, when they succeed, the library's vital
+ *
+ *   tracer:thread_name      tid 4243 name worker
+ *
+ * with the kernel's id of the thread renamed and its new name (the 15
+ * bytes the kernel keeps), which the readers use to name the thread from
+ * then on. Like every tracer:* event it is recorded unless the filter
+ * excludes it by name, whatever it says of pthread:*. The thread that
+ * renames records it, for itself or for another thread; another thread's
+ * id comes from pthread_getcpuclockid(): the kernel's id of a thread's
+ * CPU-time clock is made of the thread's id ((~tid << 3) | 6, how glibc
+ * and musl compute it), and no other interface gives it. A name written
+ * to /proc/self/task/TID/comm, or set by a system call made without the
+ * C library, is not seen here: tracer:thread_exit tells the name the
+ * thread ends with.
+ *
  * Threads. While pthread:start or pthread:exit is on, pthread_create()
  * starts the new thread in a trampoline that records pthread:start, calls
  * the start routine and records pthread:exit with what it returned; its
@@ -40,8 +58,13 @@
  * unversioned wrappers, and would be given the current implementation.
  */
 #include <pthread.h>
+#include <stdarg.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "clock.h"
 #include "wrap.h"
@@ -152,20 +175,106 @@ WRAP_API void pthread_exit(void *retval)
 	__builtin_unreachable();
 }
 
+/* ---- thread names ------------------------------------------------------- */
+
+static inline struct tracer_callsite *name_site(void)
+{
+	const char *name = NULL;
+	int tid = 0;
+	WRAP_SITE(cs, 1, "tracer:thread_name", "tid %d name %s", tid, name);
+
+	return &cs;
+}
+
+/* Thread tid is called name from now on (the kernel keeps 15 bytes). */
+static void record_name(pid_t tid, const char *name)
+{
+	size_t n = strnlen(name, 15);
+	char comm[16];
+	int id = (int)tid;
+
+	memcpy(comm, name, n);
+	comm[n] = '\0';
+	WRAP_EMIT(*name_site(), id, (const char *)comm);
+}
+
+/*
+ * The kernel's id of thread th, or 0 when it cannot be known: from the id
+ * of its CPU-time clock, ~(clock >> 3) when the low bits say "a thread's
+ * scheduler clock" (6).
+ */
+static pid_t tid_of(pthread_t th)
+{
+	clockid_t clock;
+
+	if (pthread_equal(th, pthread_self()))
+		return (pid_t)syscall(SYS_gettid);
+	if (pthread_getcpuclockid(th, &clock) || (clock & 7) != 6)
+		return 0;
+	return (pid_t)~(clock >> 3);
+}
+
 WRAP_DEFINE_REAL(int, pthread_setname_np, (pthread_t th, const char *name),
 		 (th, name))
 
 WRAP_API int pthread_setname_np(pthread_t th, const char *name)
 {
 	unsigned long id = (unsigned long)th;
+	pid_t tid = 0;
 	int ret = 0;
 	WRAP_SITE(cs, 0, "pthread:setname", "thread %#lx name %s result %d",
 		  id, name, ret);
 
-	if (tracer_likely(!WRAP_ON(cs)))
+	if (tracer_likely(!WRAP_ON2(cs, *name_site())))
 		return WRAP_REAL(pthread_setname_np)(th, name);
+	/* Before the call: th is alive (an exited one fails). */
+	if (WRAP_ON(*name_site()) && tracer__wrap_active())
+		tid = tid_of(th);
 	ret = WRAP_REAL(pthread_setname_np)(th, name);
-	WRAP_EMIT(cs, id, name, ret);
+	if (WRAP_ON(cs))
+		WRAP_EMIT(cs, id, name, ret);
+	if (ret == 0 && tid > 0)
+		record_name(tid, name);
+	return ret;
+}
+
+/*
+ * prctl(): forwarded with the four values after the option, as the C
+ * library's prctl() reads them, to the C library's (found when the
+ * library is loaded: prctl_init; before that, the system call itself).
+ * Only PR_SET_NAME is recorded (tracer:thread_name of the caller).
+ */
+typedef int (*prctl_fn)(int, ...);
+static prctl_fn real_prctl;
+
+static void __attribute__((constructor(103))) prctl_init(void)
+{
+	WRAP_GUARD_ENTER();	/* dlsym's allocations are the tracer's */
+	__atomic_store_n(&real_prctl,
+			 (prctl_fn)tracer__wrap_next("prctl"),
+			 __ATOMIC_RELAXED);
+	WRAP_GUARD_EXIT();
+}
+
+WRAP_API int prctl(int option, ...)
+{
+	prctl_fn fn = __atomic_load_n(&real_prctl, __ATOMIC_RELAXED);
+	unsigned long a2, a3, a4, a5;
+	va_list ap;
+	int ret;
+
+	va_start(ap, option);
+	a2 = va_arg(ap, unsigned long);
+	a3 = va_arg(ap, unsigned long);
+	a4 = va_arg(ap, unsigned long);
+	a5 = va_arg(ap, unsigned long);
+	va_end(ap);
+	ret = fn ? fn(option, a2, a3, a4, a5)
+		 : (int)syscall(SYS_prctl, option, a2, a3, a4, a5);
+	if (tracer_likely(option != PR_SET_NAME || !WRAP_ON(*name_site())) ||
+	    ret != 0 || !tracer__wrap_active())
+		return ret;
+	record_name((pid_t)syscall(SYS_gettid), (const char *)a2);
 	return ret;
 }
 

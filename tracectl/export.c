@@ -212,6 +212,73 @@ static struct tracer_lane *lane_of(struct tracer_slicer *s,
 	return new_lane(s, h, it);
 }
 
+/* The lane of thread tid of pid, if it has one. */
+static struct tracer_lane *find_lane(const struct tracer_slicer *s,
+				     uint32_t pid, uint32_t tid)
+{
+	struct tracer_lane *l;
+	size_t h;
+
+	if (!s->hash_size)
+		return NULL;
+	for (h = lane_hash(pid, tid, s->hash_size); s->hash[h];
+	     h = (h + 1) & (s->hash_size - 1)) {
+		l = &s->lanes[s->hash[h] - 1];
+		if (l->pid == pid && l->tid == tid)
+			return l;
+	}
+	return NULL;
+}
+
+/* l's thread is called name from ts on. */
+static void rename_lane(struct tracer_slicer *s, struct tracer_lane *l,
+			const char *name, uint64_t ts)
+{
+	size_t cap = l->former_cap ? l->former_cap * 2 : 4;
+	const char **f = l->former;
+
+	if (!name || (l->thread_name && !strcmp(l->thread_name, name))) {
+		l->thread_name = name ? name : l->thread_name;
+		return;
+	}
+	if (l->thread_name && l->nformer == l->former_cap) {
+		f = reallocarray(l->former, cap, sizeof(*f));
+		if (!f)
+			return;		/* keeps its name: no memory */
+		l->former = f;
+		l->former_cap = cap;
+	}
+	if (l->thread_name)
+		l->former[l->nformer++] = l->thread_name;
+	l->thread_name = name;
+	if (s->ops->rename)
+		s->ops->rename(s->ctx, l, ts);
+}
+
+/* Renames to the lanes of the threads (a thread without one yet gets
+ * its name with its first item). */
+static void follow_renames(struct tracer_slicer *s,
+			   const struct tracer_rename *r, size_t n)
+{
+	struct tracer_lane *l;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		l = find_lane(s, r[i].pid, r[i].tid);
+		if (l)
+			rename_lane(s, l, r[i].name, r[i].timestamp);
+	}
+}
+
+/* The renames it tells, and its own thread's name, to the lanes. */
+static void follow_names(struct tracer_slicer *s, struct tracer_lane *l,
+			 const struct tracer_item *it)
+{
+	follow_renames(s, it->renames, it->nrenames);
+	if (it->thread_name != l->thread_name)
+		rename_lane(s, l, it->thread_name, it->timestamp);
+}
+
 static void show_instant(struct tracer_slicer *s, struct tracer_lane *l,
 			 const struct tracer_item *it, unsigned flags)
 {
@@ -359,6 +426,7 @@ int tracer__slicer_item(struct tracer_slicer *s, const struct tracer_item *it)
 
 	if (!l)
 		return -ENOMEM;
+	follow_names(s, l, it);
 	s->last_ts = it->timestamp;
 	if (it->kind == TRACER_ITEM_LOST) {
 		if (s->ops->lost)
@@ -375,10 +443,16 @@ int tracer__slicer_item(struct tracer_slicer *s, const struct tracer_item *it)
 	return 0;
 }
 
-void tracer__slicer_finish(struct tracer_slicer *s)
+void tracer__slicer_finish(struct tracer_slicer *s,
+			   const struct tracer_merge *m)
 {
-	size_t i;
+	const struct tracer_rename *r;
+	size_t i, n;
 
+	if (m) {
+		n = tracer__merge_renames_left(m, &r);
+		follow_renames(s, r, n);
+	}
 	for (i = 0; i < s->nlanes; i++)
 		while (s->lanes[i].depth)
 			close_top(s, &s->lanes[i], NULL, s->last_ts,
@@ -393,6 +467,7 @@ void tracer__slicer_free(struct tracer_slicer *s)
 		while (s->lanes[i].depth)
 			free(s->lanes[i].stack[--s->lanes[i].depth].msg);
 		free(s->lanes[i].stack);
+		free(s->lanes[i].former);
 	}
 	free(s->lanes);
 	free(s->hash);
@@ -511,6 +586,13 @@ static void ex_lane(void *ctx, const struct tracer_lane *l,
 		l->thread_name ? l->thread_name : tid_name);
 }
 
+/* A thread renamed: its new name, at the time of the rename (viewers
+ * name a thread by its last thread_name). */
+static void ex_rename(void *ctx, const struct tracer_lane *l, uint64_t ts)
+{
+	ev_meta(ctx, l, ts, "thread_name", l->thread_name);
+}
+
 static void ex_instant(void *ctx, const struct tracer_lane *l,
 		       const struct tracer_item *it, unsigned flags)
 {
@@ -579,6 +661,7 @@ static const struct tracer_slice_ops export_ops = {
 	.begin = ex_begin,
 	.end = ex_end,
 	.lost = ex_lost,
+	.rename = ex_rename,
 };
 
 static void write_head(FILE *f, const char *dir)
@@ -603,7 +686,7 @@ static int export_items(struct export *x, struct tracer_out *out,
 	       tracer__merge_next(x->m, &it) == 1)
 		ret = tracer__slicer_item(&s, &it);
 	if (!ret && !tracer__out_failed(out))
-		tracer__slicer_finish(&s);
+		tracer__slicer_finish(&s, x->m);
 	tracer__slicer_free(&s);
 	return ret;
 }

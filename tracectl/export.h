@@ -165,7 +165,10 @@ struct tracer_lane {
 	uint32_t tid;
 	uint32_t index;			/* order of first appearance */
 	const struct tracer_merge_proc *proc;
-	const char *thread_name;	/* NULL: none in process.meta */
+	const char *thread_name;	/* its name now; NULL: none known */
+	const char **former;		/* the names it had before, oldest
+					   first (a thread renamed) */
+	size_t nformer, former_cap;
 	struct tracer_open *stack;
 	size_t depth, cap;
 };
@@ -191,6 +194,9 @@ struct tracer_slice_ops {
 	/* A lost item. */
 	void (*lost)(void *ctx, const struct tracer_lane *l,
 		     const struct tracer_item *it);
+	/* The thread of l was renamed at ts: l->thread_name is its new
+	 * name, the last of l->former its name before. */
+	void (*rename)(void *ctx, const struct tracer_lane *l, uint64_t ts);
 };
 
 struct tracer_slicer {
@@ -214,8 +220,13 @@ void tracer__slicer_init(struct tracer_slicer *s,
 /* Take the next item (in time order). Returns 0 or -ENOMEM. */
 int tracer__slicer_item(struct tracer_slicer *s, const struct tracer_item *it);
 
-/* Close the slices still open, at the time of the last item. */
-void tracer__slicer_finish(struct tracer_slicer *s);
+/*
+ * The end of the items: the renames of m no item took (NULL: none) go to
+ * the lanes, and the slices still open close at the time of the last
+ * item.
+ */
+void tracer__slicer_finish(struct tracer_slicer *s,
+			   const struct tracer_merge *m);
 
 void tracer__slicer_free(struct tracer_slicer *s);
 

@@ -18,8 +18,10 @@
  *              NAME indexes "names"; FLAGS are export.h's TRACER_SLICE_*.
  *   tl-meta    what is known at the end: t0 (first item, CLOCK_MONOTONIC
  *              as t0s seconds and t0ns nanoseconds), span, items, limit,
- *              truncated, lanes [[PID, TID, PROCESS, THREAD|null], ...] in
- *              order of first appearance, names.
+ *              truncated, lanes [[PID, TID, PROCESS, THREAD|null, FORMER],
+ *              ...] in order of first appearance (THREAD the thread's
+ *              last name, FORMER the names it had before, oldest first:
+ *              a thread renamed), names.
  *
  * Strings escape '<', so that no "</script>" can end a block early.
  * Messages are cut at TIMELINE_MSG_MAX bytes; at most max_items items are
@@ -243,27 +245,36 @@ static void put_key(FILE *f, const char *key, uint64_t v)
 	tracer__put_u64(f, v);
 }
 
-/* "lanes":[[PID,TID,"PROCESS","THREAD"|null],...] */
+/* A JSON string for the page, or null. */
+static void put_text(FILE *f, const char *s)
+{
+	if (s)
+		tracer__json_text(f, s, strlen(s), TRACER_JSON_HTML);
+	else
+		fputs("null", f);
+}
+
+/* "lanes":[[PID,TID,"PROCESS","THREAD"|null,["FORMER",...]],...] */
 static void put_lanes(FILE *f, const struct tracer_slicer *s)
 {
 	const struct tracer_lane *l;
-	size_t i;
+	size_t i, j;
 
 	fputs(",\n\"lanes\":[", f);
 	for (i = 0; i < s->nlanes; i++) {
 		l = &s->lanes[i];
 		fprintf(f, "%s[%" PRIu32 ",%" PRIu32 ",", i ? ",\n" : "\n",
 			l->pid, l->tid);
-		tracer__json_text(f, l->proc->meta.name,
-				  strlen(l->proc->meta.name), TRACER_JSON_HTML);
+		put_text(f, l->proc->meta.name);
 		putc(',', f);
-		if (l->thread_name)
-			tracer__json_text(f, l->thread_name,
-					  strlen(l->thread_name),
-					  TRACER_JSON_HTML);
-		else
-			fputs("null", f);
-		putc(']', f);
+		put_text(f, l->thread_name);
+		fputs(",[", f);
+		for (j = 0; j < l->nformer; j++) {
+			if (j)
+				putc(',', f);
+			put_text(f, l->former[j]);
+		}
+		fputs("]]", f);
 	}
 	fputs("]", f);
 }
@@ -336,7 +347,7 @@ static bool timeline_write(struct timeline *t, struct tracer_merge *m,
 	      out->f);
 	ret = timeline_items(t, &s, m, out, limit);
 	if (ret >= 0)
-		tracer__slicer_finish(&s);
+		tracer__slicer_finish(&s, ret == 0 ? m : NULL);
 	else
 		tracer__merge_error(m, "out of memory");
 	fputs("\n]</script>\n", out->f);

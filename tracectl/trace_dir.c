@@ -241,7 +241,6 @@ static int parse_thread(struct meta_parse *p, char **f, size_t n)
 	struct tracer_thread *t;
 	int ret;
 
-	(void)n;
 	t = grow(m->threads, &p->threads_cap, m->nthreads, sizeof(*t));
 	if (!t)
 		return -ENOMEM;
@@ -250,6 +249,8 @@ static int parse_thread(struct meta_parse *p, char **f, size_t n)
 	memset(t, 0, sizeof(*t));
 	if (!parse_u32(f[0], &t->tid))
 		return bad(p, "bad TID");
+	if (n > 2 && !parse_u64(f[2], UINT64_MAX, &t->since))
+		return bad(p, "bad SINCE");
 	ret = field_string(p, f[1], &t->name);
 	if (!ret)
 		m->nthreads++;

@@ -39,6 +39,8 @@ struct tracer_callsite {
 struct tracer_thread {
 	uint32_t tid;
 	char *name;
+	uint64_t since;			/* a rename at this time; 0: the
+					   name when it took its buffer */
 };
 
 /* process.meta, decoded. */

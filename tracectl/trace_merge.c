@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 
 #include "format.h"
+#include "hash_index.h"
 #include "paths.h"
 #include "pattern.h"
 #include "trace_merge.h"
@@ -35,6 +36,18 @@ struct merge_src {
 	size_t order;			/* place in the file order */
 	bool said_unknown;		/* reported an unknown event id */
 	bool said_payload;		/* reported a bad payload */
+	bool named;			/* name_at is name_tid's entry */
+	uint32_t name_tid;
+	size_t name_at;
+};
+
+/* What the merge knows of a thread's name. */
+struct merge_name {
+	const struct tracer_merge_proc *proc;
+	uint32_t tid;
+	const char *name;		/* NULL: none known */
+	uint64_t since;			/* when an event named it (0:
+					   process.meta did) */
 };
 
 struct tracer_merge {
@@ -54,6 +67,16 @@ struct tracer_merge {
 	bool failed;
 	tracer_merge_note_fn note;	/* after %p values, or NULL */
 	void *note_ctx;
+	struct merge_name *names;	/* threads seen, by (proc, tid) */
+	size_t nnames, names_cap;
+	uint32_t *names_hash;		/* index + 1; 0: free */
+	size_t names_hash_size;
+	char **strs;			/* names the events gave (owned) */
+	size_t nstrs, strs_cap;
+	struct tracer_rename *renames;	/* since the last item given */
+	size_t nrenames, renames_cap;
+	bool renames_given;		/* the last item took them */
+	bool skipping;			/* before --since: no renames */
 };
 
 /* What the note of a %p value is about: the record being formatted. */
@@ -256,6 +279,33 @@ static int open_channels(struct tracer_merge *m,
 	return ret;
 }
 
+/* Does cs name a thread: "tid %d name %s..." of the library? */
+static bool names_thread(const struct tracer_callsite *cs)
+{
+	static const char *const names[] = {
+		"tracer:thread_start", "tracer:thread_name",
+		"tracer:thread_exit",
+	};
+	size_t i;
+
+	if (!cs->vital || strncmp(cs->types, "is", 2))
+		return false;
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (!strcmp(cs->name, names[i]))
+			return true;
+	return false;
+}
+
+static void find_name_sites(struct tracer_merge_proc *p)
+{
+	size_t i;
+
+	for (i = 0; i < p->meta.ncallsites; i++)
+		if (p->nname_ids < TRACER_NAME_SITES &&
+		    names_thread(&p->meta.callsites[i]))
+			p->name_ids[p->nname_ids++] = p->meta.callsites[i].id;
+}
+
 /* Read process.meta of a process directory and open its channels. */
 static int load_proc(struct tracer_merge *m, struct tracer_merge_proc *p)
 {
@@ -269,8 +319,10 @@ static int load_proc(struct tracer_merge *m, struct tracer_merge_proc *p)
 	free(path);
 	if (ret == 0 && m->opts.pid && p->meta.pid != m->opts.pid)
 		return 0;
-	if (ret == 0)
+	if (ret == 0) {
+		find_name_sites(p);
 		return open_channels(m, p);
+	}
 	tracer__merge_error(m, "%s", m->errbuf);
 	return ret == -ENOMEM ? ret : 0;
 }
@@ -293,6 +345,180 @@ static int open_sources(struct tracer_merge *m, char **dirs, size_t n)
 		ret = load_proc(m, p);
 	}
 	return ret;
+}
+
+/* ----------------------------------------------------------------------
+ * Thread names.
+ */
+
+/* The name of tid in process.meta when it took its buffer (the last
+ * such line: a thread id the kernel gave again), or NULL. */
+static const char *meta_name(const struct tracer_meta *meta, uint32_t tid)
+{
+	size_t i;
+
+	for (i = meta->nthreads; i-- > 0;)
+		if (meta->threads[i].tid == tid && !meta->threads[i].since)
+			return meta->threads[i].name;
+	return NULL;
+}
+
+static size_t name_hash(const struct tracer_merge_proc *p, uint32_t tid,
+			size_t size)
+{
+	uint64_t k = ((uint64_t)(uintptr_t)p << 32 ^ tid) *
+		     0x9e3779b97f4a7c15ULL;
+
+	return (size_t)(k >> 32) & (size - 1);
+}
+
+static size_t name_home(const void *ctx, size_t i, size_t size)
+{
+	const struct tracer_merge *m = ctx;
+
+	return name_hash(m->names[i].proc, m->names[i].tid, size);
+}
+
+/* A new entry for (p, tid) at hash slot h: SIZE_MAX when out of memory. */
+static size_t new_name(struct tracer_merge *m, size_t h,
+		       const struct tracer_merge_proc *p, uint32_t tid)
+{
+	size_t cap = m->names_cap ? m->names_cap * 2 : 16;
+	struct merge_name *n = m->names;
+
+	if (m->nnames == m->names_cap) {
+		n = reallocarray(m->names, cap, sizeof(*n));
+		if (!n)
+			return SIZE_MAX;
+		m->names = n;
+		m->names_cap = cap;
+	}
+	n += m->nnames;
+	n->proc = p;
+	n->tid = tid;
+	n->name = meta_name(&p->meta, tid);
+	n->since = 0;
+	m->names_hash[h] = (uint32_t)++m->nnames;
+	return m->nnames - 1;
+}
+
+/* The entry of thread tid of p, made when first asked: SIZE_MAX when out
+ * of memory. */
+static size_t name_entry(struct tracer_merge *m,
+			 const struct tracer_merge_proc *p, uint32_t tid)
+{
+	const struct merge_name *n;
+	size_t h;
+
+	if ((m->nnames + 1) * 2 > m->names_hash_size &&
+	    tracer__index_grow(&m->names_hash, &m->names_hash_size, 64,
+			       m->nnames, name_home, m))
+		return SIZE_MAX;
+	h = name_hash(p, tid, m->names_hash_size);
+	while (m->names_hash[h]) {
+		n = &m->names[m->names_hash[h] - 1];
+		if (n->proc == p && n->tid == tid)
+			return m->names_hash[h] - 1;
+		h = (h + 1) & (m->names_hash_size - 1);
+	}
+	return new_name(m, h, p, tid);
+}
+
+/* A copy of name that lives as long as the merge; NULL: no memory. */
+static const char *keep_name(struct tracer_merge *m, const char *name)
+{
+	size_t cap = m->strs_cap ? m->strs_cap * 2 : 16;
+	char **v = m->strs;
+
+	if (m->nstrs == m->strs_cap) {
+		v = reallocarray(m->strs, cap, sizeof(*v));
+		if (!v)
+			return NULL;
+		m->strs = v;
+		m->strs_cap = cap;
+	}
+	v[m->nstrs] = strdup(name);
+	return v[m->nstrs] ? v[m->nstrs++] : NULL;
+}
+
+/* Hand the rename of n to the next item. */
+static void tell_rename(struct tracer_merge *m, const struct merge_name *n)
+{
+	size_t cap = m->renames_cap ? m->renames_cap * 2 : 8;
+	struct tracer_rename *r = m->renames;
+
+	if (m->renames_given) {
+		m->nrenames = 0;
+		m->renames_given = false;
+	}
+	if (m->nrenames == m->renames_cap) {
+		r = reallocarray(m->renames, cap, sizeof(*r));
+		if (!r)
+			return;		/* its items' names still say */
+		m->renames = r;
+		m->renames_cap = cap;
+	}
+	r += m->nrenames++;
+	r->proc = n->proc;
+	r->pid = n->proc->meta.pid;
+	r->tid = n->tid;
+	r->name = n->name;
+	r->timestamp = n->since;
+}
+
+/* Thread tid of p is called name since ts: the newest event decides. */
+static void set_name(struct tracer_merge *m, const struct tracer_merge_proc *p,
+		     uint32_t tid, const char *name, uint64_t ts)
+{
+	size_t i = name_entry(m, p, tid);
+	struct merge_name *n;
+
+	if (i == SIZE_MAX || m->names[i].since > ts)
+		return;
+	n = &m->names[i];
+	n->since = ts;
+	if (n->name && !strcmp(n->name, name))
+		return;
+	name = keep_name(m, name);
+	if (!name)
+		return;
+	n->name = name;
+	if (!m->skipping)
+		tell_rename(m, n);
+}
+
+/* If s's record names a thread, note it. */
+static void note_name(struct tracer_merge *m, const struct merge_src *s)
+{
+	const struct tracer_merge_proc *p = s->proc;
+	struct tracer_value tid, name;
+	size_t i, off = 0;
+
+	if (s->rec.lost)
+		return;
+	for (i = 0; i < p->nname_ids && p->name_ids[i] != s->rec.id; i++)
+		;
+	if (i == p->nname_ids ||
+	    tracer__payload_next('i', s->rec.payload, s->rec.payload_size,
+				 &off, &tid) ||
+	    tracer__payload_next('s', s->rec.payload, s->rec.payload_size,
+				 &off, &name) ||
+	    tid.i <= 0 || tid.i > UINT32_MAX)
+		return;
+	set_name(m, p, (uint32_t)tid.i, name.s, s->rec.timestamp);
+}
+
+/* The name of s's thread now (NULL: none known, or no memory). */
+static const char *name_now(struct tracer_merge *m, struct merge_src *s)
+{
+	if (!s->named || s->name_tid != s->rec.tid) {
+		s->name_at = name_entry(m, s->proc, s->rec.tid);
+		if (s->name_at == SIZE_MAX)
+			return NULL;
+		s->name_tid = s->rec.tid;
+		s->named = true;
+	}
+	return m->names[s->name_at].name;
 }
 
 /* ----------------------------------------------------------------------
@@ -373,9 +599,11 @@ static int build_heap(struct tracer_merge *m)
 static bool advance_past(struct tracer_merge *m, struct merge_src *s,
 			 uint64_t since)
 {
-	while (s->rec.timestamp < since)
+	while (s->rec.timestamp < since) {
+		note_name(m, s);	/* the names at since */
 		if (!advance(m, s))
 			return false;
+	}
 	return true;
 }
 
@@ -387,6 +615,7 @@ static void skip_to(struct tracer_merge *m, uint64_t since)
 
 	for (i = 0; i < m->nsrcs; i++)
 		m->srcs[i].chan.skip_before = since;
+	m->skipping = true;
 	i = 0;
 	while (i < m->nheap) {
 		struct merge_src *s = m->heap[i];
@@ -396,6 +625,7 @@ static void skip_to(struct tracer_merge *m, uint64_t since)
 		else
 			m->heap[i] = m->heap[--m->nheap];
 	}
+	m->skipping = false;
 	heapify(m);
 }
 
@@ -477,16 +707,6 @@ static void record_problem(struct tracer_merge *m, struct merge_src *s,
 	}
 }
 
-static const char *thread_name(const struct tracer_meta *meta, uint32_t tid)
-{
-	size_t i;
-
-	for (i = meta->nthreads; i-- > 0;)
-		if (meta->threads[i].tid == tid)
-			return meta->threads[i].name;
-	return NULL;
-}
-
 /* Does the --events filter let s's record through? */
 static bool wanted(const struct tracer_merge *m, const struct merge_src *s)
 {
@@ -555,7 +775,12 @@ static void fill_item(struct tracer_merge *m, struct merge_src *s,
 	it->proc = s->proc;
 	it->pid = s->pid;
 	it->tid = s->rec.tid;
-	it->thread_name = thread_name(&s->proc->meta, s->rec.tid);
+	it->thread_name = name_now(m, s);
+	if (!m->renames_given && m->nrenames) {
+		it->renames = m->renames;
+		it->nrenames = m->nrenames;
+		m->renames_given = true;
+	}
 	it->vital = s->vital;
 	if (s->rec.lost) {
 		it->kind = TRACER_ITEM_LOST;
@@ -586,6 +811,7 @@ int tracer__merge_next(struct tracer_merge *m, struct tracer_item *it)
 		s = m->heap[0];
 		if (s->rec.timestamp > m->until)
 			return 0;	/* every other source is later too */
+		note_name(m, s);
 		take = wanted(m, s);
 		if (take)
 			fill_item(m, s, it);	/* copies what it needs */
@@ -663,6 +889,13 @@ int tracer__merge_open(struct tracer_merge **mp, const char *dir,
 	return 0;
 }
 
+size_t tracer__merge_renames_left(const struct tracer_merge *m,
+				  const struct tracer_rename **r)
+{
+	*r = m->renames;
+	return m->renames_given ? 0 : m->nrenames;
+}
+
 size_t tracer__merge_nprocs(const struct tracer_merge *m)
 {
 	return m->nprocs;
@@ -698,6 +931,12 @@ void tracer__merge_close(struct tracer_merge *m)
 		tracer__meta_free(&m->procs[i].meta);
 		free(m->procs[i].dir);
 	}
+	for (i = 0; i < m->nstrs; i++)
+		free(m->strs[i]);
+	free(m->strs);
+	free(m->names);
+	free(m->names_hash);
+	free(m->renames);
 	free(m->srcs);
 	free(m->procs);
 	free(m->heap);

@@ -15,6 +15,16 @@
  * doc/session-files.md), an item at the time the packet begins saying how
  * many, and since when (the end of the previous packet of that file).
  *
+ * Thread names follow the trace: a thread is named by its process.meta
+ * `thread` line (its name when it took its buffer) until an event of the
+ * library names it, tracer:thread_start (a session's first event of the
+ * thread), tracer:thread_name (a rename, recorded by the thread that
+ * renamed it, maybe another) or tracer:thread_exit (the name it ended
+ * with); from then on that name is the thread's, in item.thread_name and
+ * in the item.renames of the item handed out next. These events are
+ * read even when the options leave them out (--events, --since); with
+ * --tid, only the thread's own. Names stay valid as long as the merge.
+ *
  * Problems (unreadable files, corrupt packets, unknown event ids, bad
  * payloads) are reported as they are met, one line each on the error stream
  * given at open ("tracectl: PATH: packet at offset N: ..."), and the merge
@@ -53,10 +63,25 @@ enum tracer_item_kind {
 	TRACER_ITEM_LOST,
 };
 
+#define TRACER_NAME_SITES	8
+
 /* A process of the merge: its directory and decoded process.meta. */
 struct tracer_merge_proc {
 	char *dir;
 	struct tracer_meta meta;
+	/* Its call sites that name a thread (tracer:thread_start,
+	 * tracer:thread_name, tracer:thread_exit: "tid %d name %s..."). */
+	uint32_t name_ids[TRACER_NAME_SITES];
+	size_t nname_ids;
+};
+
+/* A thread renamed (tracer_item.renames). */
+struct tracer_rename {
+	const struct tracer_merge_proc *proc;
+	uint32_t pid;
+	uint32_t tid;
+	const char *name;		/* its name from then on */
+	uint64_t timestamp;		/* of the event that says so */
 };
 
 /* One item, valid until the next call of tracer__merge_next(). */
@@ -66,7 +91,8 @@ struct tracer_item {
 	const struct tracer_merge_proc *proc;
 	uint32_t pid;
 	uint32_t tid;
-	const char *thread_name;	/* from process.meta, or NULL */
+	const char *thread_name;	/* its thread's name at this time, or
+					   NULL (none known); see below */
 	int vital;			/* channel: 0 default, 1 vital */
 	/* TRACER_ITEM_EVENT */
 	const struct tracer_callsite *cs;	/* NULL: unknown event id */
@@ -80,6 +106,10 @@ struct tracer_item {
 	uint64_t lost;			/* records lost */
 	uint64_t lost_since;		/* end of the packet before (0: the
 					   file's first packet) */
+	/* The threads renamed since the item before (this one included),
+	 * in time order, whatever the options let through. */
+	const struct tracer_rename *renames;
+	size_t nrenames;
 };
 
 struct tracer_merge;
@@ -99,6 +129,14 @@ int tracer__merge_open(struct tracer_merge **m, const char *dir,
  * Returns 1 (*it filled), 0 at the end.
  */
 int tracer__merge_next(struct tracer_merge *m, struct tracer_item *it);
+
+/*
+ * The renames no item took: after tracer__merge_next() returned 0, those
+ * after the last item handed out (the last events read named threads).
+ * Returns how many; *r the first.
+ */
+size_t tracer__merge_renames_left(const struct tracer_merge *m,
+				  const struct tracer_rename **r);
 
 /* The processes of the merge (to list threads, names, clock offsets). */
 size_t tracer__merge_nprocs(const struct tracer_merge *m);

@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "tracerd.h"
+#include "format.h"
 #include "pattern.h"
 
 #define PAGE		4096ULL
@@ -40,6 +41,7 @@
 						   write-error episode */
 #define DIR_RETRY_MS	1000	/* a process directory that could not be
 				   written is tried again this often */
+#define RENAME_EVENT	"tracer:thread_name"	/* tid %d name %s */
 
 static const char *const channel_name[TRACER_POOL_CHANNELS] = {
 	"default", "vital",
@@ -365,7 +367,7 @@ static int open_stream(const struct tracerd_sink *sink,
 	if (pair[!c].instance != st->instance) {
 		memcpy(name, b->desc->thread_name, 16);
 		name[16] = '\0';
-		tracerd_note_thread(sink->meta, info->tid, name);
+		tracerd_note_thread(sink->meta, info->tid, name, 0);
 	}
 	return 0;
 }
@@ -665,6 +667,37 @@ static void begin_batch(struct tracerd_process *p, struct tracerd_stream *st)
 	p->batch_packets = 0;
 }
 
+/*
+ * The renames a vital packet tells (tracer:thread_name, libtracer's
+ * wrappers of pthread_setname_np() and prctl()): one `thread` line each in
+ * the sink's process.meta, with the time of the rename. The packet was
+ * checked by the reader; the payload is decoded with bounds.
+ */
+static void note_renames(const struct tracerd_process *p,
+			 const struct tracerd_sink *sink, const void *pk,
+			 const struct tracer_rb_packet_info *info)
+{
+	struct tracer_rb_record rec;
+	struct tracer_value tid, name;
+	uint64_t off = 0;
+	size_t at;
+
+	if (!p->rename_id || !sink->meta)
+		return;
+	while (tracer__rb_packet_next(pk, info->content_bytes, &off, &rec)) {
+		at = 0;
+		if (rec.id != p->rename_id ||
+		    tracer__payload_next('i', rec.payload, rec.payload_size,
+					 &at, &tid) ||
+		    tracer__payload_next('s', rec.payload, rec.payload_size,
+					 &at, &name) ||
+		    tid.i <= 0 || tid.i > INT32_MAX)
+			continue;
+		tracerd_note_thread(sink->meta, (uint32_t)tid.i, name.s,
+				    rec.timestamp ? rec.timestamp : 1);
+	}
+}
+
 /* A checked packet at the end of the batch: append it to its file. */
 static void emit_to(struct tracerd_process *p, const struct tracerd_sink *sink,
 		    struct tracerd_stream *pair, struct tracerd_buffer *b,
@@ -694,6 +727,8 @@ static void emit_to(struct tracerd_process *p, const struct tracerd_sink *sink,
 		begin_batch(p, st);
 	stamp_packet(st, (struct tracer_rb_packet *)(void *)pk,
 		     info->content_bytes);
+	if (c == TRACER_CHANNEL_VITAL)
+		note_renames(p, sink, pk, info);
 	p->batch_stream = st;
 	p->batch_len += info->content_bytes;
 	p->batch_records += info->records;
@@ -1449,6 +1484,9 @@ static int store_callsite(struct tracerd_process *p,
 	cs->format = dup_bounded(s->format, MAX_STRING);
 	if (!cs->types || !cs->file || !cs->name || !cs->format)
 		return -ENOMEM;
+	if (cs->vital && !strcmp(cs->name, RENAME_EVENT) &&
+	    !strcmp(cs->types, "is"))
+		p->rename_id = cs->id;
 	p->ncs++;
 	return 0;
 }
@@ -1628,6 +1666,35 @@ static uint64_t owner_unwritten(const struct tracerd_buffer *b, int c)
 	return st->unwritten;
 }
 
+/*
+ * Thread tid's name now, from /proc/PID/task/TID/comm: a rename since it
+ * took its buffer is in there, however it was made. Only for a process
+ * whose thread ids are ours. Returns false when it cannot be read (the
+ * thread is gone, or another pid namespace).
+ */
+static bool comm_now(const struct tracerd_process *p, uint32_t tid,
+		     char name[17])
+{
+	char path[64];
+	ssize_t n;
+	int fd;
+
+	if (!p->same_pidns || tid == 0)
+		return false;
+	snprintf(path, sizeof(path), "/proc/%d/task/%" PRIu32 "/comm",
+		 (int)p->pid, tid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	n = read(fd, name, 16);
+	close(fd);
+	if (n <= 0)
+		return false;
+	/* The kernel ends it with a newline (a name may hold more). */
+	name[name[n - 1] == '\n' ? n - 1 : n] = '\0';
+	return true;
+}
+
 static void thread_status(const struct tracerd_process *p, uint32_t i,
 			  Tracer__ThreadStatus *t)
 {
@@ -1637,7 +1704,7 @@ static void thread_status(const struct tracerd_process *p, uint32_t i,
 
 	tracer__thread_status__init(t);
 	t->tid = TRACER_READ_ONCE(b->desc->owner_tid);
-	if (name) {
+	if (name && !comm_now(p, t->tid, name)) {
 		memcpy(name, b->desc->thread_name, 16);
 		name[16] = '\0';
 	}

@@ -253,11 +253,14 @@ void tracerd_session_append_callsites(struct tracerd_process *p, size_t from)
 	}
 }
 
-void tracerd_note_thread(FILE *meta, uint32_t tid, const char *name)
+void tracerd_note_thread(FILE *meta, uint32_t tid, const char *name,
+			 uint64_t since)
 {
 	if (meta) {
 		fprintf(meta, "thread %" PRIu32 " ", tid);
 		put_field(meta, name);
+		if (since)
+			fprintf(meta, " %" PRIu64, since);
 		fputc('\n', meta);
 	}
 }

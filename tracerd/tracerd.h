@@ -258,6 +258,8 @@ struct tracerd_process {
 	bool resumed;			/* came back after a broken
 					   connection: known call sites are
 					   sent again */
+	uint32_t rename_id;		/* its tracer:thread_name call site
+					   (0: none yet) */
 };
 
 /* Event ids of tracerd's own events (salvage.c); programs use fewer. */
@@ -367,7 +369,13 @@ int tracerd_process_snapshot(struct tracerd_process *p,
 			     const struct tracerd_sink *sink);
 /* Write process.meta (identity, call sites) into dir; NULL on error. */
 FILE *tracerd_process_meta(struct tracerd_process *p, const char *dir);
-void tracerd_note_thread(FILE *meta, uint32_t tid, const char *name);
+/*
+ * A `thread` line in process.meta: the name of thread tid when it took
+ * its buffer (since 0), or its new name from time since on (a rename, in
+ * tracer:thread_name).
+ */
+void tracerd_note_thread(FILE *meta, uint32_t tid, const char *name,
+			 uint64_t since);
 /* The latest registration of pid (NULL: none). */
 struct tracerd_process *tracerd_process_find(struct tracerd *d, pid_t pid);
 /* Attach the readers of buffer b at buf (descriptor desc). */

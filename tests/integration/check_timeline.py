@@ -19,7 +19,9 @@ prints "KEY VALUE" lines:
   depth      the deepest nesting
   names      distinct names
   scripts    <script> elements in the page
-  lane PID TID PROCESS / THREAD   one line per lane
+  lane PID TID PROCESS / THREAD [formerly NAME, NAME...]
+             one line per lane (THREAD its last name; a renamed thread
+             also the names it had before, oldest first)
 
 Checks (exit status 1, reason on stderr): no '<' inside a data block (so
 nothing can close the script element early); both blocks are JSON; every
@@ -120,8 +122,12 @@ def main(argv):
     print("depth %d" % depth)
     print("names %d" % nnames)
     print("scripts %d" % len(re.findall(r"<script\b", page)))
-    for pid, tid, pname, tname in meta["lanes"]:
-        print("lane %d %d %s / %s" % (pid, tid, pname, tname))
+    for lane in meta["lanes"]:
+        if len(lane) != 5 or not isinstance(lane[4], list):
+            fail("bad lane %r" % lane)
+        pid, tid, pname, tname, former = lane
+        print("lane %d %d %s / %s%s" % (pid, tid, pname, tname,
+              " formerly " + ", ".join(former) if former else ""))
     return 0
 
 

@@ -12,6 +12,10 @@
 #     called, in order, the module's too (it is gone by then);
 #   - `tracectl export` has one slice per call, named by the function,
 #     nested per thread; so has `tracectl timeline`.
+# And tests/integration/recfuncs, built with -finstrument-functions too,
+# which calls tracer_record() in C and C++: its trace has func:entry and
+# func:exit of its own three functions, none of <tracer.h>'s (argument
+# helpers, the constructor that registers the call sites).
 . "$(dirname "$0")/lib.sh"
 
 FUNCS=./tests/integration/funcs
@@ -139,5 +143,27 @@ ok $([ $? -eq 0 ] && [ ! -s "$T/view2.err" ] &&
 	! grep -Eq "<main[+>]" "$T/view2" &&
 	grep -q "<funcmod_inner>" "$T/view2"; echo $?) \
 	"an executable gone: its addresses print plainly, no error; the module's named"
+
+# <tracer.h>'s functions are not the program's.
+LD_PRELOAD=$RECORD_PRELOAD "$TRACECTL" record -- ./tests/integration/recfuncs 3 \
+	>"$T/prog3" 2>"$T/err3"
+check "recfuncs (tracer_record() in C and C++) exits 0" [ $? -eq 0 ]
+dir3=$(tail -n 1 "$T/prog3")
+"$TRACECTL" view "$dir3" >"$T/view3" 2>"$T/view3.err"
+ok $([ $? -eq 0 ] && grep -q ' test:cxx_more: ' "$T/view3" &&
+	grep -q ' test:c_values: ' "$T/view3"; echo $?) \
+	"recfuncs: view reads its events"
+# The function of each func:entry and func:exit, by name (or its address).
+awk '$5 == "func:entry:" || $5 == "func:exit:" {
+	n = $7; if ($8 ~ /^</) { n = $8; gsub(/[<>]/, "", n) }
+	print substr($5, 6, length($5) - 6), n }' "$T/view3" >"$T/funcs3"
+sed 's/^/# /' "$T/funcs3" | head -n 20
+ok $(! grep -q 'tracer__' "$T/funcs3" &&
+	[ "$(grep -c '^entry ' "$T/funcs3")" -eq 3 ] &&
+	[ "$(grep -c '^exit ' "$T/funcs3")" -eq 3 ] &&
+	grep -q '^entry main$' "$T/funcs3" &&
+	grep -q '^entry c_values$' "$T/funcs3" &&
+	grep -q '^entry [_A-Za-z0-9]*cxx_values' "$T/funcs3"; echo $?) \
+	"recfuncs: func:entry/exit of its 3 functions only, none of <tracer.h>'s"
 
 finish

@@ -101,6 +101,57 @@ static void build_pairs(void)
 	fclose(f);
 }
 
+/*
+ * renames/app-20: thread 20 starts as "app" (tracer:thread_start), names
+ * thread 21 "worker" at 3000 (tracer:thread_name) and itself "boss" at
+ * 5000; thread 21 ends as "late" (tracer:thread_exit at 8000, a rename
+ * the library did not see). process.meta names both "app", and has a
+ * rename line for 21 (it changes nothing: the events say it). Ticks
+ * (a:tick) in both threads in between.
+ */
+static void build_renames(void)
+{
+	char *cs[] = {
+		callsite(1, 1, "is", "tracer:thread_start", "tid %d name %s"),
+		callsite(2, 1, "is", "tracer:thread_name", "tid %d name %s"),
+		callsite(3, 0, "i", "a:tick", "tick %d"),
+		callsite(4, 1, "isu", "tracer:thread_exit",
+			 "tid %d name %s lost %llu"),
+	};
+	struct pkt p;
+	FILE *f;
+
+	make_dir("renames/app-20");
+	meta_with("renames/app-20", 20, "app", cs, 4, "thread 20 app\n"
+		  "thread 21 app\nthread 21 worker 3000\n");
+	f = create("renames/app-20/vital-20", "w");
+	pkt_begin(&p, 1, 20, 1000);
+	rec(&p, 1, 1000, "is", 20LL, "app");
+	rec(&p, 2, 3000, "is", 21LL, "worker");
+	rec(&p, 2, 5000, "is", 20LL, "boss");
+	pkt_write(&p, f, 0);
+	fclose(f);
+	f = create("renames/app-20/default-20", "w");
+	pkt_begin(&p, 0, 20, 2000);
+	rec(&p, 3, 2000, "i", 1LL);
+	rec(&p, 3, 4000, "i", 2LL);
+	rec(&p, 3, 6000, "i", 3LL);
+	pkt_write(&p, f, 0);
+	fclose(f);
+	f = create("renames/app-20/default-21", "w");
+	pkt_begin(&p, 0, 21, 1500);
+	rec(&p, 3, 1500, "i", 4LL);
+	rec(&p, 3, 3500, "i", 5LL);
+	rec(&p, 3, 7000, "i", 6LL);
+	pkt_write(&p, f, 0);
+	fclose(f);
+	f = create("renames/app-20/vital-21", "w");
+	pkt_begin(&p, 1, 21, 8000);
+	rec(&p, 4, 8000, "isu", 21LL, "late", 0ULL);
+	pkt_write(&p, f, 0);
+	fclose(f);
+}
+
 static const char pairs_events[] =
 	"\"traceEvents\":[\n"
 	"{\"ph\":\"M\",\"ts\":1.000,\"pid\":10,\"tid\":10,\"name\":"
@@ -641,6 +692,78 @@ static void test_write_error(void)
 }
 
 /* ----------------------------------------------------------------------
+ * Renamed threads.
+ */
+
+/* The names the export of the renames trace with options a1 a2 (NULL:
+ * none) gives tid: "TS NAME," per thread_name, in order. */
+static char *export_names(const char *a1, const char *a2, int tid)
+{
+	char *dir = path_of("renames"), *file = path_of("renames.json");
+	char *json, *line, *save = NULL, *ts, *nm, key[64], *got = NULL;
+	size_t len, n = 0;
+	struct run r;
+	FILE *f;
+
+	run_cmd(&r, "export", dir, "-o", file, a1, a2, NULL);
+	run_free(&r);
+	json = read_all(file, &len);
+	f = open_memstream(&got, &n);
+	snprintf(key, sizeof(key), "\"tid\":%d,\"name\":\"thread_name\"",
+		 tid);
+	for (line = strtok_r(json, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		ts = strstr(line, "\"ts\":");
+		nm = strstr(line, "\"args\":{\"name\":\"");
+		if (strstr(line, key) && ts && nm)
+			fprintf(f, "%.*s %.*s,", (int)strcspn(ts + 5, ","),
+				ts + 5, (int)strcspn(nm + 16, "\""), nm + 16);
+	}
+	fclose(f);
+	free(json);
+	free(dir);
+	free(file);
+	return got;
+}
+
+static void expect_names(const char *a1, const char *a2, int tid,
+			 const char *want, const char *name)
+{
+	char *got = export_names(a1, a2, tid);
+
+	if (!ok(!strcmp(got, want), "%s", name))
+		diag("  got '%s', want '%s'", got, want);
+	free(got);
+}
+
+static void test_renames(void)
+{
+	char *dir = path_of("renames"), *file = path_of("renames.html");
+	struct run r;
+
+	expect_names(NULL, NULL, 21, "1.500 app,3.000 worker,8.000 late,",
+		     "export: a thread renamed by another, then at its exit: "
+		     "a thread_name at each rename");
+	expect_names(NULL, NULL, 20, "1.000 app,5.000 boss,",
+		     "export: a thread that renamed itself");
+	expect_names("--events", "a:*", 21, "1.500 app,3.000 worker,"
+		     "8.000 late,", "export --events without the renames: "
+		     "the names still follow");
+	expect_names("--since", "0.000004", 21, "7.000 worker,8.000 late,",
+		     "export --since: named as it was at that time");
+	expect_names("--since", "0.000004", 20, "4.000 app,5.000 boss,",
+		     "export --since: renamed after it");
+	run_cmd(&r, "timeline", dir, "-o", file, NULL);
+	run_free(&r);
+	expect_summary("check_timeline.py", file, "lane 20 20 app / boss "
+		       "formerly app\nlane 20 21 app / late formerly app, "
+		       "worker\n", "timeline: a lane has the thread's last "
+		       "name, and the ones before");
+	free(dir);
+	free(file);
+}
+
+/* ----------------------------------------------------------------------
  * The timeline.
  */
 
@@ -713,7 +836,7 @@ static void test_timeline_hostile(void)
 
 int main(void)
 {
-	plan(39);
+	plan(45);
 	if (!mkdtemp(root))
 		bail_out("mkdtemp: %s", strerror(errno));
 	have_python = system("python3 -c pass >/dev/null 2>&1") == 0;
@@ -721,12 +844,14 @@ int main(void)
 	build_hostile();
 	build_lost();
 	build_deep();
+	build_renames();
 	test_classify();
 	test_pairs();
 	test_hostile_export();
 	test_lost();
 	test_filters();
 	test_deep();
+	test_renames();
 	test_usage();
 	test_write_error();
 	test_timeline();
