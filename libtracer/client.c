@@ -50,6 +50,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <sched.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -70,6 +71,7 @@
 #include "wrap.h"
 #include "clock.h"
 #include "paths.h"
+#include "pattern.h"
 #include "proto/wire.h"
 
 #define BATCH	512	/* call sites per message */
@@ -100,6 +102,38 @@ static size_t ctl_size;
 static tracer_msg *in_flight;
 static uint64_t resume_token;	/* tracerd's name for us, 0: none yet */
 static bool resume_refused;	/* the daemon we reached does not know it */
+
+/*
+ * The listener thread, started at registration when a session records;
+ * else only when one starts (a thread costs a program's start more than
+ * the rest of the registration, and waiting for tracerd's reply costs
+ * as much again: neither is needed until there is something to record):
+ *
+ *   NONE --no session: Register sent, reply not awaited--> LAZY
+ *     \                                                     | a session
+ *      \                                                    v
+ *       `--a session records: registered, reply read--> WAKING
+ *                                 \                          |
+ *                                  `-------> RUNNING <-------'
+ *
+ * In LAZY the control page in force is the daemon's state page
+ * (SOCKET.state, one struct tracer_control that every process maps
+ * read-only): its epoch is 0 until a session starts. The first event of
+ * any thread after that takes the slow path, which calls
+ * tracer__client_wake() in the thread's own context (never in a signal
+ * handler): it reads tracerd's reply, waiting for it a little if it is
+ * not there yet, and every message since (the session's filter is sent
+ * before the session is published), starts the listener and switches to
+ * the process's own control page. Other threads wait a little for it,
+ * then drop their event (counted as lost).
+ */
+enum { LISTENER_NONE, LISTENER_LAZY, LISTENER_WAKING, LISTENER_RUNNING };
+static int listener_state;
+static pthread_mutex_t wake_lock = PTHREAD_MUTEX_INITIALIZER;
+static const struct tracer_control *real_control;	/* the process's */
+static const struct tracer_control *state_page;	/* the daemon's */
+static int wake_timeout_ms;	/* for the reply, when woken */
+#define WAKE_TRIES	1000	/* sched_yield()s a thread waits for another */
 
 static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
@@ -305,6 +339,7 @@ static int send_register(uint32_t adopt, uint64_t epoch, uint64_t token)
 	r.adopt_segments = adopt;
 	r.epoch = epoch;
 	r.resume_token = token;
+	r.lazy_listener = update_signal != 0 && !adopt && !token;
 	m.body_case = TRACER__MESSAGE__BODY_REGISTER;
 	m.register_ = &r;
 	/* Adopting, resuming: the listener, send_lock held, waits. */
@@ -374,10 +409,33 @@ static int send_callsites(void)
 	return ret;
 }
 
+static bool queue_waits(void)
+{
+	bool waits;
+
+	pthread_mutex_lock(&send_lock);
+	waits = out_head != NULL;
+	pthread_mutex_unlock(&send_lock);
+	return waits;
+}
+
 void tracer__client_sync_callsites(void)
 {
-	if (tracer__client_registered())
-		send_callsites();
+	bool lazy = tracer__client_lazy();
+
+	if (!tracer__client_registered() && !lazy)
+		return;
+	send_callsites();
+	/*
+	 * A lazy process has no listener to send what the socket did not
+	 * take (a large module, a busy tracerd): wake it now (dlopen() is
+	 * the thread's own context).
+	 */
+	if (lazy && queue_waits() && !tracer__in_handler()) {
+		WRAP_GUARD_ENTER();
+		tracer__client_wake();
+		WRAP_GUARD_EXIT();
+	}
 }
 
 #define FORK_LOCK_MS	5
@@ -440,6 +498,10 @@ static void drop_parent_registration(void)
 	reg_state = 0;
 	resume_token = 0;
 	resume_refused = false;
+	listener_state = LISTENER_NONE;
+	real_control = NULL;
+	/* The daemon's state page stays mapped: the child maps it again. */
+	state_page = NULL;
 }
 
 void tracer__client_fork_child(void)
@@ -447,6 +509,7 @@ void tracer__client_fork_child(void)
 	tracer__callsites_fork_child(fork_locked);
 	pthread_mutex_init(&send_lock, NULL);
 	pthread_mutex_init(&lock, NULL);
+	pthread_mutex_init(&wake_lock, NULL);
 	drop_parent_registration();
 	tracer__pool_fork_child();
 	tracer__filter_fork_child();	/* last: it unblocks signals */
@@ -507,6 +570,7 @@ static int on_adopted(const Tracer__Registered *r, int *fds)
 	if (!ret && r->filter)
 		ret = apply_filter(r->filter);
 	/* The old page stays mapped: a thread may still be reading it. */
+	real_control = ctl;
 	__atomic_store_n(&tracer__control, (struct tracer_control *)ctl,
 			 __ATOMIC_RELEASE);
 	say("the new tracerd took over this process's buffers");
@@ -576,6 +640,7 @@ static int on_registered(const Tracer__Registered *r, int *fds, int nfds)
 	if (!ret && r->filter)
 		ret = apply_filter(r->filter);
 	/* Recording can start: call sites know the filter. */
+	real_control = ctl;
 	__atomic_store_n(&tracer__control, (struct tracer_control *)ctl,
 			 __ATOMIC_RELEASE);
 	set_state(1);
@@ -877,9 +942,95 @@ static int start_listener(void)
 	ret = -pthread_create(&th, &attr, listener, NULL);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	pthread_attr_destroy(&attr);
-	if (!ret)
-		pthread_setname_np(th, "tracer-listener");
-	return ret;
+	if (ret)
+		return ret;
+	pthread_setname_np(th, "tracer-listener");
+	__atomic_store_n(&listener_state, LISTENER_RUNNING, __ATOMIC_RELEASE);
+	return 0;
+}
+
+/* tracerd may wait for our confirmations from now on. */
+static void send_listening(void)
+{
+	Tracer__Message m = TRACER__MESSAGE__INIT;
+	Tracer__Listening l = TRACER__LISTENING__INIT;
+
+	m.body_case = TRACER__MESSAGE__BODY_LISTENING;
+	m.listening = &l;
+	send_msg(&m);
+}
+
+bool tracer__client_lazy(void)
+{
+	int st = __atomic_load_n(&listener_state, __ATOMIC_ACQUIRE);
+
+	return st == LISTENER_LAZY || st == LISTENER_WAKING;
+}
+
+bool tracer__client_recording(void)
+{
+	const struct tracer_control *c =
+		__atomic_load_n(&tracer__control, __ATOMIC_ACQUIRE);
+
+	return TRACER_READ_ONCE(c->epoch) != 0;
+}
+
+/* The messages tracerd sent while nobody listened, handled here. */
+static void drain_socket(void)
+{
+	struct pollfd p = { .fd = tracer__fd(SOCK), .events = POLLIN };
+
+	while (p.fd >= 0 && poll(&p, 1, 0) == 1 &&
+	       !(p.revents & POLLNVAL) && receive(100) == 0)
+		;
+}
+
+static int await_reply(int timeout_ms);
+
+/* The waking itself, wake_lock held, from LISTENER_LAZY. */
+static void wake_locked(void)
+{
+	int ret;
+
+	__atomic_store_n(&listener_state, LISTENER_WAKING, __ATOMIC_RELEASE);
+	ret = await_reply(wake_timeout_ms);	/* there long ago, mostly */
+	if (ret && ret != -ETIMEDOUT) {
+		say("cannot register with tracerd: %s", strerror(-ret));
+		disconnect(ret);
+		__atomic_store_n(&listener_state, LISTENER_NONE,
+				 __ATOMIC_RELEASE);
+		return;
+	}
+	drain_socket();	/* a broken connection is the listener's to mend */
+	if (start_listener() == 0)
+		send_listening();
+	else	/* no thread: what was read is applied */
+		__atomic_store_n(&listener_state, LISTENER_NONE,
+				 __ATOMIC_RELEASE);
+	say("a session started: %s", ret ? "no reply from tracerd yet, its "
+	    "listener will take it" : "registered, listener started");
+}
+
+int tracer__client_wake(void)
+{
+	int tries;
+
+	for (tries = 0; tries < WAKE_TRIES; tries++) {
+		int st = __atomic_load_n(&listener_state, __ATOMIC_ACQUIRE);
+
+		if (st != LISTENER_LAZY && st != LISTENER_WAKING)
+			return 0;
+		if (st == LISTENER_LAZY &&
+		    pthread_mutex_trylock(&wake_lock) == 0) {
+			if (__atomic_load_n(&listener_state,
+					    __ATOMIC_ACQUIRE) == LISTENER_LAZY)
+				wake_locked();
+			pthread_mutex_unlock(&wake_lock);
+			continue;
+		}
+		sched_yield();	/* another thread is waking it */
+	}
+	return -EAGAIN;
 }
 
 /* Microseconds from t0 to now (CLOCK_MONOTONIC). */
@@ -894,9 +1045,10 @@ static long since_us(const struct timespec *t0)
 
 /*
  * The registration reply, read by the constructor itself when it comes
- * within timeout_ms (the listener thread would add a wake-up): 0
- * (registered), -ETIMEDOUT (the listener will take it), or a negative
- * errno (refused, or a protocol error).
+ * within timeout_ms (the listener thread would add a wake-up), or by the
+ * thread that wakes a lazy process: 0 (registered), -ETIMEDOUT (the
+ * listener will take it), or a negative errno (refused, or a protocol
+ * error).
  */
 static int await_reply(int timeout_ms)
 {
@@ -973,6 +1125,57 @@ static int connect_waiting(const char *path, int timeout_ms)
 	return fd;
 }
 
+/*
+ * The daemon's state page, SOCKET.state (tracerd/control.c): mapped
+ * read-only, its descriptor closed. NULL when there is none (an older
+ * tracerd: the process then registers as it always did).
+ */
+static const struct tracer_control *map_state(const char *sock_path)
+{
+	char path[TRACER_PATH_MAX + 8];
+	const struct tracer_control *c;
+	struct stat st;
+	int fd;
+
+	if (snprintf(path, sizeof(path), "%s.state", sock_path) >=
+	    (int)sizeof(path))
+		return NULL;
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0)
+		return NULL;
+	c = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
+	    st.st_size >= (off_t)TRACER_CONTROL_SIZE ?
+	    mmap(NULL, TRACER_CONTROL_SIZE, PROT_READ, MAP_SHARED, fd, 0) :
+	    MAP_FAILED;
+	close(fd);
+	if (c == MAP_FAILED)
+		return NULL;
+	if (c->magic != TRACER_CONTROL_MAGIC ||
+	    c->version != TRACER_POOL_VERSION) {
+		munmap((void *)c, TRACER_CONTROL_SIZE);
+		return NULL;
+	}
+	return c;
+}
+
+/* The default filter, without telling tracerd. Returns 0 or -errno. */
+static int provisional_filter(void)
+{
+	struct tracer__filter_table *old = NULL;
+	uint32_t on, total;
+	int ret = tracer__callsites_filter(TRACER_DEFAULT_EVENTS, &on, &total,
+					   &old);
+
+	tracer__filter_retire(old);
+	return ret;
+}
+
+/* Every call site known so far, before tracerd's reply (lazy start). */
+static void send_callsites_early(void)
+{
+	send_callsites();
+}
+
 /* What is left of timeout_ms since t0, >= 0. */
 static int ms_left(const struct timespec *t0, int timeout_ms)
 {
@@ -996,10 +1199,36 @@ static int connect_daemon(const struct timespec *t0, int timeout_ms)
 		fd = tracer__wire_connect(paths[i], SOCK_NONBLOCK);
 		if (fd == -EAGAIN && ms_left(t0, timeout_ms) > 0)
 			fd = connect_waiting(paths[i], ms_left(t0, timeout_ms));
-		if (fd >= 0)
+		if (fd >= 0) {
+			state_page = map_state(paths[i]);
 			break;
+		}
 	}
 	return fd;
+}
+
+/*
+ * Register without waiting, no listener: no session records (the state
+ * page says so). Returns true when that is how it went.
+ */
+static bool register_lazily(int timeout_ms)
+{
+	if (!state_page || TRACER_READ_ONCE(state_page->epoch) != 0)
+		return false;
+	wake_timeout_ms = timeout_ms;
+	/*
+	 * The filter tracerd gives a process outside sessions, applied
+	 * here: a call site that is off never reaches the slow path, so
+	 * some must be on for a session's start to be seen.
+	 */
+	if (provisional_filter())
+		return false;
+	__atomic_store_n(&tracer__control, state_page, __ATOMIC_RELEASE);
+	__atomic_store_n(&listener_state, LISTENER_LAZY, __ATOMIC_RELEASE);
+	/* Call sites now, while the program has none of its own going. */
+	if (send_register(0, 0, 0) == 0)
+		send_callsites_early();
+	return true;
 }
 
 int tracer__client_start(int timeout_ms)
@@ -1023,6 +1252,11 @@ int tracer__client_start(int timeout_ms)
 	if (fd >= 0)
 		tracer__fd_keep(QUEUE, fd);
 	install_signal();
+	if (register_lazily(timeout_ms)) {
+		say("registered without waiting (no session) in %ld us",
+		    since_us(&t0));
+		return 0;
+	}
 	ret = send_register(0, 0, 0);
 	if (!ret)	/* the connection's wait counts: timeout_ms in all */
 		ret = await_reply(ms_left(&t0, timeout_ms));

@@ -250,6 +250,23 @@ void tracer__fd_forget_all(void) TRACER_HIDDEN;
 /* The process the slots belong to (a vfork child's calls pass through). */
 extern uint32_t tracer__fd_owner_pid TRACER_HIDDEN;
 
+/*
+ * A lazy process (client.c): registered while no session recorded, it
+ * has not read tracerd's reply and runs no listener; the control page in
+ * force is the daemon's state page, whose epoch changes when a session
+ * starts. tracer__client_lazy(): is it one? tracer__client_wake() (from
+ * the slow path, not in a signal handler) reads the reply and what came
+ * since, starts the listener and puts the process's own control page in
+ * force: 0, or -EAGAIN (another thread is at it for longer than a short
+ * wait). tracer__client_recording(): does the page in force say a
+ * session records?
+ */
+bool tracer__client_lazy(void) TRACER_HIDDEN;
+int tracer__client_wake(void) TRACER_HIDDEN;
+bool tracer__client_recording(void) TRACER_HIDDEN;
+/* Is this thread running a signal handler (signal.c's trampoline)? */
+bool tracer__in_handler(void) TRACER_HIDDEN;
+
 /* Release the calling thread's buffer (thread exit, process exit). */
 void tracer__thread_exit(void) TRACER_HIDDEN;
 /* The update signal arrived from tracerd (signal.c): act on the page. */

@@ -287,12 +287,23 @@ static void app_reset(int sig, unsigned seq)
 	app_unlock(&old);
 }
 
+/* Handlers running on this thread (tracer__in_handler()). */
+static __thread unsigned handler_depth
+	__attribute__((tls_model("initial-exec")));
+
+bool tracer__in_handler(void)
+{
+	return handler_depth != 0;
+}
+
 static void call(const struct sigaction *a, int sig, siginfo_t *si, void *uc)
 {
+	handler_depth++;
 	if (a->sa_flags & SA_SIGINFO)
 		a->sa_sigaction(sig, si, uc);
 	else
 		a->sa_handler(sig);
+	handler_depth--;
 }
 
 static void trampoline(int sig, siginfo_t *si, void *uc)
@@ -304,7 +315,9 @@ static void trampoline(int sig, siginfo_t *si, void *uc)
 
 	if (sig == __atomic_load_n(&tsig, __ATOMIC_RELAXED) &&
 	    from_tracerd(si)) {
+		handler_depth++;
 		tracer__thread_signal();
+		handler_depth--;
 		errno = saved;
 		return;
 	}

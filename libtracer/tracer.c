@@ -253,6 +253,29 @@ static bool apply_state(struct tracer__thread *t,
 }
 
 /*
+ * A lazy process (client.c): a session started while it ran no listener
+ * and had not read tracerd's reply. Both are done here, in the thread's
+ * own context, never in a signal handler (nor in the slow path's own
+ * events: busy is not set yet). Returns false when the event is
+ * dropped: counted as lost if a session records.
+ */
+static bool wake_client(struct tracer__thread *t)
+{
+	int ret = -EAGAIN;
+
+	if (!tracer__in_handler()) {
+		WRAP_GUARD_ENTER();
+		ret = tracer__client_wake();
+		WRAP_GUARD_EXIT();
+	}
+	if (ret && tracer__client_recording()) {
+		t->lost_no_buffer++;
+		tracer__pool_add_lost(1);
+	}
+	return ret == 0;
+}
+
+/*
  * The epoch changed (to a nonzero value). Returns true to record. Out of
  * line and cold: the event path stays small.
  */
@@ -275,6 +298,9 @@ thread_sync(struct tracer__thread *t)
 		tracer__pool_add_lost(1);
 		goto out;
 	}
+	/* No listener yet: read what tracerd sent first (client.c). */
+	if (tracer__client_lazy() && !wake_client(t))
+		goto out;
 	t->busy = 1;
 	WRAP_GUARD_ENTER();	/* the slow path's calls are the tracer's */
 	if (tracer__control_read(tracer__control, &st, CONTROL_TRIES)) {
@@ -414,6 +440,21 @@ static void exit_key_destructor(void *arg)
 }
 
 /*
+ * The process starts now (constructor, or a child of fork()): when a
+ * session records, the thread takes its buffer and records
+ * tracer:process_start, proc:start and proc:module here, timed at the
+ * start and not at the program's first event (which may come much later).
+ */
+static void start_now(void)
+{
+	struct tracer__thread *t = &tls;
+
+	if (TRACER_READ_ONCE(tracer__control->epoch) != 0 &&
+	    !tracer__client_lazy() && t->epoch != tracer__control->epoch)
+		thread_sync(t);
+}
+
+/*
  * How long the constructor waits for tracerd's reply: long enough for a
  * healthy tracerd almost always (its round trip is under 1 ms, and within
  * 10 ms 99% of the time with sanitizers on a saturated machine:
@@ -458,6 +499,7 @@ static void fork_child(void)
 	tracer__client_fork_child();
 	tracer__client_start(register_timeout_ms());
 	WRAP_GUARD_EXIT();
+	start_now();
 	errno = saved;
 }
 
@@ -492,6 +534,7 @@ static void __attribute__((constructor(102))) tracer_init(void)
 	pthread_atfork(fork_prepare, fork_parent, fork_child);
 	tracer__client_start(register_timeout_ms());
 	WRAP_GUARD_EXIT();
+	start_now();
 }
 
 static void __attribute__((destructor(102))) tracer_fini(void)

@@ -301,6 +301,8 @@ static void stop_private(struct private_daemon *d)
 	unlink(path);
 	in_dir(path, sizeof(path), d, SOCKET_NAME);
 	unlink(path);
+	in_dir(path, sizeof(path), d, SOCKET_NAME ".state");
+	unlink(path);
 	if (rmdir(d->dir))
 		fprintf(stderr, "tracectl: warning: cannot remove '%s': %s\n",
 			d->dir, strerror(errno));

@@ -10,6 +10,16 @@
  *                  /proc/PID/task/TID/status), so threads act at once:
  *                  close their sub-buffers for a switch, notice a start
  *                  or a stop.
+ *   state page     SOCKET.state: one struct tracer_control that every
+ *                  process may map read-only, published like the
+ *                  others with the session's epoch. A process that
+ *                  registered while no session recorded has not read
+ *                  our reply and runs no listener thread
+ *                  (libtracer/client.c): this page is how it learns
+ *                  that a session started. The file outlives tracerd,
+ *                  so that a new tracerd reaches the processes of the
+ *                  old one; it says "no session" when tracerd starts
+ *                  and exits.
  *   filters        event-name patterns travel over the socket to the
  *                  process's listener thread, which switches its enable
  *                  table and confirms with FilterApplied; requests that
@@ -23,17 +33,32 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "paths.h"
 #include "tracerd.h"
 
 #define WAIT_MS		1000	/* for a process to confirm a filter */
 
+static void publish_page(struct tracer_control *c, uint64_t session,
+			 uint32_t mode, uint64_t filter_gen, bool bump_switch,
+			 uint64_t epoch);
+
 void tracerd_control_publish(struct tracerd_process *p, uint64_t session,
 			     uint32_t mode, bool bump_switch)
 {
-	struct tracer_control *c = p->control;
+	publish_page(p->control, session, mode, p->filter_sent, bump_switch,
+		     session ? ++p->d->epoch : 0);
+}
+
+/* The seqlock write of control.c's header comment, on page c. */
+static void publish_page(struct tracer_control *c, uint64_t session,
+			 uint32_t mode, uint64_t filter_gen, bool bump_switch,
+			 uint64_t epoch)
+{
 	uint32_t seq = c->seq;
 
 	__atomic_store_n(&c->seq, seq + 1, __ATOMIC_RELAXED);
@@ -44,12 +69,62 @@ void tracerd_control_publish(struct tracerd_process *p, uint64_t session,
 	if (bump_switch)
 		__atomic_store_n(&c->switch_seq, c->switch_seq + 1,
 				 __ATOMIC_RELAXED);
-	__atomic_store_n(&c->filter_generation, p->filter_sent,
-			 __ATOMIC_RELAXED);
-	__atomic_store_n(&c->epoch, session ? ++p->d->epoch : 0,
-			 __ATOMIC_RELAXED);
+	__atomic_store_n(&c->filter_generation, filter_gen, __ATOMIC_RELAXED);
+	__atomic_store_n(&c->epoch, epoch, __ATOMIC_RELAXED);
 	/* Every field before the even seq. */
 	__atomic_store_n(&c->seq, seq + 2, __ATOMIC_RELEASE);
+}
+
+int tracerd_state_open(struct tracerd *d)
+{
+	char path[TRACER_PATH_MAX + 8];
+	struct tracer_control *c;
+	struct stat st;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s.state", d->cfg.socket_path);
+	fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC,
+		  geteuid() == 0 ? 0644 : 0600);
+	if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) ||
+	    st.st_uid != geteuid() || fchmod(fd, st.st_mode & 0644) < 0 ||
+	    ftruncate(fd, TRACER_CONTROL_SIZE) < 0)
+		goto fail;
+	c = mmap(NULL, TRACER_CONTROL_SIZE, PROT_READ | PROT_WRITE,
+		 MAP_SHARED, fd, 0);
+	if (c == MAP_FAILED)
+		goto fail;
+	close(fd);
+	c->version = TRACER_POOL_VERSION;
+	c->size = sizeof(*c);
+	c->tracerd_pid = (uint32_t)getpid();
+	c->seq &= ~1u;	/* a tracerd killed mid-update left it odd */
+	publish_page(c, 0, 0, 0, false, 0);
+	__atomic_store_n(&c->magic, TRACER_CONTROL_MAGIC, __ATOMIC_RELEASE);
+	d->state = c;
+	return 0;
+fail:
+	tracerd_log("cannot write the state page '%s': %s (processes will "
+		    "wait for tracerd's reply at their start)", path,
+		    strerror(errno));
+	if (fd >= 0)
+		close(fd);
+	return -errno;
+}
+
+void tracerd_state_publish(struct tracerd *d, uint64_t session)
+{
+	if (d->state)
+		publish_page(d->state, session, d->sess.mode, 0, false,
+			     session ? ++d->epoch : 0);
+}
+
+void tracerd_state_close(struct tracerd *d)
+{
+	if (!d->state)
+		return;
+	publish_page(d->state, 0, 0, 0, false, 0);
+	munmap(d->state, TRACER_CONTROL_SIZE);
+	d->state = NULL;
 }
 
 /*
@@ -181,7 +256,8 @@ struct tracerd_waiter *tracerd_wait_filters(struct tracerd_client *c,
 		if (pid && p->pid != pid)
 			continue;
 		w->reached++;
-		if (p->filter_acked >= p->filter_sent)
+		/* A lazy process reads the filter at its next event. */
+		if (p->filter_acked >= p->filter_sent || p->lazy)
 			continue;
 		w->targets[w->n].pid = p->pid;
 		w->targets[w->n++].gen = p->filter_sent;

@@ -428,6 +428,7 @@ static void shutdown_loop(struct tracerd *d)
 	struct tracerd_process *p, *tmp;
 
 	tracerd_server_close(d);
+	tracerd_state_close(d);
 	tracerd_stock_flush(d);
 	free(d->stock);
 	cds_list_for_each_entry_safe(p, tmp, &d->processes, node) {
@@ -468,6 +469,7 @@ int main(int argc, char **argv)
 	CDS_INIT_LIST_HEAD(&d.waiters);
 	if (tracerd_listen(&d))
 		return 1;
+	tracerd_state_open(&d);
 	setup_loop(&d);
 	if (ready_fd >= 0)
 		detach(ready_fd);

@@ -1326,6 +1326,7 @@ int tracerd_process_register(struct tracerd_client *c,
 	}
 	p->client = c;
 	c->proc = p;
+	p->lazy = r->lazy_listener && !adopt;
 	cds_list_add_tail(&p->node, &p->d->processes);
 	if (adopt) {
 		p->control_fd = ctl_fd;	/* sent once the pool is in */

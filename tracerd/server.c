@@ -202,6 +202,11 @@ static void dispatch(struct tracerd_client *c, tracer_msg *m)
 		if (ret)
 			{ reject(c, ret, "cannot adopt that pool segment"); return; }
 		return;
+	case TRACER__MESSAGE__BODY_LISTENING:
+		if (!c->proc)
+			{ reject(c, -EPROTO, "Listening before Register"); return; }
+		c->proc->lazy = false;
+		return;
 	case TRACER__MESSAGE__BODY_FILTER_APPLIED:
 		if (!c->proc)
 			{ reject(c, -EPROTO, "FilterApplied before Register"); return; }

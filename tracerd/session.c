@@ -360,6 +360,9 @@ static void publish(struct tracerd *d, uint64_t session, bool bump_switch)
 		tracerd_control_publish(p, session, d->sess.mode, bump_switch);
 		tracerd_control_signal(p);
 	}
+	/* Lazy processes: their filters were sent before this. */
+	if (!bump_switch)
+		tracerd_state_publish(d, session);
 }
 
 static const char *mode_name(uint32_t mode)

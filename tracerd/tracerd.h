@@ -106,6 +106,7 @@ struct tracerd {
 	int write_error;		/* errno of the write-error episode
 					   under way (output full), 0: none */
 	uint64_t unwritten;		/* records lost to it so far */
+	struct tracer_control *state;	/* SOCKET.state (control.c) */
 	struct tracerd_kit *stock;	/* pools made ahead (stock.c) */
 	uint32_t nstock;
 	uv_idle_t stock_idle;
@@ -260,6 +261,8 @@ struct tracerd_process {
 					   sent again */
 	uint32_t rename_id;		/* its tracer:thread_name call site
 					   (0: none yet) */
+	bool lazy;			/* runs no listener yet: do not wait
+					   for its confirmations */
 };
 
 /* Event ids of tracerd's own events (salvage.c); programs use fewer. */
@@ -333,6 +336,16 @@ int tracerd_process_make_pool(struct tracerd_process *p, int *ctl_fd,
 bool tracerd_process_pool_fits(const struct tracerd_process *shadow);
 void tracerd_process_take_pool(struct tracerd_process *p,
 			       struct tracerd_process *shadow);
+
+/*
+ * The daemon's state page (control.c): SOCKET.state, made at start and
+ * published with every session start and stop (the epoch lazy processes
+ * look at). _open: 0 or -errno (logged; processes then wait for the
+ * reply at their start). _close: "no session", unmapped; the file stays.
+ */
+int tracerd_state_open(struct tracerd *d);
+void tracerd_state_publish(struct tracerd *d, uint64_t session);
+void tracerd_state_close(struct tracerd *d);
 
 /* stock.c */
 /*
