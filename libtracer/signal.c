@@ -35,6 +35,13 @@
  * default action, which for a real-time signal ends the process, as it
  * would have).
  *
+ * Interrupted calls. The update signal is installed with SA_RESTART, but
+ * the kernel restarts no poll(), nanosleep(), pause() ... after a handler:
+ * they fail with EINTR. The trampoline counts, per thread, the signals it
+ * handled without the program and the ones it passed to the program
+ * (tracer__intr), and the wrappers of those calls resume a call that only
+ * the first interrupted (resume.h, wrap_wait.c, wrap_io.c).
+ *
  * TRACER_SIGNAL picks another number for programs that need SIGRTMIN+3
  * ("SIGRTMIN+N", "RTMIN+N" or a number between SIGRTMIN and SIGRTMAX), or
  * none at all ("none").
@@ -58,6 +65,7 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "resume.h"
 
 typedef int (*sigaction_fn)(int, const struct sigaction *,
 			    struct sigaction *);
@@ -80,6 +88,9 @@ static sigset_t app_intr;		/* siginterrupt(sig, 1) was called */
 static __thread sigset_t fork_mask __attribute__((tls_model("initial-exec")));
 
 static void trampoline(int sig, siginfo_t *si, void *uc);
+
+__thread struct tracer__intr tracer__intr
+	__attribute__((tls_model("initial-exec")));
 
 /* ---- the next definitions ----------------------------------------------- */
 
@@ -306,6 +317,17 @@ static void call(const struct sigaction *a, int sig, siginfo_t *si, void *uc)
 	handler_depth--;
 }
 
+/*
+ * One more signal in count c (tracer__intr). Only this thread's handlers
+ * write it, and a wrapper reads it after the call a signal interrupted
+ * (resume.h): a plain increment. A handler nested in this one may lose its
+ * own increment, never the change: c still differs from what it was.
+ */
+static void count(unsigned *c)
+{
+	__atomic_store_n(c, *c + 1, __ATOMIC_RELAXED);
+}
+
 static void trampoline(int sig, siginfo_t *si, void *uc)
 {
 	int saved = errno;
@@ -318,12 +340,17 @@ static void trampoline(int sig, siginfo_t *si, void *uc)
 		handler_depth++;
 		tracer__thread_signal();
 		handler_depth--;
+		count(&tracer__intr.tracer);
 		errno = saved;
 		return;
 	}
 	seq = app_read(sig, &a);
-	if (a.sa_handler == SIG_IGN)
-		return;		/* changed while this one was on its way */
+	if (a.sa_handler == SIG_IGN) {
+		/* changed while this one was on its way: not delivered */
+		count(&tracer__intr.tracer);
+		return;
+	}
+	count(&tracer__intr.program);
 	if (a.sa_handler == SIG_DFL) {
 		default_action(sig);
 		errno = saved;

@@ -37,6 +37,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include "resume.h"
 #include "wrap.h"
 
 #define U(...)	__VA_ARGS__
@@ -594,6 +595,12 @@ WRAP_API ssize_t recvfrom(int fd, void *buf, size_t n, int flags,
 
 /* ---- waiting for descriptors ---------------------------------------- */
 
+/*
+ * The kernel restarts none of these after a signal handler: each resumes a
+ * wait that only the update signal cut short, with the time it has left
+ * (resume.h). Their events frame the whole wait, resumed or not.
+ */
+
 static long long ts_ms(const struct timespec *t)
 {
 	return t ? (long long)t->tv_sec * 1000 + t->tv_nsec / 1000000 : -1;
@@ -604,31 +611,222 @@ static long long tv_ms(const struct timeval *t)
 	return t ? (long long)t->tv_sec * 1000 + t->tv_usec / 1000 : -1;
 }
 
-IO_BLOCKING(int, poll, (struct pollfd *fds, nfds_t n, int timeout),
-	    (fds, n, timeout), "nfds %lu timeout_ms %d",
-	    ((unsigned long)n, timeout), "nfds %lu result %d",
-	    ((unsigned long)n, ret), ret < 0)
-IO_BLOCKING(int, ppoll, (struct pollfd *fds, nfds_t n,
-			 const struct timespec *t, const sigset_t *mask),
-	    (fds, n, t, mask), "nfds %lu timeout_ms %lld",
-	    ((unsigned long)n, ts_ms(t)), "nfds %lu result %d",
-	    ((unsigned long)n, ret), ret < 0)
-IO_BLOCKING(int, select, (int n, fd_set *r, fd_set *w, fd_set *e,
-			  struct timeval *t),
-	    (n, r, w, e, t), "nfds %d timeout_ms %lld", (n, tv_ms(t)),
-	    "nfds %d result %d", (n, ret), ret < 0)
-IO_BLOCKING(int, pselect, (int n, fd_set *r, fd_set *w, fd_set *e,
-			   const struct timespec *t, const sigset_t *mask),
-	    (n, r, w, e, t, mask), "nfds %d timeout_ms %lld", (n, ts_ms(t)),
-	    "nfds %d result %d", (n, ret), ret < 0)
-IO_BLOCKING(int, epoll_wait, (int ep, struct epoll_event *ev, int max,
-			      int timeout),
-	    (ep, ev, max, timeout), "epfd %d maxevents %d timeout_ms %d",
-	    (ep, max, timeout), "epfd %d result %d", (ep, ret), ret < 0)
-IO_BLOCKING(int, epoll_pwait, (int ep, struct epoll_event *ev, int max,
-			       int timeout, const sigset_t *mask),
-	    (ep, ev, max, timeout, mask), "epfd %d maxevents %d timeout_ms %d",
-	    (ep, max, timeout), "epfd %d result %d", (ep, ret), ret < 0)
+/*
+ * IO_WAITING(T, name, (params), (args), "entry fmt", (entry values),
+ * "exit fmt", (exit values)): IO_BLOCKING around name_wait(args), the
+ * resuming call; failed when ret < 0.
+ */
+#define IO_WAITING(T, name, params, args, efmt, evalues, xfmt, xvalues) \
+WRAP_API T name params \
+{ \
+	char eb[WRAP_ERRBUF]; \
+	const char *es = ""; \
+	T ret = 0; \
+	WRAP_SITE(cs_in, 0, "libc:" #name "_entry", efmt, U evalues); \
+	WRAP_SITE(cs_out, 0, "libc:" #name "_exit", xfmt "%s", U xvalues, es); \
+	if (tracer_likely(!WRAP_ON2(cs_in, cs_out))) \
+		return name##_wait args; \
+	if (WRAP_ON(cs_in)) \
+		WRAP_EMIT(cs_in, U evalues); \
+	ret = name##_wait args; \
+	if (WRAP_ON(cs_out)) { \
+		es = tracer__wrap_errno(ret < 0, errno, eb); \
+		WRAP_EMIT(cs_out, U xvalues, es); \
+	} \
+	return ret; \
+}
+
+WRAP_DEFINE_REAL(int, poll, (struct pollfd *fds, nfds_t n, int timeout),
+		 (fds, n, timeout))
+static int poll_wait(struct pollfd *fds, nfds_t n, int timeout)
+{
+	int ret;
+
+	TRACER__RESUMING_MS(ret, WRAP_REAL(poll)(fds, n, timeout), timeout);
+	return ret;
+}
+
+WRAP_DEFINE_REAL(int, ppoll, (struct pollfd *fds, nfds_t n,
+			      const struct timespec *t, const sigset_t *mask),
+		 (fds, n, t, mask))
+static int ppoll_wait(struct pollfd *fds, nfds_t n, const struct timespec *t,
+		      const sigset_t *mask)
+{
+	int ret;
+
+	TRACER__RESUMING_TS(ret, WRAP_REAL(ppoll)(fds, n, t, mask), t);
+	return ret;
+}
+
+/*
+ * select(): the timeout is the program's, and Linux writes the time left
+ * into it; a resumed call is given the time left (rounded up to the
+ * microsecond), and writes it too. Microseconds past a second count as
+ * seconds (the C library's normalisation).
+ */
+static bool tv_positive(const struct timeval *t)
+{
+	return t && t->tv_sec >= 0 && t->tv_usec >= 0 &&
+	       (t->tv_sec > 0 || t->tv_usec > 0);
+}
+
+static struct timespec tv_ts(const struct timeval *t)
+{
+	struct timespec ts = { t->tv_sec, 0 };
+
+	if (t->tv_sec < TRACER__FOREVER) {
+		ts.tv_sec += t->tv_usec / 1000000;
+		ts.tv_nsec = t->tv_usec % 1000000 * 1000;
+	}
+	return ts;
+}
+
+static void tv_left(struct timeval *t, const struct timespec *d)
+{
+	struct timespec l = tracer__deadline_left(d);
+
+	t->tv_sec = l.tv_sec;
+	t->tv_usec = (l.tv_nsec + 999) / 1000;
+	if (t->tv_usec == 1000000) {
+		t->tv_sec++;
+		t->tv_usec = 0;
+	}
+}
+
+WRAP_DEFINE_REAL(int, select, (int n, fd_set *rd, fd_set *wr, fd_set *ex,
+			       struct timeval *t), (n, rd, wr, ex, t))
+static int select_wait(int n, fd_set *rd, fd_set *wr, fd_set *ex,
+		       struct timeval *t)
+{
+	struct tracer__resume r;
+	struct timespec d = { 0, 0 };
+	bool timed = tv_positive(t);
+	int ret;
+
+	tracer__resume_begin(&r);
+	if (timed) {
+		struct timespec rel = tv_ts(t);
+
+		tracer__deadline_after(&d, &rel);
+	}
+	/* The sets are left as they were when the call fails. */
+	while ((ret = WRAP_REAL(select)(n, rd, wr, ex, t)) < 0 &&
+	       tracer__resume_again(&r, errno))
+		if (timed)
+			tv_left(t, &d);
+	return ret;
+}
+
+WRAP_DEFINE_REAL(int, pselect, (int n, fd_set *rd, fd_set *wr, fd_set *ex,
+				const struct timespec *t, const sigset_t *mask),
+		 (n, rd, wr, ex, t, mask))
+static int pselect_wait(int n, fd_set *rd, fd_set *wr, fd_set *ex,
+			const struct timespec *t, const sigset_t *mask)
+{
+	int ret;
+
+	TRACER__RESUMING_TS(ret, WRAP_REAL(pselect)(n, rd, wr, ex, t, mask), t);
+	return ret;
+}
+
+WRAP_DEFINE_REAL(int, epoll_wait, (int ep, struct epoll_event *ev, int max,
+				   int timeout), (ep, ev, max, timeout))
+static int epoll_wait_wait(int ep, struct epoll_event *ev, int max,
+			   int timeout)
+{
+	int ret;
+
+	TRACER__RESUMING_MS(ret, WRAP_REAL(epoll_wait)(ep, ev, max, timeout),
+			    timeout);
+	return ret;
+}
+
+WRAP_DEFINE_REAL(int, epoll_pwait, (int ep, struct epoll_event *ev, int max,
+				    int timeout, const sigset_t *mask),
+		 (ep, ev, max, timeout, mask))
+static int epoll_pwait_wait(int ep, struct epoll_event *ev, int max,
+			    int timeout, const sigset_t *mask)
+{
+	int ret;
+
+	TRACER__RESUMING_MS(ret,
+			    WRAP_REAL(epoll_pwait)(ep, ev, max, timeout, mask),
+			    timeout);
+	return ret;
+}
+
+WRAP_DEFINE_REAL(int, epoll_pwait2, (int ep, struct epoll_event *ev, int max,
+				     const struct timespec *t,
+				     const sigset_t *mask),
+		 (ep, ev, max, t, mask))
+static int epoll_pwait2_wait(int ep, struct epoll_event *ev, int max,
+			     const struct timespec *t, const sigset_t *mask)
+{
+	int ret;
+
+	TRACER__RESUMING_TS(ret, WRAP_REAL(epoll_pwait2)(ep, ev, max, t, mask),
+			    t);
+	return ret;
+}
+
+IO_WAITING(int, poll, (struct pollfd *fds, nfds_t n, int timeout),
+	   (fds, n, timeout), "nfds %lu timeout_ms %d",
+	   ((unsigned long)n, timeout), "nfds %lu result %d",
+	   ((unsigned long)n, ret))
+IO_WAITING(int, ppoll, (struct pollfd *fds, nfds_t n,
+			const struct timespec *t, const sigset_t *mask),
+	   (fds, n, t, mask), "nfds %lu timeout_ms %lld",
+	   ((unsigned long)n, ts_ms(t)), "nfds %lu result %d",
+	   ((unsigned long)n, ret))
+IO_WAITING(int, select, (int n, fd_set *rd, fd_set *wr, fd_set *ex,
+			 struct timeval *t),
+	   (n, rd, wr, ex, t), "nfds %d timeout_ms %lld", (n, tv_ms(t)),
+	   "nfds %d result %d", (n, ret))
+IO_WAITING(int, pselect, (int n, fd_set *rd, fd_set *wr, fd_set *ex,
+			  const struct timespec *t, const sigset_t *mask),
+	   (n, rd, wr, ex, t, mask), "nfds %d timeout_ms %lld", (n, ts_ms(t)),
+	   "nfds %d result %d", (n, ret))
+IO_WAITING(int, epoll_wait, (int ep, struct epoll_event *ev, int max,
+			     int timeout),
+	   (ep, ev, max, timeout), "epfd %d maxevents %d timeout_ms %d",
+	   (ep, max, timeout), "epfd %d result %d", (ep, ret))
+IO_WAITING(int, epoll_pwait, (int ep, struct epoll_event *ev, int max,
+			      int timeout, const sigset_t *mask),
+	   (ep, ev, max, timeout, mask), "epfd %d maxevents %d timeout_ms %d",
+	   (ep, max, timeout), "epfd %d result %d", (ep, ret))
+IO_WAITING(int, epoll_pwait2, (int ep, struct epoll_event *ev, int max,
+			       const struct timespec *t, const sigset_t *mask),
+	   (ep, ev, max, t, mask), "epfd %d maxevents %d timeout_ms %lld",
+	   (ep, max, ts_ms(t)), "epfd %d result %d", (ep, ret))
+
+/*
+ * The fortified poll() and ppoll() of a program built with
+ * _FORTIFY_SOURCE, given the size of the array: the C library's check,
+ * then the wrapper.
+ */
+extern void __chk_fail(void) __attribute__((noreturn));
+WRAP_API int __poll_chk(struct pollfd *fds, nfds_t n, int timeout,
+			size_t fdslen);
+WRAP_API int __ppoll_chk(struct pollfd *fds, nfds_t n,
+			 const struct timespec *t, const sigset_t *mask,
+			 size_t fdslen);
+
+WRAP_API int __poll_chk(struct pollfd *fds, nfds_t n, int timeout,
+			size_t fdslen)
+{
+	if (fdslen / sizeof(*fds) < n)
+		__chk_fail();
+	return poll(fds, n, timeout);
+}
+
+WRAP_API int __ppoll_chk(struct pollfd *fds, nfds_t n,
+			 const struct timespec *t, const sigset_t *mask,
+			 size_t fdslen)
+{
+	if (fdslen / sizeof(*fds) < n)
+		__chk_fail();
+	return ppoll(fds, n, t, mask);
+}
 
 /* ---- copies between descriptors ---------------------------------------- */
 
