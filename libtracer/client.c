@@ -637,8 +637,12 @@ static int on_registered(const Tracer__Registered *r, int *fds, int nfds)
 	tracer__signal_set_daemon(((struct tracer_control *)ctl)->tracerd_pid);
 	resume_token = r->resume_token;
 	ret = send_callsites();
-	if (!ret && r->filter)
-		ret = apply_filter(r->filter);
+	/* In force even when the connection broke (the listener mends it). */
+	if (r->filter) {
+		int f = apply_filter(r->filter);
+
+		ret = ret ? ret : f;
+	}
 	/* Recording can start: call sites know the filter. */
 	real_control = ctl;
 	__atomic_store_n(&tracer__control, (struct tracer_control *)ctl,
@@ -994,7 +998,7 @@ static void wake_locked(void)
 
 	__atomic_store_n(&listener_state, LISTENER_WAKING, __ATOMIC_RELEASE);
 	ret = await_reply(wake_timeout_ms);	/* there long ago, mostly */
-	if (ret && ret != -ETIMEDOUT) {
+	if (ret && ret != -ETIMEDOUT && !tracer__client_registered()) {
 		say("cannot register with tracerd: %s", strerror(-ret));
 		disconnect(ret);
 		__atomic_store_n(&listener_state, LISTENER_NONE,
