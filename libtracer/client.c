@@ -309,9 +309,11 @@ static int send_msg(const tracer_msg *m)
 /*
  * Register; with adopt (a new tracerd after ours died), offer the pool we
  * map: adopt_segments Segment messages follow (send_segments()), and
- * everything goes out at once, under send_lock (adopt_on()).
+ * everything goes out at once, under send_lock (adopt_on()). locked: the
+ * caller holds send_lock (registering again on a new connection).
  */
-static int send_register(uint32_t adopt, uint64_t epoch, uint64_t token)
+static int send_register(uint32_t adopt, uint64_t epoch, uint64_t token,
+			 bool locked)
 {
 	Tracer__Message m = TRACER__MESSAGE__INIT;
 	Tracer__Register r = TRACER__REGISTER__INIT;
@@ -324,7 +326,7 @@ static int send_register(uint32_t adopt, uint64_t epoch, uint64_t token)
 		argv[n++] = cmd + off;
 		off += strlen(cmd + off) + 1;
 	}
-	if (!adopt)
+	if (!locked)	/* the listener's own name is not the process's */
 		prctl_name(name);
 	clock_gettime(CLOCK_REALTIME, &rt);
 	r.pid = (uint32_t)getpid();
@@ -339,11 +341,12 @@ static int send_register(uint32_t adopt, uint64_t epoch, uint64_t token)
 	r.adopt_segments = adopt;
 	r.epoch = epoch;
 	r.resume_token = token;
-	r.lazy_listener = update_signal != 0 && !adopt && !token;
+	r.lazy_listener = __atomic_load_n(&listener_state, __ATOMIC_ACQUIRE) ==
+			  LISTENER_LAZY;
 	m.body_case = TRACER__MESSAGE__BODY_REGISTER;
 	m.register_ = &r;
-	/* Adopting, resuming: the listener, send_lock held, waits. */
-	return adopt || token ? sock_send_msg(&m, NULL, 0) : send_msg(&m);
+	/* Registering again: the listener, send_lock held, waits. */
+	return locked ? sock_send_msg(&m, NULL, 0) : send_msg(&m);
 }
 
 /* Append an encoded frame to the queue (takes data). */
@@ -545,39 +548,6 @@ static void close_all(int *fds, int n)
 }
 
 /*
- * Registered after adoption: fds are the new control page and eventfd; the
- * pool is the one we have. tracerd knows none of our call sites.
- */
-static int on_adopted(const Tracer__Registered *r, int *fds)
-{
-	void *ctl = mmap(NULL, r->control_size, PROT_READ, MAP_SHARED, fds[0],
-			 0);
-	int ret;
-
-	close(fds[0]);
-	if (ctl == MAP_FAILED ||
-	    ((struct tracer_control *)ctl)->magic != TRACER_CONTROL_MAGIC) {
-		close(fds[1]);
-		return ctl == MAP_FAILED ? -errno : -EPROTO;
-	}
-	tracer__pool_set_wake_fd(fds[1]);
-	/* Update signals now come from the new daemon. */
-	tracer__signal_set_daemon(((struct tracer_control *)ctl)->tracerd_pid);
-	resume_token = r->resume_token;
-	resume_refused = false;
-	tracer__callsites_resend();
-	ret = send_callsites();
-	if (!ret && r->filter)
-		ret = apply_filter(r->filter);
-	/* The old page stays mapped: a thread may still be reading it. */
-	real_control = ctl;
-	__atomic_store_n(&tracer__control, (struct tracer_control *)ctl,
-			 __ATOMIC_RELEASE);
-	say("the new tracerd took over this process's buffers");
-	return ret;
-}
-
-/*
  * Resumed after a broken connection: the same tracerd, the same control
  * page and pool; fds[0] is a new wake-up eventfd. tracerd may have lost
  * the call sites that were queued here: they all go again (it skips the
@@ -600,42 +570,48 @@ static int on_resumed(const Tracer__Registered *r, int *fds, int nfds)
 	return ret;
 }
 
-/* Registered: fds are the control page, the eventfd, segment 0. */
+/*
+ * Registered: fds are the control page, the eventfd and, when tracerd
+ * gave a pool with it, its segment 0 (a process registered outside a
+ * session gets its pool when one starts: Segment). The reply to a
+ * registration again (after adoption: the pool is the one we have; or a
+ * new registration of a process without a pool) switches to the new
+ * control page; tracerd knows none of our call sites then.
+ */
 static int on_registered(const Tracer__Registered *r, int *fds, int nfds)
 {
+	bool again = tracer__client_registered(), seg = nfds == 3;
 	void *ctl;
 	int ret;
 
-	if (r->resumed && tracer__client_registered())
+	if (r->resumed && again)
 		return on_resumed(r, fds, nfds);
-	if (nfds == 2 && r->segment_size == 0 &&
-	    r->control_size >= sizeof(struct tracer_control) &&
-	    tracer__client_registered())
-		return on_adopted(r, fds);
-	if (nfds != 3 || r->control_size < sizeof(struct tracer_control)) {
+	if ((nfds != 2 && nfds != 3) || seg != (r->segment_size != 0) ||
+	    r->control_size < sizeof(struct tracer_control) ||
+	    (seg && tracer__pool_segments() != 0)) {
 		close_all(fds, nfds);
 		return -EPROTO;
 	}
 	ctl = mmap(NULL, r->control_size, PROT_READ, MAP_SHARED, fds[0], 0);
 	close(fds[0]);
-	if (ctl == MAP_FAILED) {
-		close_all(fds + 1, 2);
-		return -errno;
+	if (ctl == MAP_FAILED ||
+	    ((struct tracer_control *)ctl)->magic != TRACER_CONTROL_MAGIC) {
+		close_all(fds + 1, nfds - 1);
+		return ctl == MAP_FAILED ? -errno : -EPROTO;
 	}
-	if (((struct tracer_control *)ctl)->magic != TRACER_CONTROL_MAGIC) {
-		close_all(fds + 1, 2);
-		return -EPROTO;
-	}
+	/* An older page stays mapped: a thread may still be reading it. */
 	ctl_map = ctl;
 	ctl_size = r->control_size;
-	ret = tracer__pool_add_segment(fds[2], r->segment_size);
-	if (ret) {
+	if (seg && (ret = tracer__pool_add_segment(fds[2], r->segment_size))) {
 		close(fds[1]);
 		return ret;
 	}
 	tracer__pool_set_wake_fd(fds[1]);
 	tracer__signal_set_daemon(((struct tracer_control *)ctl)->tracerd_pid);
 	resume_token = r->resume_token;
+	resume_refused = false;
+	if (again)
+		tracer__callsites_resend();
 	ret = send_callsites();
 	/* In force even when the connection broke (the listener mends it). */
 	if (r->filter) {
@@ -648,6 +624,8 @@ static int on_registered(const Tracer__Registered *r, int *fds, int nfds)
 	__atomic_store_n(&tracer__control, (struct tracer_control *)ctl,
 			 __ATOMIC_RELEASE);
 	set_state(1);
+	if (again)
+		say("registered again (tracerd restarted): tracing goes on");
 	/* Modules loaded meanwhile did not send theirs: registered now. */
 	return ret ? ret : send_callsites();
 }
@@ -837,7 +815,7 @@ static bool pool_intact(void)
  * for the old connection is dropped (the call sites are all sent again
  * once tracerd answers).
  */
-static int register_again(int fd, bool adopt)
+static int register_again(int fd, bool adopt, bool fresh)
 {
 	uint32_t n = adopt ? tracer__pool_segments() : 0;
 	uint64_t epoch = TRACER_READ_ONCE(tracer__control->epoch);
@@ -847,7 +825,8 @@ static int register_again(int fd, bool adopt)
 	drop_queue_locked();
 	ret = tracer__fd_keep(SOCK, fd);	/* the old one is closed */
 	if (ret >= 0)
-		ret = send_register(n, epoch, adopt ? 0 : resume_token);
+		ret = send_register(n, epoch,
+				    adopt || fresh ? 0 : resume_token, true);
 	if (!ret && adopt)
 		ret = send_segments(n);
 	pthread_mutex_unlock(&send_lock);
@@ -871,7 +850,10 @@ static bool hopeless(int err)
 static int reconnect(void)
 {
 	char paths[2][TRACER_PATH_MAX];
-	bool adopt = resume_refused || !resume_token;
+	/* No pool yet (registered outside a session): register anew. */
+	bool fresh = tracer__pool_segments() == 0 &&
+		     (resume_refused || !resume_token);
+	bool adopt = !fresh && (resume_refused || !resume_token);
 	long ms = 10;
 
 	if (adopt && !pool_intact())
@@ -886,7 +868,7 @@ static int reconnect(void)
 			if (fd < 0 && hopeless(fd))
 				return fd;
 			if (fd >= 0)
-				fd = register_again(fd, adopt);
+				fd = register_again(fd, adopt, fresh);
 			if (fd == 0)
 				return 0;
 		}
@@ -1005,10 +987,14 @@ static void wake_locked(void)
 				 __ATOMIC_RELEASE);
 		return;
 	}
+	/*
+	 * Listening before the drain: tracerd waits for our confirmations of
+	 * any filter it sends from the moment it reads it, and every filter
+	 * it sent before is read here before this thread records.
+	 */
+	send_listening();
 	drain_socket();	/* a broken connection is the listener's to mend */
-	if (start_listener() == 0)
-		send_listening();
-	else	/* no thread: what was read is applied */
+	if (start_listener() != 0)	/* no thread: what was read applies */
 		__atomic_store_n(&listener_state, LISTENER_NONE,
 				 __ATOMIC_RELEASE);
 	say("a session started: %s", ret ? "no reply from tracerd yet, its "
@@ -1230,7 +1216,7 @@ static bool register_lazily(int timeout_ms)
 	__atomic_store_n(&tracer__control, state_page, __ATOMIC_RELEASE);
 	__atomic_store_n(&listener_state, LISTENER_LAZY, __ATOMIC_RELEASE);
 	/* Call sites now, while the program has none of its own going. */
-	if (send_register(0, 0, 0) == 0)
+	if (send_register(0, 0, 0, false) == 0)
 		send_callsites_early();
 	return true;
 }
@@ -1261,7 +1247,7 @@ int tracer__client_start(int timeout_ms)
 		    since_us(&t0));
 		return 0;
 	}
-	ret = send_register(0, 0, 0);
+	ret = send_register(0, 0, 0, false);
 	if (!ret)	/* the connection's wait counts: timeout_ms in all */
 		ret = await_reply(ms_left(&t0, timeout_ms));
 	reply = ret;

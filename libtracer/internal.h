@@ -7,6 +7,58 @@
  *   client.c     registration with tracerd and the listener thread
  *   pool.c       the process's view of its buffer pool
  *   modules.c    the objects loaded in the process (proc:module)
+ *   filter.c     the enable tables (RCU, liburcu-bp)
+ *   fds.c        the descriptors libtracer holds, kept above the program's
+ *   signal.c     the update signal, the program's own actions for it
+ *   wrap_*.c     the wrappers of libc and libpthread calls
+ *
+ * Contexts. Code here runs in four kinds of context; each may take only
+ * what the line says.
+ *
+ *   program thread   the event path (tracer.c, rb.h): no lock, no
+ *                    system call, no allocation; its slow path (first
+ *                    event, epoch change) may take the pool's state word
+ *                    (one bus-locked update), wake a lazy client
+ *                    (wake_lock, then send_lock) and allocate.
+ *   signal handler   any event, on any thread, also in the middle of the
+ *                    above: the event path only. A handler that lands
+ *                    in the slow path (tracer__thread.busy) or a lazy
+ *                    client (tracer__in_handler()) drops its event and
+ *                    counts it lost. The update signal's handler
+ *                    (signal.c) only reads the control page, flushes the
+ *                    thread's own sub-buffers and counts interrupted
+ *                    calls (tracer__intr, resume.h).
+ *   listener thread  client.c: reads tracerd's messages, sends what the
+ *                    socket did not take, mends a broken connection.
+ *                    All signals blocked; WRAP_GUARD for ever (its calls
+ *                    are the tracer's own, never events).
+ *   fork child       the single thread left: tracer.c's pthread_atfork
+ *                    handlers take send_lock and the registry's lock
+ *                    before fork() (timed: a stuck one is left) and
+ *                    every lock below is re-initialised in the child
+ *                    (each file's *_fork_child()).
+ *
+ * Locks, in the order they nest (an outer one is taken first):
+ *
+ *   client.c wake_lock        one thread wakes a lazy client (trylock:
+ *                             the others yield, then drop their event)
+ *   client.c send_lock        the send queue and the socket's sending
+ *                             side; timed where a program thread takes
+ *                             it from a wrapper
+ *   callsites.c lock          the call-site registry (inside send_lock:
+ *                             send_callsites())
+ *   client.c lock             the registration state (innermost)
+ *   modules.c lock            the module table (alone)
+ *   fds.c mover_lock          spin lock around moving a descriptor
+ *                             the program wants (dup2 onto ours); held
+ *                             only around system calls, alone
+ *   signal.c app_writer       spin lock of sigaction() writers; readers
+ *                             (the handler) use the seqlock `seq`
+ *
+ * Nothing here is ever taken by a signal handler, and no lock is held
+ * across a wait for tracerd except send_lock while the listener
+ * registers again on a new connection (program threads that need it wait
+ * at most their timeout).
  */
 #ifndef TRACER_LIBTRACER_INTERNAL_H
 #define TRACER_LIBTRACER_INTERNAL_H

@@ -255,6 +255,9 @@ struct tracerd_waiter *tracerd_wait_filters(struct tracerd_client *c,
 	cds_list_for_each_entry(p, &d->processes, node) {
 		if (pid && p->pid != pid)
 			continue;
+		/* A lazy process may have said Listening: read it first. */
+		if (p->lazy && p->client)
+			tracerd_client_read_all(p->client);
 		w->reached++;
 		/* A lazy process reads the filter at its next event. */
 		if (p->filter_acked >= p->filter_sent || p->lazy)

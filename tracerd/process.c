@@ -280,8 +280,13 @@ static int add_segment(struct tracerd_process *p, uint32_t count)
 	return fd;
 }
 
+/* The pool line, or a line of nobody's while p has no pool yet. */
 static struct tracer_pool_header *pool_line(struct tracerd_process *p)
 {
+	static struct tracer_pool_header none;
+
+	if (!p->nseg)
+		return &none;
 	return (struct tracer_pool_header *)(void *)p->seg[0].base;
 }
 
@@ -1193,6 +1198,24 @@ static int send_registered(struct tracerd_process *p, int ctl_fd, int seg_fd)
 	return tracerd_send(p->client, &m, fds, n);
 }
 
+int tracerd_process_ensure_pool(struct tracerd_process *p)
+{
+	int fd;
+
+	if (p->nseg || p->adopting || !p->client)
+		return 0;
+	free(p->scratch);	/* create_pool() makes it to its measure */
+	p->scratch = NULL;
+	fd = create_pool(p);
+	if (fd < 0) {
+		tracerd_log("pid %d: cannot make its pool: %s", (int)p->pid,
+			    strerror(-fd));
+		return fd;
+	}
+	send_segment(p, fd);
+	return 0;
+}
+
 int tracerd_process_make_pool(struct tracerd_process *p, int *ctl_fd,
 			      int *seg_fd)
 {
@@ -1254,6 +1277,12 @@ static int setup(struct tracerd_process *p, const Tracer__Register *r,
 	p->wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	if (p->wake_fd < 0)
 		return -errno;
+	/* Outside a session, a lazy process gets its pool when one starts. */
+	if (seg_fd && r->lazy_listener && !p->d->session_id &&
+	    !p->d->starting) {
+		*seg_fd = -1;
+		seg_fd = NULL;
+	}
 	if (!seg_fd) {
 		*ctl_fd = make_control(p);
 		if (*ctl_fd < 0)

@@ -562,8 +562,12 @@ void tracerd_session_start(struct tracerd_client *c,
 	}
 	d->sess = o;
 	d->starting = true;
-	cds_list_for_each_entry(p, &d->processes, node)
+	/* Pools first (Segment), then filters: in the order a process that
+	 * registered outside a session reads them (libtracer/client.c). */
+	cds_list_for_each_entry(p, &d->processes, node) {
+		tracerd_process_ensure_pool(p);
 		tracerd_control_send_filter(p, d->sess.events);
+	}
 	if (!tracerd_wait_filters(c, TRACERD_WAIT_START, 0)) {
 		tracerd_session_started(d, NULL, NULL);	/* no one to tell */
 		return;

@@ -333,6 +333,11 @@ int tracerd_process_untraced(struct tracerd_process *p);
  */
 int tracerd_process_make_pool(struct tracerd_process *p, int *ctl_fd,
 			      int *seg_fd);
+/*
+ * A process registered outside a session (lazy) has no pool: give it one
+ * (Segment 0) before a session is published. Returns 0 or -errno.
+ */
+int tracerd_process_ensure_pool(struct tracerd_process *p);
 bool tracerd_process_pool_fits(const struct tracerd_process *shadow);
 void tracerd_process_take_pool(struct tracerd_process *p,
 			       struct tracerd_process *shadow);

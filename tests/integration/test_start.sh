@@ -76,12 +76,16 @@ DPID=
 check "tracerd is killed and starts again" start_daemon
 dir=$(session_cmd start)
 cmd r "o $T/after-restart-0" >/dev/null	# its first event after the restart
+# Registered with the old tracerd, and again with the new one.
+registrations() {
+	grep -c "registered pid $r_pid " "$LOG"
+}
 for i in $(seq 300); do
-	grep -q "pid $r_pid: pool adopted" "$LOG" && break
-	sleep 0.05	# polling the log for the adoption, not waiting it out
+	[ "$(registrations)" -ge 2 ] && break
+	sleep 0.05	# polling the log for the registration, not waiting it out
 done
-check "at its first event, it hands its pool to the new tracerd" \
-	grep -q "pid $r_pid: pool adopted" "$LOG"
+check "at its first event, it registers with the new tracerd" \
+	[ "$(registrations)" -eq 2 ]
 for i in 1 2 3; do cmd r "o $T/after-restart-$i" >/dev/null; done
 session_cmd stop >/dev/null
 quit r
