@@ -66,13 +66,15 @@ static void classify(struct tracer__pattern *v)
 		v->kind = KIND_GLOB;
 }
 
-static bool matches(const struct tracer__pattern *v, const char *name)
+/* nlen: strlen(name), compared first (most names differ in length). */
+static bool matches(const struct tracer__pattern *v, const char *name,
+		    size_t nlen)
 {
 	switch (v->kind) {
 	case KIND_EXACT:
-		return strcmp(v->glob, name) == 0;
+		return nlen == v->len && memcmp(v->glob, name, nlen) == 0;
 	case KIND_PREFIX:
-		return strncmp(v->glob, name, v->len) == 0;
+		return nlen >= v->len && memcmp(v->glob, name, v->len) == 0;
 	default:
 		return fnmatch(v->glob, name, 0) == 0;
 	}
@@ -155,10 +157,10 @@ int tracer__patterns_parse(const char *text, struct tracer__patterns *p,
  * when none matches. */
 static int decide(const struct tracer__patterns *p, const char *name)
 {
-	size_t i = p->n;
+	size_t i = p->n, nlen = strlen(name);
 
 	while (i-- > 0)
-		if (matches(&p->v[i], name))
+		if (matches(&p->v[i], name, nlen))
 			return !p->v[i].exclude;
 	return -1;
 }

@@ -133,7 +133,6 @@ static pthread_mutex_t wake_lock = PTHREAD_MUTEX_INITIALIZER;
 static const struct tracer_control *real_control;	/* the process's */
 static const struct tracer_control *state_page;	/* the daemon's */
 static int wake_timeout_ms;	/* for the reply, when woken */
-static bool filter_from_tracerd;	/* lazy: tracerd's filter applied */
 #define WAKE_TRIES	1000	/* sched_yield()s a thread waits for another */
 
 static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -529,7 +528,6 @@ static int apply_filter(const Tracer__Filter *f)
 	int ret;
 
 	a.code = tracer__callsites_filter(f->patterns, &on, &total, &old);
-	filter_from_tracerd = true;
 	if (a.code)
 		say("cannot apply filter '%s': %s", f->patterns,
 		    strerror(-a.code));
@@ -974,7 +972,6 @@ static void drain_socket(void)
 }
 
 static int await_reply(int timeout_ms);
-static int provisional_filter(const char *patterns);
 
 /* The waking itself, wake_lock held, from LISTENER_LAZY. */
 static void wake_locked(void)
@@ -997,8 +994,6 @@ static void wake_locked(void)
 	 */
 	send_listening();
 	drain_socket();	/* a broken connection is the listener's to mend */
-	if (!filter_from_tracerd)	/* no reply yet: not everything */
-		provisional_filter(TRACER_DEFAULT_EVENTS);
 	if (start_listener() != 0)	/* no thread: what was read applies */
 		__atomic_store_n(&listener_state, LISTENER_NONE,
 				 __ATOMIC_RELEASE);
@@ -1211,15 +1206,13 @@ static bool register_lazily(int timeout_ms)
 		return false;
 	wake_timeout_ms = timeout_ms;
 	/*
-	 * Every call site on: one that is off never reaches the slow path,
-	 * so some must be on for a session's start to be seen, and "*"
-	 * costs no pattern matching (the default filter's twelve patterns
-	 * were a sixth of a start). Nothing records before the wake-up,
-	 * which applies tracerd's filters, or the default one when tracerd
-	 * sent none.
+	 * The filter tracerd gives a process outside sessions, applied
+	 * here: a call site that is off never reaches the slow path, so
+	 * some must be on for a session's start to be seen. (Not "*",
+	 * cheaper here but a cost on every malloc of a program that never
+	 * meets a session.)
 	 */
-	filter_from_tracerd = false;
-	if (provisional_filter("*"))
+	if (provisional_filter(TRACER_DEFAULT_EVENTS))
 		return false;
 	__atomic_store_n(&tracer__control, state_page, __ATOMIC_RELEASE);
 	__atomic_store_n(&listener_state, LISTENER_LAZY, __ATOMIC_RELEASE);
