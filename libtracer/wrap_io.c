@@ -204,46 +204,47 @@ static int ebadf(void)
 	return -1;
 }
 
+/*
+ * close() and dup(): one descriptor in, an int out. Ours are "not open"
+ * (EBADF, as untraced); the event, when on, gives fd and the result.
+ */
+static int one_fd(const struct tracer_callsite *cs, int (*real)(int), int fd)
+{
+	char eb[WRAP_ERRBUF];
+	const char *es;
+	int ret;
+
+	if (tracer_unlikely(tracer__fd_ours(fd)))
+		ret = ebadf();
+	else if (tracer_likely(!WRAP_ON(*cs)))
+		return real(fd);
+	else
+		ret = real(fd);
+	if (WRAP_ON(*cs)) {
+		es = tracer__wrap_errno(ret < 0, errno, eb);
+		WRAP_EMIT(*cs, fd, ret, es);
+	}
+	return ret;
+}
+
 WRAP_DEFINE_REAL(int, close, (int fd), (fd))
 WRAP_API int close(int fd)
 {
-	char eb[WRAP_ERRBUF];
 	const char *es = "";
 	int ret = 0;
 	WRAP_SITE(cs, 0, "libc:close", "fd %d result %d%s", fd, ret, es);
 
-	if (tracer_unlikely(tracer__fd_ours(fd)))
-		ret = ebadf();
-	else if (tracer_likely(!WRAP_ON(cs)))
-		return WRAP_REAL(close)(fd);
-	else
-		ret = WRAP_REAL(close)(fd);
-	if (WRAP_ON(cs)) {
-		es = tracer__wrap_errno(ret < 0, errno, eb);
-		WRAP_EMIT(cs, fd, ret, es);
-	}
-	return ret;
+	return one_fd(&cs, WRAP_REAL(close), fd);
 }
 
 WRAP_DEFINE_REAL(int, dup, (int fd), (fd))
 WRAP_API int dup(int fd)
 {
-	char eb[WRAP_ERRBUF];
 	const char *es = "";
 	int ret = 0;
 	WRAP_SITE(cs, 0, "libc:dup", "fd %d newfd %d%s", fd, ret, es);
 
-	if (tracer_unlikely(tracer__fd_ours(fd)))
-		ret = ebadf();
-	else if (tracer_likely(!WRAP_ON(cs)))
-		return WRAP_REAL(dup)(fd);
-	else
-		ret = WRAP_REAL(dup)(fd);
-	if (WRAP_ON(cs)) {
-		es = tracer__wrap_errno(ret < 0, errno, eb);
-		WRAP_EMIT(cs, fd, ret, es);
-	}
-	return ret;
+	return one_fd(&cs, WRAP_REAL(dup), fd);
 }
 
 WRAP_DEFINE_REAL(int, dup2, (int fd, int fd2), (fd, fd2))

@@ -62,20 +62,32 @@ int tracer__wire_check_header(const void *hdr, uint32_t *len,
 	return 0;
 }
 
-int tracer__wire_pack(const tracer_msg *msg, void **frame, size_t *size)
+/* A frame for a message of len bytes, its header written; *size set.
+ * Returns it or NULL (errno: EMSGSIZE, ENOMEM). */
+static uint8_t *new_frame(size_t len, size_t *size)
 {
-	size_t len = tracer__message__get_packed_size(msg);
-	char *buf;
+	uint8_t *buf;
 
-	if (len > TRACER_WIRE_MAX)
-		return -EMSGSIZE;
+	if (len > TRACER_WIRE_MAX) {
+		errno = EMSGSIZE;
+		return NULL;
+	}
 	buf = malloc(TRACER_WIRE_HEADER + len);
 	if (!buf)
-		return -ENOMEM;
+		return NULL;
 	tracer__wire_header(buf, (uint32_t)len);
-	tracer__message__pack(msg, (uint8_t *)buf + TRACER_WIRE_HEADER);
-	*frame = buf;
 	*size = TRACER_WIRE_HEADER + len;
+	return buf;
+}
+
+int tracer__wire_pack(const tracer_msg *msg, void **frame, size_t *size)
+{
+	uint8_t *buf = new_frame(tracer__message__get_packed_size(msg), size);
+
+	if (!buf)
+		return -errno;
+	tracer__message__pack(msg, buf + TRACER_WIRE_HEADER);
+	*frame = buf;
 	return 0;
 }
 
@@ -170,12 +182,9 @@ int tracer__wire_pack_sites(const struct tracer_wire_site *sites, size_t n,
 		inner += 1 + varint_len(one) + one;	/* CallSites.sites */
 	}
 	len = 1 + varint_len(inner) + inner;	/* Message.call_sites = 4 */
-	if (len > TRACER_WIRE_MAX)
-		return -EMSGSIZE;
-	buf = malloc(TRACER_WIRE_HEADER + len);
+	buf = new_frame(len, size);
 	if (!buf)
-		return -ENOMEM;
-	tracer__wire_header(buf, (uint32_t)len);
+		return -errno;
 	p = buf + TRACER_WIRE_HEADER;
 	*p++ = 4 << 3 | WT_LEN;
 	p = put_varint(p, inner);
@@ -185,7 +194,6 @@ int tracer__wire_pack_sites(const struct tracer_wire_site *sites, size_t n,
 		p = put_site(p, &sites[i]);
 	}
 	*frame = buf;
-	*size = TRACER_WIRE_HEADER + len;
 	return 0;
 }
 
