@@ -93,23 +93,17 @@ closes() {
 				  "$T/c-$way.view")" -eq 1 ]
 }
 
-# wait_closed FILE: until the program says it closed everything.
-wait_closed() {
+# wait_line PATTERN FILE: until FILE has a line matching PATTERN (polling
+# what the program or tracerd writes, 30 s at most).
+wait_line() {
 	for i in $(seq 300); do
-		grep -q '^closed$' "$1" && return 0
+		grep -q "$1" "$2" && return 0
 		sleep 0.1
 	done
 	return 1
 }
-
-# wait_log LINE: until tracerd logs it.
-wait_log() {
-	for i in $(seq 300); do
-		grep -q "$1" "$LOG" && return 0
-		sleep 0.1
-	done
-	return 1
-}
+wait_closed() { wait_line '^closed$' "$1"; }
+wait_log() { wait_line "$1" "$LOG"; }
 
 for way in loop closefrom close_range dup2 raw; do
 	closes "$way"
