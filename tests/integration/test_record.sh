@@ -9,8 +9,9 @@
 #   - a program that cannot run: 127 or 126 and one line, before any
 #     session starts (no session directory) or any private tracerd;
 #   - -o DIR: the session directory is DIR (relative to the current
-#     directory, created if missing; refused if it holds anything), for
-#     `tracectl start -o DIR` too;
+#     directory, created if missing; refused if it holds anything, or
+#     when asked by another user than tracerd's: with a `tracing` group),
+#     for `tracectl start -o DIR` too;
 #   - a daemonizing program (daemonee daemon: it exits at once, its
 #     grandchild after setsid() works later) is followed until the daemon
 #     exits: its late events and its proc:exit are in the trace, and the
@@ -183,6 +184,19 @@ check "-o DIR that holds files: exit 1, one line, program not run" \
 check "tracectl start -o DIR, stop: the session is DIR" \
 	eval '[ "$(session_cmd start -o "$T/started")" = "$T/started" ] &&
 	[ "$(session_cmd stop)" = "$T/started" ]'
+# Another user may connect to a root tracerd (the tracing group), but may
+# not choose the directory it writes to.
+if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null &&
+   id nobody >/dev/null 2>&1 && getent group tracing >/dev/null; then
+	chmod 755 "$T"
+	out=$(setpriv --reuid=nobody --regid="$(id -g nobody)" \
+		--groups="$(getent group tracing | cut -d: -f3)" \
+		"$TRACECTL" start -o "$T/theirs" 2>&1)
+	rc=$?
+	check "-o DIR from another user: exit 1, one line, nothing made" \
+		eval '[ $rc -eq 1 ] && [ ! -e "$T/theirs" ] &&
+		[ "$out" = "tracectl: a session directory of your choice is only for tracerd'\''s own user (uid 0), not uid $(id -u nobody)" ]'
+fi
 
 ## Descendants ################################################################
 
