@@ -272,7 +272,7 @@ check "the session was stopped; the trace is readable, with what the program did
 gate=(sh -c 'echo $$ >"$1"; read -r x <"$2"; exit 5' sh "$T/ready" "$T/go")
 fifos ready go
 rec_bg -- "${gate[@]}"
-pid=$(fifo_line "$T/ready")
+fifo_line "$T/ready" >/dev/null	# the program runs
 kill -KILL "$DPID"
 tail -s 0.05 --pid="$DPID" -f /dev/null
 DPID=
@@ -299,7 +299,7 @@ check "no private tracerd was started, nothing left in \$TMPDIR" private_gone
 
 fifos ready go
 rec_bg -o "$T/private" -- "${gate[@]}"
-pid=$(fifo_line "$T/ready")
+fifo_line "$T/ready" >/dev/null	# the program runs
 tpid=$(pgrep -f -- "--socket $T/tmp/")
 check "a private tracerd runs" [ -n "$tpid" ]
 kill -KILL $tpid
