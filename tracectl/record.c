@@ -405,13 +405,14 @@ static int traced_run(const struct tracer__ctl *c,
 	if (!ret)
 		ret = tracer__run(run);
 	/* The program could not be run after all (it changed since it was
-	 * checked): the session's directory goes, if nothing is in it. */
+	 * checked), or a signal came first: the session's directory goes,
+	 * if nothing is in it. */
 	if (run->exec_errno)
 		fprintf(stderr, "tracectl: cannot run '%s': %s\n",
 			run->argv[0], strerror(run->exec_errno));
 	if (rec.dir)
-		stop_session(c, &rec, run, run->exec_errno != 0);
-	if (rec.dir && run->exec_errno && !rec.dir_existed)
+		stop_session(c, &rec, run, run->not_run);
+	if (rec.dir && run->not_run && !rec.dir_existed)
 		rmdir(rec.dir);
 	free(rec.dir);
 	return ret ? ret : run->status;
@@ -482,8 +483,10 @@ int tracer__ctl_record(struct tracer__ctl *c, int argc, char **argv)
 	if (ret)
 		return ret;
 	std_fds();
-	tracer__run_signals();
 	ret = ensure_daemon(c, &d);
+	/* From now on, a signal stops the session (^C before that: the
+	 * private tracerd follows tracectl). */
+	tracer__run_signals();
 	if (!ret) {
 		run.lib = lib;
 		run.socket = c->socket;

@@ -28,13 +28,15 @@ struct tracer__run {
 	int status;		/* the program's: 128+N if signal N killed
 				   it, 126 or 127 if it could not run */
 	int exec_errno;		/* why it could not run, 0: it ran */
+	bool not_run;		/* it did not run (exec_errno, or a signal
+				   came first: status 128+N) */
 	int tracerd_wait;	/* the private tracerd's wait status if it
 				   died meanwhile (tracerd is then 0) */
 	bool tracerd_died;
 };
 
-/* Block and take over the signals (see above). Call it before starting
- * any child. */
+/* Block and take over the signals (see above); those that come before the
+ * program starts mean: do not run it. */
 void tracer__run_signals(void);
 
 /* In a child: the dispositions and mask tracectl was given. */

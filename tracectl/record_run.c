@@ -3,8 +3,10 @@
  *
  * The program is forked and executed with libtracer.so preloaded; an exec
  * that fails is told back through a close-on-exec pipe, so that tracectl
- * (and not the child) reports it. tracectl then waits with sigwaitinfo()
- * for SIGCHLD and for the signals it passes on:
+ * (and not the child) reports it. A SIGINT, SIGTERM or SIGHUP that came
+ * while the session started means the program is not run at all.
+ * tracectl then waits with sigwaitinfo() for SIGCHLD and for the signals
+ * it passes on:
  *
  *   - while the program runs, SIGTERM and SIGHUP are sent on to it, and
  *     record will not wait for what it leaves running; SIGINT (and
@@ -44,6 +46,7 @@ static const int kept[] = { SIGINT, SIGQUIT, SIGTERM, SIGHUP, SIGPIPE,
 
 static struct sigaction saved_act[NKEPT];
 static sigset_t saved_mask;
+static bool saved;		/* tracer__run_signals() was called */
 static sigset_t waited;		/* what sigwaitinfo() takes */
 
 /* ---- Signals ------------------------------------------------------------ */
@@ -77,12 +80,15 @@ void tracer__run_signals(void)
 	set_handler(SIGQUIT, SIG_IGN);	/* ^\ is for the program */
 	set_handler(SIGPIPE, SIG_IGN);	/* a closed stderr must not skip
 					   the stop */
+	saved = true;
 }
 
 void tracer__run_child_signals(void)
 {
 	size_t i;
 
+	if (!saved)
+		return;		/* nothing was changed */
 	for (i = 0; i < NKEPT; i++)
 		sigaction(kept[i], &saved_act[i], NULL);
 	sigprocmask(SIG_SETMASK, &saved_mask, NULL);
@@ -192,6 +198,7 @@ static pid_t start(struct tracer__run *r)
 	if (!err)
 		return pid;
 	r->exec_errno = err;
+	r->not_run = true;
 	r->status = tracer__run_exec_status(err);
 	while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
 		;
@@ -341,12 +348,36 @@ static void on_signal(struct wait_state *w, int sig)
 	w->stop = true;
 }
 
+/* A signal that came before the program could start (^C while the
+ * session started): the program is not run. Returns it, or 0. */
+static int early_signal(void)
+{
+	static const struct timespec now = { 0, 0 };
+	sigset_t stop;
+	int sig;
+
+	sigemptyset(&stop);
+	sigaddset(&stop, SIGINT);
+	sigaddset(&stop, SIGTERM);
+	sigaddset(&stop, SIGHUP);
+	sigandset(&stop, &stop, &waited);
+	sig = sigtimedwait(&stop, NULL, &now);
+	return sig > 0 ? sig : 0;
+}
+
 /* Run the program and wait. Returns 0 or CTL_FAIL (reported). */
 static int run_wait(struct tracer__run *r)
 {
 	struct wait_state w = { .r = r };
-	int sig;
+	int sig = early_signal();
 
+	if (sig) {
+		r->status = 128 + sig;
+		r->not_run = true;
+		fprintf(stderr, "tracectl: %s: '%s' not run\n", strsignal(sig),
+			r->argv[0]);
+		return 0;
+	}
 	w.pid = start(r);
 	if (w.pid < 0)
 		return CTL_FAIL;
