@@ -462,8 +462,8 @@ static int check_program(const char *file)
 	if (!err)
 		return 0;
 	fprintf(stderr, "tracectl: cannot run '%s': %s\n", file,
-		strerror(err));
-	return tracer__run_exec_status(err);
+		strerror(-err));
+	return tracer__run_exec_status(-err);
 }
 
 int tracer__ctl_record(struct tracer__ctl *c, int argc, char **argv)

@@ -42,8 +42,8 @@ void tracer__run_signals(void);
 /* In a child: the dispositions and mask tracectl was given. */
 void tracer__run_child_signals(void);
 
-/* Would execvp(file) find an executable? 0 or the errno it would fail
- * with (ENOENT, EACCES...). */
+/* Would execvp(file) find an executable? 0, or minus the errno it would
+ * fail with (-ENOENT, -EACCES...). */
 int tracer__run_check(const char *file);
 
 /* 127 when err says "not found", 126 otherwise. */

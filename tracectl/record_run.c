@@ -96,26 +96,26 @@ void tracer__run_child_signals(void)
 
 /* ---- Can it run? -------------------------------------------------------- */
 
-/* 0 if path is a file we may execute, else ENOENT, EACCES... */
+/* 0 if path is a file we may execute, else -ENOENT, -EACCES... */
 static int runnable(const char *path)
 {
 	struct stat st;
 
 	if (stat(path, &st))
-		return errno;
+		return -errno;
 	if (S_ISDIR(st.st_mode))
-		return EACCES;
-	return access(path, X_OK) ? errno : 0;
+		return -EACCES;
+	return access(path, X_OK) ? -errno : 0;
 }
 
 int tracer__run_check(const char *file)
 {
 	const char *path = getenv("PATH"), *p, *end;
 	char buf[PATH_MAX];
-	int err, ret = ENOENT;
+	int err, ret = -ENOENT;
 
 	if (!file[0])
-		return ENOENT;
+		return -ENOENT;
 	if (strchr(file, '/'))
 		return runnable(file);
 	if (!path)
@@ -128,8 +128,8 @@ int tracer__run_check(const char *file)
 		err = runnable(buf);
 		if (!err)
 			return 0;
-		if (err == EACCES)	/* execvp() goes on, then says so */
-			ret = EACCES;
+		if (err == -EACCES)	/* execvp() goes on, then says so */
+			ret = -EACCES;
 		if (!*end)
 			return ret;
 	}
