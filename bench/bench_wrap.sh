@@ -37,11 +37,12 @@ bench_malloc() {
 	echo "malloc+free pair ($n pairs, best of 5 rounds):"
 	printf '  %-34s %s\n' "untraced" "$(./bench/bench_wrap malloc $n)"
 	printf '  %-34s %s\n' "preloaded, memory events off" \
-		"$(./tracectl/tracectl record -- ./bench/bench_wrap malloc $n | grep "ns/pair")"
+		"$(./tracectl/tracectl record -- ./bench/bench_wrap malloc $n \
+			2>/dev/null)"
 	printf '  %-34s %s\n' "preloaded, libc:malloc+free on" \
 		"$(./tracectl/tracectl record --events 'libc:malloc,libc:free' \
 			--subbuf-size 4M --subbuf-count 8 -- \
-			./bench/bench_wrap malloc $n | grep "ns/pair")"
+			./bench/bench_wrap malloc $n 2>/dev/null)"
 }
 
 # best3 CMD...: the best wall time of 3 runs, in seconds.
@@ -51,7 +52,8 @@ import subprocess, sys, time
 best = None
 for _ in range(3):
     t = time.monotonic()
-    subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, check=True)
+    subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL,
+                   stderr=subprocess.DEVNULL, check=True)
     t = time.monotonic() - t
     best = t if best is None or t < best else best
 print("%.3f" % best)

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <limits.h>
 #include <unistd.h>
 
 #include "control.h"
@@ -22,9 +23,9 @@
 #define KEY_HELP	0x1001
 
 static const struct tracer__ctl_opt common_opts[] = {
-	{ "socket", KEY_SOCKET, true },
-	{ "help", KEY_HELP, false },
-	{ NULL, 0, false },
+	{ "socket", KEY_SOCKET, true, 0 },
+	{ "help", KEY_HELP, false, 0 },
+	{ NULL, 0, false, 0 },
 };
 
 /* ---- Error lines -------------------------------------------------------- */
@@ -107,12 +108,35 @@ static const struct tracer__ctl_opt *lookup(const struct tracer__ctl_opt *t,
 	return NULL;
 }
 
+/* The subcommand's option named name (len bytes), or NULL. */
+static const struct tracer__ctl_opt *find_opt(const struct tracer__ctl_args *a,
+					      const char *name, size_t len)
+{
+	const struct tracer__ctl_opt *o = lookup(a->opts, name, len);
+
+	return o ? o : lookup(a->more_opts, name, len);
+}
+
+/* The subcommand's option whose letter is ch, or NULL. */
+static const struct tracer__ctl_opt *
+find_letter(const struct tracer__ctl_args *a, char ch)
+{
+	const struct tracer__ctl_opt *t[2] = { a->opts, a->more_opts }, *o;
+	int i;
+
+	for (i = 0; i < 2; i++)
+		for (o = t[i]; o && o->name; o++)
+			if (o->letter && o->letter == ch)
+				return o;
+	return NULL;
+}
+
 /* "--name", "--name=value" or "--name value". */
 static int long_opt(struct tracer__ctl_args *a, const char *arg)
 {
 	const char *name = arg + 2, *eq = strchr(name, '=');
 	size_t len = eq ? (size_t)(eq - name) : strlen(name);
-	const struct tracer__ctl_opt *o = lookup(a->opts, name, len);
+	const struct tracer__ctl_opt *o = find_opt(a, name, len);
 
 	if (!o)
 		o = lookup(common_opts, name, len);
@@ -152,12 +176,36 @@ static int common_opt(struct tracer__ctl_args *a, int key)
 	return 0;
 }
 
+/* "-x", "-xVALUE" or "-x VALUE"; NULL if x is no option's letter. */
+static const struct tracer__ctl_opt *short_opt(struct tracer__ctl_args *a,
+					       const char *arg)
+{
+	const struct tracer__ctl_opt *o = find_letter(a, arg[1]);
+
+	if (!o || (!o->arg && arg[2]))
+		return NULL;
+	a->val = NULL;
+	if (o->arg && arg[2])
+		a->val = arg + 2;
+	else if (o->arg && a->i < a->argc)
+		a->val = a->argv[a->i++];
+	return o;
+}
+
 static int option(struct tracer__ctl_args *a, const char *arg)
 {
+	const struct tracer__ctl_opt *o;
+
 	if (!strcmp(arg, "-h"))
 		return KEY_HELP;
 	if (arg[1] == '-')
 		return long_opt(a, arg);
+	o = short_opt(a, arg);
+	if (o && o->arg && !a->val)
+		return stop(a, tracer__ctl_syntax_error(a->ctl,
+			"option '-%c' needs a value", o->letter));
+	if (o)
+		return o->key;
 	if (a->dash_args) {
 		a->val = arg;
 		return CTL_ARG;
@@ -322,16 +370,18 @@ int tracer__ctl_resolve_socket(struct tracer__ctl *c)
 				env ? env : "", sizeof(c->socket) - 1);
 }
 
-/* Send msg, wait for the reply. Returns the reply or NULL (reported). */
-static tracer_msg *exchange(const char *path, tracer_msg *msg)
+/* Send msg, wait for the reply. Returns the reply, or NULL with err
+ * (n bytes) saying why. */
+static tracer_msg *exchange(const char *path, tracer_msg *msg, char *err,
+			    size_t n)
 {
 	const char *why = NULL;
 	tracer_msg *reply = NULL;
 	int fd = tracer__wire_connect(path, 0), ret, sent;
 
 	if (fd < 0) {
-		tracer__ctl_fail("cannot reach tracerd at '%s': %s", path,
-				 strerror(-fd));
+		snprintf(err, n, "cannot reach tracerd at '%s': %s", path,
+			 strerror(-fd));
 		return NULL;
 	}
 	sent = tracer__wire_send(fd, msg, NULL, 0, REPLY_TIMEOUT_MS);
@@ -344,45 +394,57 @@ static tracer_msg *exchange(const char *path, tracer_msg *msg)
 	}
 	close(fd);
 	if (ret) {
-		tracer__ctl_fail("no answer from tracerd at '%s': %s", path,
-				 why ? why : strerror(-ret));
+		snprintf(err, n, "no answer from tracerd at '%s': %s", path,
+			 why ? why : strerror(-ret));
 		return NULL;
 	}
 	return reply;
 }
 
-tracer_msg *tracer__ctl_call(const struct tracer__ctl *c, tracer_msg *msg,
-			     int want)
+tracer_msg *tracer__ctl_request(const struct tracer__ctl *c, tracer_msg *msg,
+				int want, char *why, size_t n)
 {
-	tracer_msg *r = exchange(c->socket, msg);
+	tracer_msg *r = exchange(c->socket, msg, why, n);
 
 	if (!r || (int)r->body_case == want)
 		return r;
 	if (r->body_case == TRACER__MESSAGE__BODY_ERROR &&
 	    r->error->message[0])
-		tracer__ctl_fail("%s", r->error->message);
+		snprintf(why, n, "%s", r->error->message);
 	else if (r->body_case == TRACER__MESSAGE__BODY_ERROR)
-		tracer__ctl_fail("tracerd refused: %s",
-				 strerror(-r->error->code));
+		snprintf(why, n, "tracerd refused: %s",
+			 strerror(-r->error->code));
 	else
-		tracer__ctl_fail("unexpected reply from tracerd at '%s'",
-				 c->socket);
+		snprintf(why, n, "unexpected reply from tracerd at '%s'",
+			 c->socket);
 	tracer__wire_free(r);
 	return NULL;
+}
+
+tracer_msg *tracer__ctl_call(const struct tracer__ctl *c, tracer_msg *msg,
+			     int want)
+{
+	char why[TRACER_PATH_MAX + 4096];
+	tracer_msg *r = tracer__ctl_request(c, msg, want, why, sizeof(why));
+
+	if (!r)
+		tracer__ctl_fail("%s", why);
+	return r;
 }
 
 /* ---- start, stop -------------------------------------------------------- */
 
 enum { KEY_MODE = 1, KEY_EVENTS, KEY_SUBBUF_SIZE, KEY_SUBBUF_COUNT,
-       KEY_LIVE, KEY_PID };
+       KEY_LIVE, KEY_PID, KEY_OUTPUT };
 
 const struct tracer__ctl_opt tracer__ctl_start_opts[] = {
-	{ "mode", KEY_MODE, true },
-	{ "events", KEY_EVENTS, true },
-	{ "subbuf-size", KEY_SUBBUF_SIZE, true },
-	{ "subbuf-count", KEY_SUBBUF_COUNT, true },
-	{ "live-interval", KEY_LIVE, true },
-	{ NULL, 0, false },
+	{ "mode", KEY_MODE, true, 0 },
+	{ "events", KEY_EVENTS, true, 0 },
+	{ "subbuf-size", KEY_SUBBUF_SIZE, true, 0 },
+	{ "subbuf-count", KEY_SUBBUF_COUNT, true, 0 },
+	{ "live-interval", KEY_LIVE, true, 0 },
+	{ "output", KEY_OUTPUT, true, 'o' },
+	{ NULL, 0, false, 0 },
 };
 
 static int mode_opt(const struct tracer__ctl *c, struct tracer__ctl_start *s,
@@ -392,6 +454,31 @@ static int mode_opt(const struct tracer__ctl *c, struct tracer__ctl_start *s,
 		return tracer__ctl_usage_error(c,
 			"--mode must be 'discard' or 'flight', not '%s'", val);
 	s->mode = val;
+	return 0;
+}
+
+/* --output DIR: made absolute (tracerd has its own working directory). */
+static int output_opt(const struct tracer__ctl *c, struct tracer__ctl_start *s,
+		      const char *val)
+{
+	char cwd[PATH_MAX];
+	int n;
+
+	if (!val[0])
+		return tracer__ctl_usage_error(c, "--output needs a non-empty "
+					       "DIR");
+	if (val[0] == '/')
+		n = snprintf(s->directory, sizeof(s->directory), "%s", val);
+	else if (getcwd(cwd, sizeof(cwd)))
+		n = snprintf(s->directory, sizeof(s->directory), "%s/%s", cwd,
+			     val);
+	else
+		return tracer__ctl_fail("--output '%s': cannot tell the "
+					"current directory: %s", val,
+					strerror(errno));
+	if (n < 0 || (size_t)n >= sizeof(s->directory))
+		return tracer__ctl_usage_error(c, "--output: '%s' is too long",
+					       val);
 	return 0;
 }
 
@@ -415,6 +502,8 @@ int tracer__ctl_start_opt(const struct tracer__ctl *c,
 	case KEY_LIVE:
 		return tracer__ctl_number(c, "--live-interval", val, 1,
 					  3600000, 0, &s->live_ms);
+	case KEY_OUTPUT:
+		return output_opt(c, s, val);
 	default:
 		return tracer__ctl_syntax_error(c, "unexpected option");
 	}
@@ -444,16 +533,16 @@ static void fill_start(Tracer__SessionStart *m,
 	m->subbuf_size = s->subbuf_size;
 	m->subbuf_count = (uint32_t)s->subbuf_count;
 	m->live_interval_ms = (uint32_t)s->live_ms;
+	m->directory = (char *)s->directory;
 }
 
-int tracer__ctl_session(const struct tracer__ctl *c,
-			const struct tracer__ctl_start *s)
+tracer_msg *tracer__ctl_session_request(const struct tracer__ctl *c,
+					const struct tracer__ctl_start *s,
+					char *why, size_t n)
 {
 	Tracer__Message m = TRACER__MESSAGE__INIT;
 	Tracer__SessionStart start = TRACER__SESSION_START__INIT;
 	Tracer__SessionStop stop_msg = TRACER__SESSION_STOP__INIT;
-	const Tracer__Session *r;
-	tracer_msg *reply;
 
 	m.body_case = s ? TRACER__MESSAGE__BODY_SESSION_START :
 		TRACER__MESSAGE__BODY_SESSION_STOP;
@@ -461,9 +550,20 @@ int tracer__ctl_session(const struct tracer__ctl *c,
 		fill_start(m.session_start = &start, s);
 	else
 		m.session_stop = &stop_msg;
-	reply = tracer__ctl_call(c, &m, TRACER__MESSAGE__BODY_SESSION);
+	return tracer__ctl_request(c, &m, TRACER__MESSAGE__BODY_SESSION, why,
+				   n);
+}
+
+int tracer__ctl_session(const struct tracer__ctl *c,
+			const struct tracer__ctl_start *s)
+{
+	char why[TRACER_PATH_MAX + 4096];
+	const Tracer__Session *r;
+	tracer_msg *reply = tracer__ctl_session_request(c, s, why,
+							sizeof(why));
+
 	if (!reply)
-		return CTL_FAIL;
+		return tracer__ctl_fail("%s", why);
 	r = reply->session;
 	tracer__ctl_warn(r->warning);
 	if (s)
@@ -530,8 +630,8 @@ static int join(char **text, const char *arg)
 }
 
 static const struct tracer__ctl_opt pid_opts[] = {
-	{ "pid", KEY_PID, true },
-	{ NULL, 0, false },
+	{ "pid", KEY_PID, true, 0 },
+	{ NULL, 0, false, 0 },
 };
 
 /* filter's arguments: PATTERNS... and --pid. Returns 0 or the status. */
@@ -660,7 +760,7 @@ static int snapshot_cmd(struct tracer__ctl *c, int argc, char **argv)
 static const char start_usage[] =
 	"usage: tracectl start [--mode discard|flight] [--events PATTERNS]\n"
 	"                      [--subbuf-size BYTES] [--subbuf-count N]\n"
-	"                      [--live-interval MS]\n"
+	"                      [--live-interval MS] [-o DIR]\n"
 	"\n"
 	"Start recording a session; print its trace directory last.\n"
 	"\n"
@@ -675,6 +775,10 @@ static const char start_usage[] =
 	"                        from 2 to 65536\n"
 	"  --live-interval MS    how often partly filled buffers are written\n"
 	"                        out, 1 to 3600000 ms (default 1000)\n"
+	"  -o, --output DIR      the session directory itself: created if\n"
+	"                        missing, else it must be empty (tracerd's\n"
+	"                        own user only; default: a new\n"
+	"                        session-DATE-TIME-ID in tracerd's output)\n"
 	SOCKET_HELP;
 
 static const char stop_usage[] =
@@ -730,14 +834,23 @@ static const char list_usage[] =
 	SOCKET_HELP;
 
 static const char record_usage[] =
-	"usage: tracectl record [START OPTIONS] [--] PROGRAM [ARGS...]\n"
+	"usage: tracectl record [START OPTIONS] [--no-follow] [--] PROGRAM\n"
+	"                       [ARGS...]\n"
 	"\n"
-	"Start a session, run PROGRAM traced (LD_PRELOAD=libtracer.so), stop\n"
-	"the session when it exits and print the trace directory last. Starts\n"
-	"a private tracerd when none answers on the socket. Exits with\n"
-	"PROGRAM's status (128+N if killed by signal N, 127 if it cannot run).\n"
+	"Start a session, run PROGRAM traced (LD_PRELOAD=libtracer.so), wait\n"
+	"until it and every process it left running have exited, then stop\n"
+	"the session. Starts a private tracerd when none answers on the\n"
+	"socket. Standard output is PROGRAM's: record's own lines go to\n"
+	"stderr, the trace directory in the line\n"
+	"  tracectl: session N stopped; trace directory: DIR\n"
+	"Exits with PROGRAM's status (128+N if killed by signal N; 127: not\n"
+	"found, 126: not executable, and then nothing is started). SIGTERM\n"
+	"and SIGHUP are passed on to PROGRAM.\n"
 	"START OPTIONS are those of 'tracectl start': --mode, --events,\n"
-	"--subbuf-size, --subbuf-count, --live-interval.\n"
+	"--subbuf-size, --subbuf-count, --live-interval, -o/--output DIR.\n"
+	"\n"
+	"  --no-follow           stop when PROGRAM exits, without waiting for\n"
+	"                        the processes it left running\n"
 	"\n"
 	"Environment: TRACER_TRACERD (the tracerd to run), TRACER_LIB (the\n"
 	"libtracer.so to preload).\n"

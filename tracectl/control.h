@@ -10,6 +10,7 @@
 #ifndef TRACER_CTL_CONTROL_H
 #define TRACER_CTL_CONTROL_H
 
+#include <limits.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -46,6 +47,7 @@ struct tracer__ctl_opt {
 	const char *name;		/* without "--"; NULL ends a table */
 	int key;			/* > 0 */
 	bool arg;			/* takes a value */
+	char letter;			/* -LETTER as well; 0: none */
 };
 
 /* tracer__ctl_next() results besides an option's key. */
@@ -56,6 +58,7 @@ struct tracer__ctl_opt {
 struct tracer__ctl_args {
 	struct tracer__ctl *ctl;
 	const struct tracer__ctl_opt *opts;
+	const struct tracer__ctl_opt *more_opts;	/* after opts; or NULL */
 	int argc;			/* argv[0] is the subcommand */
 	char **argv;
 	int i;				/* next element */
@@ -126,6 +129,11 @@ int tracer__ctl_resolve_socket(struct tracer__ctl *c);
 tracer_msg *tracer__ctl_call(const struct tracer__ctl *c, tracer_msg *msg,
 			     int want);
 
+/* tracer__ctl_call() that reports nothing: NULL with why (n bytes) filled,
+ * one line without "tracectl: ". */
+tracer_msg *tracer__ctl_request(const struct tracer__ctl *c, tracer_msg *msg,
+				int want, char *why, size_t n);
+
 /* "tracectl: warning: WARNING" on stderr when warning is not empty. */
 void tracer__ctl_warn(const char *warning);
 
@@ -137,6 +145,7 @@ struct tracer__ctl_start {
 	uint64_t subbuf_size;		/* 0: tracerd's setting */
 	uint64_t subbuf_count;
 	uint64_t live_ms;		/* 0: default */
+	char directory[PATH_MAX];	/* --output, absolute; "": tracerd's */
 };
 
 /* The options of `start` (and of `record`). */
@@ -158,6 +167,12 @@ int tracer__ctl_start_check(const struct tracer__ctl *c,
  */
 int tracer__ctl_session(const struct tracer__ctl *c,
 			const struct tracer__ctl_start *s);
+
+/* The same request, printing nothing: the Session reply (free it with
+ * tracer__wire_free()), or NULL with why (n bytes) filled. */
+tracer_msg *tracer__ctl_session_request(const struct tracer__ctl *c,
+					const struct tracer__ctl_start *s,
+					char *why, size_t n);
 
 /* ---- The subcommands --------------------------------------------------- */
 

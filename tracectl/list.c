@@ -128,9 +128,9 @@ static int show(const Tracer__EventList *l, bool json)
 }
 
 static const struct tracer__ctl_opt list_opts[] = {
-	{ "pid", KEY_PID, true },
-	{ "json", KEY_JSON, false },
-	{ NULL, 0, false },
+	{ "pid", KEY_PID, true, 0 },
+	{ "json", KEY_JSON, false, 0 },
+	{ NULL, 0, false, 0 },
 };
 
 /* Options. Returns 0 or the exit status. */

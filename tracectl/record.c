@@ -1,9 +1,19 @@
 /*
- * record.c - `tracectl record [START OPTIONS] [--] PROGRAM [ARGS...]`:
- * start a session, run PROGRAM with libtracer.so preloaded, stop the
- * session when it exits. When no tracerd answers on the socket, a private
+ * record.c - `tracectl record [START OPTIONS] [--no-follow] [--] PROGRAM
+ * [ARGS...]`: start a session, run PROGRAM with libtracer.so preloaded
+ * (record_run.c), stop the session when it and every process it left
+ * running have exited. When no tracerd answers on the socket, a private
  * one is started on a socket in a temporary directory, and stopped (then
  * the directory removed) at the end.
+ *
+ * Standard output is the program's: record writes only on stderr, and the
+ * lines that name the trace directory keep this form, for scripts:
+ *
+ *   tracectl: session ID started (MODE); trace directory: DIR
+ *   tracectl: session ID stopped; trace directory: DIR
+ *
+ * A PROGRAM that cannot be run is reported before anything is started:
+ * exit status 127 (not found) or 126 (not executable), as the shell's.
  *
  * The private tracerd: $TRACER_TRACERD, else next to our executable
  * (EXEDIR/tracerd, EXEDIR/../tracerd/tracerd in the build tree), else
@@ -16,6 +26,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <poll.h>
 #include <signal.h>
@@ -23,10 +34,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "control.h"
+#include "record.h"
 
 #ifndef TRACER_LIBDIR
 #define TRACER_LIBDIR "/usr/local/lib"
@@ -42,8 +55,12 @@ struct private_daemon {
 	char dir[TRACER_PATH_MAX];	/* its temporary directory, "": none */
 };
 
-/* The traced program, for the SIGTERM/SIGHUP forwarder. */
-static volatile sig_atomic_t child_pid;
+/* The session record started. */
+struct recording {
+	uint64_t id;
+	char *dir;			/* its trace directory (malloc'ed) */
+	bool dir_existed;		/* -o DIR was there before the start */
+};
 
 /* ---- Finding tracerd and libtracer.so ----------------------------------- */
 
@@ -162,6 +179,7 @@ static void tracerd_child(const char *exe, const char *sock, int ready,
 	/* Should tracectl die without stopping it, it stops on its own. */
 	if (prctl(PR_SET_PDEATHSIG, SIGTERM) || getppid() != parent)
 		_exit(127);
+	tracer__run_child_signals();
 	signal(SIGPIPE, SIG_DFL);
 	setpgid(0, 0);
 	if (null >= 0)
@@ -308,119 +326,126 @@ static void stop_private(struct private_daemon *d)
 			d->dir, strerror(errno));
 }
 
-/* ---- Running the program ------------------------------------------------ */
+/* ---- The session ------------------------------------------------------- */
 
-static void forward(int sig)
+/* Start it; say so on stderr. Returns 0 or CTL_FAIL (reported). */
+static int start_session(const struct tracer__ctl *c,
+			 const struct tracer__ctl_start *s,
+			 struct recording *rec)
 {
-	if (child_pid > 0)
-		kill(child_pid, sig);
+	char why[TRACER_PATH_MAX + 4096];
+	tracer_msg *reply = tracer__ctl_session_request(c, s, why, sizeof(why));
+	const Tracer__Session *r;
+
+	if (!reply)
+		return tracer__ctl_fail("%s", why);
+	r = reply->session;
+	tracer__ctl_warn(r->warning);
+	fprintf(stderr, "tracectl: session %" PRIu64 " started (%s); trace "
+		"directory: %s\n", r->id, r->mode[0] ? r->mode :
+		s->mode ? s->mode : "discard", r->directory);
+	rec->id = r->id;
+	rec->dir = strdup(r->directory);
+	tracer__wire_free(reply);
+	return rec->dir ? 0 : tracer__ctl_fail("out of memory");
 }
 
-/* While the program runs: ^C and ^\ are for it; SIGTERM and SIGHUP are
- * passed on to it. */
-static void parent_signals(void)
+/* "killed by signal 9 (Killed)", "exited with status 1". */
+static void describe_wait(char *buf, size_t size, int wstatus)
 {
-	struct sigaction ign = { .sa_handler = SIG_IGN };
-	struct sigaction fwd = { .sa_handler = forward,
-				 .sa_flags = SA_RESTART };
-
-	sigemptyset(&ign.sa_mask);
-	sigemptyset(&fwd.sa_mask);
-	sigaction(SIGINT, &ign, NULL);
-	sigaction(SIGQUIT, &ign, NULL);
-	sigaction(SIGTERM, &fwd, NULL);
-	sigaction(SIGHUP, &fwd, NULL);
+	if (WIFSIGNALED(wstatus))
+		snprintf(buf, size, "killed by signal %d (%s)",
+			 WTERMSIG(wstatus), strsignal(WTERMSIG(wstatus)));
+	else
+		snprintf(buf, size, "exited with status %d",
+			 WEXITSTATUS(wstatus));
 }
 
-static void child_signals(void)
+/* Stop it; say so on stderr (quiet: only trouble). Trouble is a warning:
+ * record exits with the program's status all the same. */
+static void stop_session(const struct tracer__ctl *c,
+			 const struct recording *rec,
+			 const struct tracer__run *run, bool quiet)
 {
-	static const int sigs[] = {
-		SIGINT, SIGQUIT, SIGTERM, SIGHUP, SIGPIPE,
-	};
-	sigset_t none;
-	size_t i;
+	char why[TRACER_PATH_MAX + 4096];
+	tracer_msg *reply;
 
-	for (i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
-		signal(sigs[i], SIG_DFL);
-	sigemptyset(&none);
-	sigprocmask(SIG_SETMASK, &none, NULL);
-}
-
-static void program_child(char **argv, const char *sock, const char *lib)
-{
-	const char *old = getenv("LD_PRELOAD");
-	char *preload = NULL;
-
-	child_signals();
-	/* The program's own preloads keep their place (a sanitizer runtime
-	 * must come first). */
-	if (old && old[0] && asprintf(&preload, "%s:%s", old, lib) < 0)
-		preload = NULL;
-	/* tracerd has just answered: the program's first events are
-	 * wanted, so its registration may take longer than a start
-	 * should otherwise wait (unless the user chose). */
-	if (setenv(TRACER_SOCKET_ENV, sock, 1) == 0 &&
-	    setenv("LD_PRELOAD", preload ? preload : lib, 1) == 0 &&
-	    setenv("TRACER_REGISTER_TIMEOUT_MS", "1000", 0) == 0)
-		execvp(argv[0], argv);
-	fprintf(stderr, "tracectl: cannot run '%s': %s\n", argv[0],
-		strerror(errno));
-	_exit(127);
-}
-
-/* Run argv traced; returns its exit status (128+N: killed by signal N). */
-static int run(char **argv, const char *sock, const char *lib)
-{
-	int status;
-	pid_t pid;
-
-	fflush(stdout);
-	fflush(stderr);
-	pid = fork();
-	if (pid < 0)
-		return tracer__ctl_fail("cannot run '%s': %s", argv[0],
-					strerror(errno));
-	if (pid == 0)
-		program_child(argv, sock, lib);
-	child_pid = pid;
-	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR)
-			return tracer__ctl_fail("waitpid: %s", strerror(errno));
-	child_pid = 0;
-	if (WIFSIGNALED(status))
-		return 128 + WTERMSIG(status);
-	return WEXITSTATUS(status);
+	if (run->tracerd_died) {
+		describe_wait(why, sizeof(why), run->tracerd_wait);
+		fprintf(stderr, "tracectl: warning: tracerd %s before session "
+			"%" PRIu64 " was stopped; the trace in '%s' may lack "
+			"its end\n", why, rec->id, rec->dir);
+		return;
+	}
+	reply = tracer__ctl_session_request(c, NULL, why, sizeof(why));
+	if (!reply) {
+		fprintf(stderr, "tracectl: warning: cannot stop session %"
+			PRIu64 ": %s; the trace in '%s' may lack its end\n",
+			rec->id, why, rec->dir);
+		return;
+	}
+	tracer__ctl_warn(reply->session->warning);
+	if (!quiet)
+		fprintf(stderr, "tracectl: session %" PRIu64 " stopped; trace "
+			"directory: %s\n", reply->session->id,
+			reply->session->directory);
+	tracer__wire_free(reply);
 }
 
 /* start, run, stop. Returns the exit status. */
 static int traced_run(const struct tracer__ctl *c,
-		      const struct tracer__ctl_start *s, char **prog,
-		      const char *lib)
+		      const struct tracer__ctl_start *s, struct tracer__run *run)
 {
-	int status, ret = tracer__ctl_session(c, s);
+	struct recording rec = { .id = 0 };
+	struct stat st;
+	int ret;
 
-	if (ret)
-		return ret;
-	parent_signals();
-	status = run(prog, c->socket, lib);
-	ret = tracer__ctl_session(c, NULL);
-	return ret && !status ? ret : status;
+	rec.dir_existed = s->directory[0] && !stat(s->directory, &st);
+	ret = start_session(c, s, &rec);
+	if (!ret)
+		ret = tracer__run(run);
+	/* The program could not be run after all (it changed since it was
+	 * checked), or a signal came first: the session's directory goes,
+	 * if nothing is in it. */
+	if (run->exec_errno)
+		fprintf(stderr, "tracectl: cannot run '%s': %s\n",
+			run->argv[0], strerror(run->exec_errno));
+	if (rec.dir)
+		stop_session(c, &rec, run, run->not_run);
+	if (rec.dir && run->not_run && !rec.dir_existed)
+		rmdir(rec.dir);
+	free(rec.dir);
+	return ret ? ret : run->status;
 }
 
-/* Start options up to PROGRAM (*prog). Returns 0 or the exit status. */
+/* ---- The command -------------------------------------------------------- */
+
+#define KEY_NO_FOLLOW	0x100
+
+static const struct tracer__ctl_opt record_opts[] = {
+	{ "no-follow", KEY_NO_FOLLOW, false, 0 },
+	{ NULL, 0, false, 0 },
+};
+
+/* Options up to PROGRAM (run->argv). Returns 0 or the exit status. */
 static int record_args(struct tracer__ctl *c, int argc, char **argv,
-		       struct tracer__ctl_start *s, char ***prog)
+		       struct tracer__ctl_start *s, struct tracer__run *run)
 {
 	struct tracer__ctl_args a;
 	int key, ret;
 
-	tracer__ctl_args_init(&a, c, tracer__ctl_start_opts, argc, argv);
+	tracer__ctl_args_init(&a, c, record_opts, argc, argv);
+	a.more_opts = tracer__ctl_start_opts;
 	while ((key = tracer__ctl_next(&a)) != CTL_END) {
 		if (key == CTL_STOP)
 			return a.status;
 		if (key == CTL_ARG) {
-			*prog = argv + a.i - 1;
+			run->argv = argv + a.i - 1;
 			return tracer__ctl_start_check(c, s);
+		}
+		if (key == KEY_NO_FOLLOW) {
+			run->follow = false;
+			continue;
 		}
 		ret = tracer__ctl_start_opt(c, s, key, a.val);
 		if (ret)
@@ -429,24 +454,47 @@ static int record_args(struct tracer__ctl *c, int argc, char **argv,
 	return tracer__ctl_usage_error(c, "missing PROGRAM");
 }
 
+/* Can PROGRAM run? Returns 0, or 127 or 126 (reported). */
+static int check_program(const char *file)
+{
+	int err = tracer__run_check(file);
+
+	if (!err)
+		return 0;
+	fprintf(stderr, "tracectl: cannot run '%s': %s\n", file,
+		strerror(-err));
+	return tracer__run_exec_status(-err);
+}
+
 int tracer__ctl_record(struct tracer__ctl *c, int argc, char **argv)
 {
 	struct tracer__ctl_start s = { .mode = NULL };
 	struct private_daemon d = { .pid = 0 };
+	struct tracer__run run = { .follow = true };
 	char lib[PATH_MAX];
-	char **prog = NULL;
-	int ret = record_args(c, argc, argv, &s, &prog);
+	int ret = record_args(c, argc, argv, &s, &run);
 
+	if (!ret)
+		ret = check_program(run.argv[0]);
 	if (!ret)
 		ret = find_lib(lib);
 	if (!ret)
 		ret = tracer__ctl_resolve_socket(c);
+	if (ret)
+		return ret;
 	std_fds();
-	signal(SIGPIPE, SIG_IGN);	/* a closed stdout must not skip stop */
-	if (!ret)
-		ret = ensure_daemon(c, &d);
-	if (!ret)
-		ret = traced_run(c, &s, prog, lib);
+	ret = ensure_daemon(c, &d);
+	/* From now on, a signal stops the session (^C before that: the
+	 * private tracerd follows tracectl). */
+	tracer__run_signals();
+	if (!ret) {
+		run.lib = lib;
+		run.socket = c->socket;
+		run.tracerd = d.pid;
+		ret = traced_run(c, &s, &run);
+		if (run.tracerd_died)
+			d.pid = 0;	/* reaped */
+	}
 	stop_private(&d);
 	return ret;
 }

@@ -171,8 +171,8 @@ static void json_status(const Tracer__Status *st)
 }
 
 static const struct tracer__ctl_opt status_opts[] = {
-	{ "json", KEY_JSON, false },
-	{ NULL, 0, false },
+	{ "json", KEY_JSON, false, 0 },
+	{ NULL, 0, false, 0 },
 };
 
 int tracer__ctl_status(struct tracer__ctl *c, int argc, char **argv)

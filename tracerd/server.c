@@ -464,6 +464,7 @@ static void accept_one(struct tracerd *d, int fd)
 	c->d = d;
 	c->fd = fd;
 	c->pid = cr.pid;
+	c->uid = cr.uid;
 	CDS_INIT_LIST_HEAD(&c->out);
 	if (uv_poll_init(d->loop, &c->poll, fd)) {
 		close(fd);

@@ -4,7 +4,8 @@
  *
  * Start checks the options, sends the session's filter to every process
  * whose filter differs and waits (control.c) until they confirm it, then
- * creates OUTPUT/session-YYYYMMDD-HHMMSS-ID with one directory per traced
+ * creates OUTPUT/session-YYYYMMDD-HHMMSS-ID (or the client's empty
+ * directory: SessionStart.directory) with one directory per traced
  * process (NAME-PID, with its process.meta), publishes the session in
  * every control page and queues the update signal: threads start recording
  * at once, with the filter already in place.
@@ -25,6 +26,7 @@
  * later are appended to both at once. Their formats are in
  * doc/session-files.md.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -45,6 +47,8 @@
 #define STOP_GIVE_UP_MS	2000
 #define LIVE_DEFAULT_MS	1000
 #define LIVE_MAX_MS	3600000
+/* Room under a chosen session directory for NAME-PID.N/FILE (4096). */
+#define CHOSEN_DIR_MAX	3584
 
 uint64_t tracerd_now_ms(void)
 {
@@ -521,19 +525,83 @@ static bool start_refused(struct tracerd_client *c)
 	return true;
 }
 
-static int make_session_dir(struct tracerd_client *c)
+/* 0 if dir holds nothing, -ENOTEMPTY if it does, or -errno. */
+static int empty_dir(const char *dir)
+{
+	DIR *dp = opendir(dir);
+	struct dirent *e;
+	int ret = 0;
+
+	if (!dp)
+		return -errno;
+	while (!ret && (e = readdir(dp)))
+		if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
+			ret = -ENOTEMPTY;
+	closedir(dp);
+	return ret;
+}
+
+/*
+ * The session directory a client chose (SessionStart.directory): only for
+ * tracerd's own user (the directory is written with tracerd's rights),
+ * absolute, created with its parents if missing, else an empty directory.
+ * Returns 0 or -errno with why filled.
+ */
+static int chosen_dir(const struct tracerd_client *c, const char *dir,
+		      char *why, size_t n)
+{
+	struct stat st;
+	int err;
+
+	if (c->uid != geteuid()) {
+		snprintf(why, n, "a session directory of your choice is only "
+			 "for tracerd's own user (uid %d), not uid %d",
+			 (int)geteuid(), (int)c->uid);
+		return -EPERM;
+	}
+	if (dir[0] != '/' || strlen(dir) > CHOSEN_DIR_MAX) {
+		snprintf(why, n, "session directory '%.200s': not an absolute "
+			 "path of at most %d bytes", dir, CHOSEN_DIR_MAX);
+		return -EINVAL;
+	}
+	err = make_dirs(dir);
+	if (!err && (stat(dir, &st) || !S_ISDIR(st.st_mode)))
+		err = -ENOTDIR;
+	if (!err)
+		err = empty_dir(dir);
+	if (err == -ENOTEMPTY)
+		snprintf(why, n, "session directory '%s' exists and is not "
+			 "empty", dir);
+	else if (err)
+		snprintf(why, n, "cannot use '%s' as the session directory: %s",
+			 dir, strerror(-err));
+	return err;
+}
+
+static int make_session_dir(struct tracerd_client *c,
+			    const Tracer__SessionStart *req)
 {
 	struct tracerd *d = c->d;
 	char why[4200];
 	int err = 0;
 
 	d->pending_id = d->last_session + 1;
-	d->session_dir = new_session_dir(d, &d->pending_id, &err);
-	if (d->session_dir)
-		return 0;
-	snprintf(why, sizeof(why), "cannot create a session directory "
-		 "under '%s': %s", d->cfg.output_dir,
-		 strerror(err ? -err : ENOMEM));
+	if (req->directory && req->directory[0]) {
+		err = chosen_dir(c, req->directory, why, sizeof(why));
+		if (!err && !(d->session_dir = strdup(req->directory)))
+			err = -ENOMEM;
+		if (!err)
+			return 0;
+		if (err == -ENOMEM)
+			snprintf(why, sizeof(why), "out of memory");
+	} else {
+		d->session_dir = new_session_dir(d, &d->pending_id, &err);
+		if (d->session_dir)
+			return 0;
+		snprintf(why, sizeof(why), "cannot create a session directory "
+			 "under '%s': %s", d->cfg.output_dir,
+			 strerror(err ? -err : ENOMEM));
+	}
 	tracerd_log("%s", why);
 	tracerd_send_error(c, err ? err : -ENOMEM, why);
 	return -1;
@@ -556,7 +624,7 @@ void tracerd_session_start(struct tracerd_client *c,
 							   : why);
 		return;
 	}
-	if (make_session_dir(c)) {
+	if (make_session_dir(c, req)) {
 		free(o.events);
 		return;
 	}

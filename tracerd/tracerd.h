@@ -132,6 +132,7 @@ struct tracerd_client {
 	int fd;
 	uv_poll_t poll;
 	pid_t pid;
+	uid_t uid;			/* SO_PEERCRED */
 	char *in;			/* frame being assembled */
 	size_t in_len, in_cap;
 	struct cds_list_head out;

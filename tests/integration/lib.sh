@@ -90,6 +90,14 @@ session_cmd() {
 	"$TRACECTL" "$@" | tail -n 1
 }
 
+# record_dir FILE: the trace directory `tracectl record` named on its
+# standard error, saved in FILE: from its "stopped" line, else from its
+# "started" line.
+record_dir() {
+	sed -n 's/^tracectl: session [0-9]* [^;]*; trace directory: //p' "$1" |
+		tail -n 1
+}
+
 finish() {
 	stop_daemon
 	echo "1..$tap_n"

@@ -62,6 +62,8 @@ lists_all() {
 
 # last_dir: the last line of stdout is an existing directory.
 last_dir() { dir=$(tail -n 1 "$T/stdout"); [ -n "$dir" ] && [ -d "$dir" ]; }
+# rec_dir: record named an existing trace directory on stderr.
+rec_dir() { dir=$(record_dir "$T/stderr"); [ -n "$dir" ] && [ -d "$dir" ]; }
 
 unreachable="No such file or directory"
 
@@ -143,7 +145,15 @@ for c in start record; do
 	done
 	fails 1 "tracectl: bad pattern 'x[': unbalanced '[' in pattern" \
 		$c --events 'x[' "${prog[@]}"
+	fails 2 "tracectl: $c: option '-o' needs a value (see 'tracectl $c --help')" \
+		$c -o
+	fails 2 "tracectl: $c: --output needs a non-empty DIR" \
+		$c --output '' "${prog[@]}"
 done
+fails 2 "tracectl: start: unknown option '--no-follow' (see 'tracectl start --help')" \
+	start --no-follow
+fails 2 "tracectl: record: option '--no-follow' takes no value (see 'tracectl record --help')" \
+	record --no-follow=1 -- true
 check "record ran nothing after a mistake" [ ! -e "$T/ran" ]
 fails 2 "tracectl: start: --subbuf-size: '2K' is out of range (4K to 1G)" \
 	start --subbuf-size 2K
@@ -277,38 +287,39 @@ report "stop: the discard session's directory last" eval \
 
 RECORD_PRELOAD=$runtime
 run record -- /bin/true
-report "record /bin/true: exit 0, directory last" eval \
-	'[ $rc -eq 0 ] && last_dir && [ -z "$err" ]'
+report "record /bin/true: exit 0, nothing on stdout, directory on stderr" eval \
+	'[ $rc -eq 0 ] && rec_dir && [ -z "$out" ] && [ "$nerr" -eq 2 ]'
 run record -- sh -c 'exit 3'
-report "record: the program's exit status (3)" eval '[ $rc -eq 3 ] && last_dir'
+report "record: the program's exit status (3)" eval '[ $rc -eq 3 ] && rec_dir'
 run record -- sh -c 'kill -TERM $$'
-report "record: 128+N when killed by signal N" eval '[ $rc -eq 143 ] && last_dir'
+report "record: 128+N when killed by signal N" eval '[ $rc -eq 143 ] && rec_dir'
 run record -- /nonexistent
-report "record /nonexistent: exit 127, one line, session stopped" eval \
-	'[ $rc -eq 127 ] && last_dir &&
+report "record /nonexistent: exit 127, one line, no session" eval \
+	'one_line 127 &&
 	 [ "$err" = "tracectl: cannot run '\''/nonexistent'\'': No such file or directory" ]'
 run record --mode flight --events 'test:*' -- sh -c \
 	'echo "socket=$TRACER_SOCKET"; echo "preload=$LD_PRELOAD"; echo "arg=$0"' \
 	-x
 report "record: the program gets TRACER_SOCKET, LD_PRELOAD and its args" eval \
-	'[ $rc -eq 0 ] && last_dir &&
+	'[ $rc -eq 0 ] && rec_dir &&
 	 grep -qx "socket=$TRACER_SOCKET" "$T/stdout" &&
 	 grep -q "^preload=\(.*:\)\?/.*/libtracer\.so[.0-9]*\$" "$T/stdout" &&
 	 grep -qx "arg=-x" "$T/stdout" &&
-	 grep -q "^session [0-9]* started (flight)" "$T/stdout"'
+	 grep -q "^tracectl: session [0-9]* started (flight)" "$T/stderr"'
 run record -- sh -c 'kill -INT $PPID; kill -QUIT $PPID; echo survived'
 report "record: SIGINT and SIGQUIT do not stop tracectl" eval \
-	'[ $rc -eq 0 ] && grep -qx survived "$T/stdout" && last_dir'
+	'[ $rc -eq 0 ] && grep -qx survived "$T/stdout" && rec_dir'
 run record -- sh -c 'kill -TERM $PPID; exec sleep 10'
 report "record: SIGTERM to tracectl is passed on to the program" eval \
-	'[ $rc -eq 143 ] && last_dir'
-out=$(echo through | LD_PRELOAD=$RECORD_PRELOAD "$TRACECTL" record -- cat 2>&1)
+	'[ $rc -eq 143 ] && rec_dir'
+out=$(echo through | LD_PRELOAD=$RECORD_PRELOAD "$TRACECTL" record -- cat \
+	2>/dev/null)
 rc=$?
-report "record: the program reads tracectl's stdin" eval \
-	'[ $rc -eq 0 ] && grep -qx through <<<"$out"'
+report "record: the program reads tracectl's stdin (and has its stdout)" \
+	eval '[ $rc -eq 0 ] && [ "$out" = through ]'
 run record --events 'test:*' -- "$TRACEE" print 5
 report "record: a traced program's events are in the directory" eval \
-	'[ $rc -eq 0 ] && last_dir &&
+	'[ $rc -eq 0 ] && rec_dir &&
 	 [ "$("$TRACECTL" view "$dir" | grep -c " test:print: ")" -eq 5 ]'
 
 ## record with a private tracerd #############################################
@@ -323,7 +334,7 @@ forget() { case $dir in "$T"/*) ;; */session-*) rm -rf "$dir";; esac; }
 run record -- sh -c 'echo "socket=$TRACER_SOCKET"
 	test -S "$TRACER_SOCKET" && echo running'
 report "record without tracerd: a private one, on a socket in \$TMPDIR" eval \
-	'[ $rc -eq 0 ] && last_dir &&
+	'[ $rc -eq 0 ] && rec_dir &&
 	 grep -q "^socket=$T/tmp/tracectl\..*/tracerd\.sock$" "$T/stdout" &&
 	 grep -qx running "$T/stdout"'
 forget
@@ -335,13 +346,13 @@ python3 -c 'import socket, sys; socket.socket(socket.AF_UNIX).bind(sys.argv[1])'
 	"$T/stale.sock"
 run --socket "$T/stale.sock" record -- sh -c 'exit 5'
 report "record on a stale socket (refused): a private tracerd" eval \
-	'[ $rc -eq 5 ] && last_dir'
+	'[ $rc -eq 5 ] && rec_dir'
 forget
 check "no tracerd left running" eval '! pgrep -f -- "--socket $T/tmp/" >/dev/null'
 
 run record --events 'test:*' -- "$TRACEE" print 4
 report "record with a private tracerd records the program" eval \
-	'[ $rc -eq 0 ] && last_dir &&
+	'[ $rc -eq 0 ] && rec_dir &&
 	 [ "$("$TRACECTL" view "$dir" | grep -c " test:print: ")" -eq 4 ]'
 forget
 

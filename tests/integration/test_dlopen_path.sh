@@ -40,8 +40,8 @@ check "untraced, the library finds its neighbour through its run path" \
 
 check "tracerd starts" start_daemon
 LD_PRELOAD=$RECORD_PRELOAD "$TRACECTL" record -- "$T/main" "$T/lib/libouter.so" \
-	>"$T/record.out"
-dir=$(tail -n 1 "$T/record.out")
+	>"$T/record.out" 2>"$T/record.err"
+dir=$(record_dir "$T/record.err")
 if under_asan; then
 	# AddressSanitizer's own dlopen() interceptor makes itself the caller:
 	# the library is not found even untraced with it preloaded.

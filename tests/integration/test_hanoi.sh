@@ -12,7 +12,7 @@ ok $? "hanoi 1..10 prints its moves"
 LD_PRELOAD=$RECORD_PRELOAD "$TRACECTL" record -- "$HANOI" --quiet 1 2 3 4 5 6 7 8 9 10 \
 	>"$T/record.out" 2>"$T/err"
 ok $? "tracectl record -- hanoi --quiet 1..10 succeeds"
-dir=$(tail -n 1 "$T/record.out")
+dir=$(record_dir "$T/err")
 "$TRACECTL" view "$dir" >"$T/view" 2>"$T/view.err"
 ok $? "tracectl view reads the trace without a problem"
 

@@ -11,12 +11,10 @@ check "tracerd starts" start_daemon
 record() {
 	local name=$1 dir st
 	shift
-	LD_PRELOAD=$RECORD_PRELOAD "$TRACECTL" record "$@" >"$T/$name.out"
+	LD_PRELOAD=$RECORD_PRELOAD "$TRACECTL" record "$@" >"$T/$name.out" \
+		2>"$T/$name.err"
 	st=$?
-	dir=$(tail -n 1 "$T/$name.out")
-	# tracectl's own lines: "session N started|stopped ..." + the directory
-	sed -i -e '/^session [0-9]* \(started\|stopped\)/d' -e "\|^$dir\$|d" \
-		"$T/$name.out"
+	dir=$(record_dir "$T/$name.err")
 	"$TRACECTL" view --no-symbols "$dir" >"$T/$name.view" || st=1
 	return $st
 }

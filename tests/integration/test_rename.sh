@@ -107,7 +107,7 @@ LD_PRELOAD=$RECORD_PRELOAD "$TRACECTL" record --events '-pthread:*' -- \
 	"$NAMER" batch >"$T/batch" 2>"$T/batch.err"
 check "namer batch, traced without pthread:*, exits 0" [ $? -eq 0 ]
 read -r word main a b c < <(grep '^renamed ' "$T/batch")
-dir2=$(tail -n 1 "$T/batch")
+dir2=$(record_dir "$T/batch.err")
 "$TRACECTL" timeline "$dir2" -o "$T/tl2.html"
 lanes "$T/tl2.html" >"$T/lanes2"
 pid2=$(sed -n 's/^pid //p' "$dir2"/namer-*/tracer/process.meta)

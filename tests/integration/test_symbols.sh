@@ -33,7 +33,7 @@ LD_PRELOAD=$RECORD_PRELOAD "$TRACECTL" record -- "$FUNCS" "$MODULE" $DEPTH \
 	>"$T/prog" 2>"$T/err"
 check "the traced program exits 0" [ $? -eq 0 ]
 sed 's/^/# /' "$T/err"
-dir=$(tail -n 1 "$T/prog")
+dir=$(record_dir "$T/err")
 read -r _ exe base < <(grep '^exe ' "$T/prog")
 module=$(sed -n 's/^module //p' "$T/prog")
 ok $([ -n "$exe" ] && [ -n "$base" ] && [ -n "$module" ]; echo $?) \
@@ -135,7 +135,7 @@ ok $([ $? -eq 0 ] && grep -q '"funcmod_inner"' "$T/tl.html" &&
 cp "$FUNCS" "$T/gone"
 LD_PRELOAD=$RECORD_PRELOAD "$TRACECTL" record -- "$T/gone" "$MODULE" 2 \
 	>"$T/prog2" 2>&1
-dir2=$(tail -n 1 "$T/prog2")
+dir2=$(record_dir "$T/prog2")
 rm -f "$T/gone"
 "$TRACECTL" view "$dir2" >"$T/view2" 2>"$T/view2.err"
 ok $([ $? -eq 0 ] && [ ! -s "$T/view2.err" ] &&
@@ -148,7 +148,7 @@ ok $([ $? -eq 0 ] && [ ! -s "$T/view2.err" ] &&
 LD_PRELOAD=$RECORD_PRELOAD "$TRACECTL" record -- ./tests/integration/recfuncs 3 \
 	>"$T/prog3" 2>"$T/err3"
 check "recfuncs (tracer_record() in C and C++) exits 0" [ $? -eq 0 ]
-dir3=$(tail -n 1 "$T/prog3")
+dir3=$(record_dir "$T/err3")
 "$TRACECTL" view "$dir3" >"$T/view3" 2>"$T/view3.err"
 ok $([ $? -eq 0 ] && grep -q ' test:cxx_more: ' "$T/view3" &&
 	grep -q ' test:c_values: ' "$T/view3"; echo $?) \

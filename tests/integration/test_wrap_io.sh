@@ -21,10 +21,7 @@ record() {
 	LD_PRELOAD=$RECORD_PRELOAD "$TRACECTL" record "$@" \
 		>"$T/$name.out" 2>"$T/$name.err"
 	local st=$?
-	dir=$(grep -v '^report ' "$T/$name.out" | tail -n 1)
-	# tracectl's own lines: "session N started|stopped ..." + the directory
-	sed -i -e '/^session [0-9]* \(started\|stopped\)/d' -e "\|^$dir\$|d" \
-		"$T/$name.out"
+	dir=$(record_dir "$T/$name.err")
 	"$TRACECTL" view --no-symbols "$dir" >"$T/$name.view" 2>"$T/$name.verr" || st=1
 	return $st
 }

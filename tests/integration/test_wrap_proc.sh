@@ -20,7 +20,7 @@ rc_plain=$?
 LD_PRELOAD=$RECORD_PRELOAD "$TRACECTL" record -- "$PROCEE" main \
 	"$T/traced.out" >"$T/record.out" 2>"$T/record.err"
 rc=$?
-dir=$(tail -n 1 "$T/record.out")
+dir=$(record_dir "$T/record.err")
 "$TRACECTL" view --no-symbols "$dir" >"$T/view" 2>"$T/view.err"
 "$TRACECTL" view "$dir" >"$T/view.named" 2>/dev/null
 rc_view=$?
@@ -161,7 +161,7 @@ check "pthread:cond_wait_exit result ETIMEDOUT for a deadline in the past" \
 LD_PRELOAD=$RECORD_PRELOAD "$TRACECTL" record --events '*' -- "$PROCEE" main \
 	"$T/all.out" >"$T/record.out" 2>"$T/record.err"
 rc=$?
-dir=$(tail -n 1 "$T/record.out")
+dir=$(record_dir "$T/record.err")
 qm=$(awk '$2 == "mutex" && $3 == "quiet" { print $4 }' "$T/all.out")
 "$TRACECTL" view --no-symbols "$dir" >"$T/all.view"
 check "--events '*': pthread:mutex_lock and _unlock for every call" \
@@ -177,7 +177,7 @@ LD_PRELOAD=$RECORD_PRELOAD "$TRACECTL" record --events '*' -- "$PROCEE" \
 	storm 5000 "$T/storm.out" >"$T/record.out" 2>"$T/record.err"
 rc=$?
 sed 's/^/# /' "$T/storm.out"
-dir=$(tail -n 1 "$T/record.out")
+dir=$(record_dir "$T/record.err")
 "$TRACECTL" view --no-symbols "$dir" >"$T/storm.view" 2>"$T/storm.err"
 rc_view=$?
 handled=$(sed -n 's/^# sent [0-9]* handled //p' "$T/storm.out")
