@@ -29,14 +29,22 @@ advance() {
 # events DIR PID: "thread seq name" for each test:a/test:b event of PID,
 # after checking every payload (check value, name parity).
 events() {
-	"$TRACECTL" view "$1" 2>"$T/view.err" | awk -v pid="$2" '
+	"$TRACECTL" view "$1" 2>"$T/view.err" | awk -v pid="$2" -v lost="$3" '
 		$3 == pid && / test:[ab]: thread / {
 			name = $5; sub(/:$/, "", name)
 			t = $7; s = $9; c = $11
 			if (c != s * 7 + 3 || (name == "test:a") != (s % 2 == 0)) {
 				print "torn " $0 > "/dev/stderr"; exit 1
 			}
+			thread[$4] = t
 			print t, s, name
+		}
+		$3 == pid && $5 == "tracer:lost:" { dropped[$4] += $6 }
+		END {
+			if (lost)
+				for (tid in dropped)
+					if (tid in thread)
+						print thread[tid], "lost", dropped[tid]
 		}'
 }
 
@@ -123,7 +131,7 @@ session_cmd stop >/dev/null
 quit f
 quit g
 
-events "$dir" "$f_pid" >"$T/filter"
+events "$dir" "$f_pid" lost >"$T/filter"
 ok $? "every filtered event is intact (no torn record)"
 # Phases of f: '*' (a, b); 'test:*,-test:b' (a); '-test:b,test:*' (a, b:
 # the later pattern wins); '-*' (none); 'test:b' (b); and the --pid filter
@@ -134,7 +142,8 @@ python3 "$CHECK_FILTER" "$T/filter" \
 ok $? "each change is a clean cut per thread, in force on return: exclusions, later patterns winning, '-*'; --pid on another process changes nothing"
 
 # g: from 5000 events before its counter gc (after 'test:b' was in force).
-events "$dir" "$g_pid" | awk -v c="$gc" '$2 >= c - 5000' >"$T/filter_g"
+events "$dir" "$g_pid" lost |
+	awk -v c="$gc" '$2 == "lost" || $2 >= c - 5000' >"$T/filter_g"
 python3 "$CHECK_FILTER" "$T/filter_g" "[{'b'}, set()]" "$gc" "$gd" "$gf" \
 	>"$T/check_g"
 ok $? "filter --pid stops that process's events on return (it followed the session's filter before)"
