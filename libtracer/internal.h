@@ -19,7 +19,9 @@
  *                    system call, no allocation; its slow path (first
  *                    event, epoch change) may take the pool's state word
  *                    (one bus-locked update), wake a lazy client
- *                    (wake_lock, then send_lock) and allocate.
+ *                    (wake_lock, then send_lock) and allocate; it runs
+ *                    with cancellation disabled (an asynchronous
+ *                    cancellation acts when it ends).
  *   signal handler   any event, on any thread, also in the middle of the
  *                    above: the event path only. A handler that lands
  *                    in the slow path (tracer__thread.busy) or a lazy

@@ -283,7 +283,7 @@ static bool __attribute__((noinline, cold))
 thread_sync(struct tracer__thread *t)
 {
 	struct tracer_control_state st;
-	int saved = errno;
+	int saved = errno, cancel;
 	bool ok = false;
 
 	if (t->state == TRACER__THREAD_EXITED)
@@ -298,9 +298,18 @@ thread_sync(struct tracer__thread *t)
 		tracer__pool_add_lost(1);
 		goto out;
 	}
+	/*
+	 * No cancellation in here (a thread cancelled asynchronously could
+	 * stop between taking a buffer and naming itself its owner, leaving
+	 * a buffer in use that tracerd cannot tell is an exited thread's, or
+	 * while it holds the client's locks). pthread_setcancelstate() is
+	 * async-cancel-safe; a cancellation that came meanwhile acts when
+	 * the state is restored.
+	 */
+	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel);
 	/* No listener yet: read what tracerd sent first (client.c). */
 	if (tracer__client_lazy() && !wake_client(t))
-		goto out;
+		goto restore;
 	t->busy = 1;
 	WRAP_GUARD_ENTER();	/* the slow path's calls are the tracer's */
 	if (tracer__control_read(tracer__control, &st, CONTROL_TRIES)) {
@@ -311,6 +320,8 @@ thread_sync(struct tracer__thread *t)
 	}
 	WRAP_GUARD_EXIT();
 	t->busy = 0;
+restore:
+	pthread_setcancelstate(cancel, NULL);
 out:
 	errno = saved;
 	return ok;
