@@ -87,7 +87,7 @@ CHECK_FILTER=$(dirname "$0")/check_filter.py
 spawn f "$CONTROLEE" stream 2
 spawn g "$CONTROLEE" stream 1 1000
 dir=$(session_cmd start)
-advance f 5000
+advance f 50000
 ca=$(counters f)
 t0=$(now_ms)
 "$TRACECTL" filter 'test:*,-test:b' >"$T/filter.out"
@@ -98,19 +98,19 @@ ok $rc "filter 'test:*,-test:b' succeeds"
 check "and reports the processes it reached" grep -q 'applied to 2 process' "$T/filter.out"
 echo "# tracectl filter took $((t1 - t0)) ms"
 check "the filter is in force within 100 ms ($((t1 - t0)) ms)" [ $((t1 - t0)) -lt 100 ]
-advance f 5000
+advance f 50000
 cc0=$(counters f)
 "$TRACECTL" filter '-test:b,test:*' >/dev/null
 cc=$(counters f)
-advance f 5000
+advance f 50000
 cd0=$(counters f)
 "$TRACECTL" filter '-*' >/dev/null
 cd=$(counters f)
-advance f 5000
+advance f 50000
 ce0=$(counters f)
 "$TRACECTL" filter 'test:b' >/dev/null
 ce=$(counters f)
-advance f 5000
+advance f 50000
 advance g 5000
 cp0=$(counters f)
 gc=$(counters g)
@@ -123,7 +123,7 @@ cp=$(counters f)
 check "status shows each process's filter" \
 	eval 'grep -qE "^ *$g_pid .* -\*\$" "$T/status" &&
 	      grep -qE "^ *$f_pid .* test:b\$" "$T/status"'
-advance f 5000
+advance f 50000
 advance g 5000
 cf=$(counters f)
 gf=$(counters g)
