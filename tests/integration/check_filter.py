@@ -17,12 +17,16 @@ the filter then in force, and each filter must let through every name it
 allows (in every thread; in some thread, if the thread missing a name
 had events dropped: a phase can be shorter than a gap in discard mode;
 a phase may miss a name altogether only when every thread had events
-dropped, and then no name it forbids may be there);
+dropped, and at most MAX_EXCUSED phases; no name it forbids may be there);
 inside a window, per thread, no event allowed only by the old filter may
 follow one allowed only by the new (a clean cut).
 """
 import ast
 import sys
+
+# Phases that may miss names for drops: a filter that wrongly drops
+# everything after a change would empty four of test_control.sh's.
+MAX_EXCUSED = 2
 
 
 def main(argv):
@@ -53,12 +57,14 @@ def main(argv):
             else:
                 bad.append(msg)
     all_lost = all(lost.get(t) for t in range(len(end)))
+    excused = 0
     for k, want in enumerate(phases):
         if seen_all[k] == want:
             continue
         msg = (f'phase {k}: names {sorted(seen_all[k])} in all threads, '
                f'expected {sorted(want)}')
-        if all_lost and seen_all[k] < want:
+        if all_lost and seen_all[k] < want and excused < MAX_EXCUSED:
+            excused += 1
             print(f'# {msg} (every thread had events dropped)')
         else:
             bad.append(msg)
