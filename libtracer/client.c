@@ -810,12 +810,13 @@ static bool pool_intact(void)
 
 /*
  * On the new connection fd (which becomes the socket): offer our pool to
- * a new tracerd (adopt) or ask ours to take us back (resume). Nothing
+ * a new tracerd (adopt), ask ours to take us back (token: resume), or,
+ * with neither, register anew (no pool yet). Nothing
  * else goes out before the Register (and its segments); what was queued
  * for the old connection is dropped (the call sites are all sent again
  * once tracerd answers).
  */
-static int register_again(int fd, bool adopt, bool fresh)
+static int register_again(int fd, bool adopt, uint64_t token)
 {
 	uint32_t n = adopt ? tracer__pool_segments() : 0;
 	uint64_t epoch = TRACER_READ_ONCE(tracer__control->epoch);
@@ -825,8 +826,7 @@ static int register_again(int fd, bool adopt, bool fresh)
 	drop_queue_locked();
 	ret = tracer__fd_keep(SOCK, fd);	/* the old one is closed */
 	if (ret >= 0)
-		ret = send_register(n, epoch,
-				    adopt || fresh ? 0 : resume_token, true);
+		ret = send_register(n, epoch, token, true);
 	if (!ret && adopt)
 		ret = send_segments(n);
 	pthread_mutex_unlock(&send_lock);
@@ -850,10 +850,11 @@ static bool hopeless(int err)
 static int reconnect(void)
 {
 	char paths[2][TRACER_PATH_MAX];
-	/* No pool yet (registered outside a session): register anew. */
-	bool fresh = tracer__pool_segments() == 0 &&
-		     (resume_refused || !resume_token);
-	bool adopt = !fresh && (resume_refused || !resume_token);
+	/* Not resuming: hand the pool over, or, with no pool yet (registered
+	 * outside a session), register anew. */
+	bool anew = resume_refused || !resume_token;
+	bool adopt = anew && tracer__pool_segments() != 0;
+	uint64_t token = anew ? 0 : resume_token;
 	long ms = 10;
 
 	if (adopt && !pool_intact())
@@ -868,7 +869,7 @@ static int reconnect(void)
 			if (fd < 0 && hopeless(fd))
 				return fd;
 			if (fd >= 0)
-				fd = register_again(fd, adopt, fresh);
+				fd = register_again(fd, adopt, token);
 			if (fd == 0)
 				return 0;
 		}
@@ -1148,21 +1149,16 @@ static const struct tracer_control *map_state(const char *sock_path)
 	return c;
 }
 
-/* A filter of our own, without telling tracerd. Returns 0 or -errno. */
-static int provisional_filter(const char *patterns)
+/* The default filter, without telling tracerd. Returns 0 or -errno. */
+static int provisional_filter(void)
 {
 	struct tracer__filter_table *old = NULL;
 	uint32_t on, total;
-	int ret = tracer__callsites_filter(patterns, &on, &total, &old);
+	int ret = tracer__callsites_filter(TRACER_DEFAULT_EVENTS, &on, &total,
+					   &old);
 
 	tracer__filter_retire(old);
 	return ret;
-}
-
-/* Every call site known so far, before tracerd's reply (lazy start). */
-static void send_callsites_early(void)
-{
-	send_callsites();
 }
 
 /* What is left of timeout_ms since t0, >= 0. */
@@ -1212,13 +1208,14 @@ static bool register_lazily(int timeout_ms)
 	 * cheaper here but a cost on every malloc of a program that never
 	 * meets a session.)
 	 */
-	if (provisional_filter(TRACER_DEFAULT_EVENTS))
+	if (provisional_filter())
 		return false;
 	__atomic_store_n(&tracer__control, state_page, __ATOMIC_RELEASE);
 	__atomic_store_n(&listener_state, LISTENER_LAZY, __ATOMIC_RELEASE);
-	/* Call sites now, while the program has none of its own going. */
+	/* Call sites now, before tracerd's reply, while the program has
+	 * none of its own going. */
 	if (send_register(0, 0, 0, false) == 0)
-		send_callsites_early();
+		send_callsites();
 	return true;
 }
 
