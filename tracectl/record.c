@@ -46,6 +46,8 @@
 #endif
 
 #define READY_TIMEOUT_MS 30000
+#define DIED_WAIT_MS	1000	/* a private tracerd's exit, once its socket
+				   failed us */
 #define SOCKET_NAME "tracerd.sock"
 #define LOG_NAME "tracerd.log"
 
@@ -365,19 +367,21 @@ static void describe_wait(char *buf, size_t size, int wstatus)
  * record exits with the program's status all the same. */
 static void stop_session(const struct tracer__ctl *c,
 			 const struct recording *rec,
-			 const struct tracer__run *run, bool quiet)
+			 struct tracer__run *run, bool quiet)
 {
 	char why[TRACER_PATH_MAX + 4096];
-	tracer_msg *reply;
+	tracer_msg *reply = NULL;
 
-	if (run->tracerd_died) {
+	if (!run->tracerd_died)
+		reply = tracer__ctl_session_request(c, NULL, why, sizeof(why));
+	/* A private tracerd killed meanwhile: say how it ended. */
+	if (!reply && tracer__run_tracerd_gone(run, DIED_WAIT_MS)) {
 		describe_wait(why, sizeof(why), run->tracerd_wait);
 		fprintf(stderr, "tracectl: warning: tracerd %s before session "
 			"%" PRIu64 " was stopped; the trace in '%s' may lack "
 			"its end\n", why, rec->id, rec->dir);
 		return;
 	}
-	reply = tracer__ctl_session_request(c, NULL, why, sizeof(why));
 	if (!reply) {
 		fprintf(stderr, "tracectl: warning: cannot stop session %"
 			PRIu64 ": %s; the trace in '%s' may lack its end\n",

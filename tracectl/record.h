@@ -57,4 +57,11 @@ int tracer__run_exec_status(int err);
  */
 int tracer__run(struct tracer__run *r);
 
+/*
+ * A request to the private tracerd failed: has it died? Its socket closes
+ * before tracectl can reap it, so this waits up to ms for its exit (a
+ * pidfd). True, with tracerd_wait and tracerd_died set, once reaped.
+ */
+bool tracer__run_tracerd_gone(struct tracer__run *r, int ms);
+
 #endif /* TRACER_CTL_RECORD_H */

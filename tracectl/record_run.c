@@ -25,12 +25,14 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -219,6 +221,27 @@ static int exit_status(int wstatus)
 	if (WIFSIGNALED(wstatus))
 		return 128 + WTERMSIG(wstatus);
 	return WEXITSTATUS(wstatus);
+}
+
+bool tracer__run_tracerd_gone(struct tracer__run *r, int ms)
+{
+	struct pollfd p = { .fd = -1, .events = POLLIN };
+	int st;
+
+	if (!r->tracerd)
+		return r->tracerd_died;
+	p.fd = (int)syscall(SYS_pidfd_open, r->tracerd, 0);
+	if (p.fd >= 0) {	/* readable once it exited; else: look once */
+		while (poll(&p, 1, ms) < 0 && errno == EINTR)
+			;
+		close(p.fd);
+	}
+	if (waitpid(r->tracerd, &st, WNOHANG) != r->tracerd)
+		return false;
+	r->tracerd_wait = st;
+	r->tracerd_died = true;
+	r->tracerd = 0;
+	return true;
 }
 
 /* Reap every child that exited. */
