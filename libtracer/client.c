@@ -715,7 +715,8 @@ static short serve_queue(const struct pollfd *p)
  * close system call (not seen by the wrappers) takes them away. Returns
  * 0, or -EBADF: connect again (tracerd sends a new eventfd).
  */
-static int check_fds(void)
+/* The listener's queue eventfd, made (again) when it is not there. */
+static void ensure_queue(void)
 {
 	if (!tracer__fd_intact(QUEUE)) {
 		int q = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
@@ -723,6 +724,11 @@ static int check_fds(void)
 		if (q >= 0)
 			tracer__fd_keep(QUEUE, q);
 	}
+}
+
+static int check_fds(void)
+{
+	ensure_queue();
 	if (!tracer__fd_intact(SOCK) || !tracer__fd_intact(TRACER__FD_WAKE)) {
 		say("the program closed the tracer's descriptors; "
 		    "connecting again");
@@ -922,6 +928,7 @@ static int start_listener(void)
 	pthread_t th;
 	int ret;
 
+	ensure_queue();		/* only a listener needs it */
 	pthread_attr_init(&attr);
 	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
 	sigfillset(&all);
@@ -1236,9 +1243,6 @@ int tracer__client_start(int timeout_ms)
 		say("no room for the tracer's descriptors: %s", strerror(-fd));
 		return fd;
 	}
-	fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-	if (fd >= 0)
-		tracer__fd_keep(QUEUE, fd);
 	install_signal();
 	if (register_lazily(timeout_ms)) {
 		say("registered without waiting (no session) in %ld us",

@@ -7,7 +7,7 @@
  *   client.c     registration with tracerd and the listener thread
  *   pool.c       the process's view of its buffer pool
  *   modules.c    the objects loaded in the process (proc:module)
- *   filter.c     the enable tables (RCU, liburcu-bp)
+ *   filter.c     the enable tables (generations, counted readers)
  *   fds.c        the descriptors libtracer holds, kept above the program's
  *   signal.c     the update signal, the program's own actions for it
  *   wrap_*.c     the wrappers of libc and libpthread calls
@@ -187,7 +187,7 @@ void tracer__callsites_resend(void) TRACER_HIDDEN;
 /*
  * Enable tables (filter.c). One table per filter: on[id] for every call
  * site id; published by storing its generation in tracer__filter_gen (one
- * atomic store, the switch), freed after an RCU grace period.
+ * atomic store, the switch), freed once no reader can hold it.
  */
 struct tracer__filter_table {
 	uint32_t gen;
@@ -216,7 +216,7 @@ struct tracer__filter_table *tracer__filter_publish(
 	struct tracer__filter_table *t) TRACER_HIDDEN;
 /* Wait until no thread can read old, then free it (NULL: nothing). */
 void tracer__filter_retire(struct tracer__filter_table *old) TRACER_HIDDEN;
-/* liburcu-bp's fork handlers (its reader registry). */
+/* Fork handlers: signals blocked across the fork, readers reset. */
 void tracer__filter_fork_prepare(void) TRACER_HIDDEN;
 void tracer__filter_fork_parent(void) TRACER_HIDDEN;
 void tracer__filter_fork_child(void) TRACER_HIDDEN;

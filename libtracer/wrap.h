@@ -23,7 +23,7 @@
  * stores the answer, and forwards; no "resolved yet?" test on the way.
  *
  * Recursion: the tracer itself calls wrapped functions (malloc, read,
- * poll, pthread_mutex_lock, mmap from liburcu-bp ...). A thread-local
+ * poll, pthread_mutex_lock, mmap ...). A thread-local
  * guard (tracer__wrap_guard) is raised while a wrapper records an event,
  * while the library runs its own code in a program thread, and for ever
  * in the listener thread; a wrapper called with the guard raised forwards

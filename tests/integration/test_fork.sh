@@ -16,64 +16,80 @@ CHILDREN=10
 EVENTS=2000
 
 check "tracerd starts" start_daemon
-dir=$(session_cmd start)
 
 # The main thread and worker 0 fork while three workers record.
-"$FORKER" fork $WORKERS $CHILDREN $EVENTS >"$T/fork.out"
-check "the forking program and its $((CHILDREN + 1)) children exit 0" [ $? -eq 0 ]
-session_cmd stop >/dev/null
-ppid=$(awk '$1 == "parent" { print $2 }' "$T/fork.out")
-children=$(awk '$1 == "child" { print $2 }' "$T/fork.out")
-check "$((CHILDREN + 1)) children listed" \
-	[ "$(echo "$children" | wc -w)" -eq $((CHILDREN + 1)) ]
+threaded_fork() {
+	dir=$(session_cmd start)
+	"$FORKER" fork $WORKERS $CHILDREN $EVENTS >"$T/fork.out"
+	check "the forking program and its $((CHILDREN + 1)) children exit 0" [ $? -eq 0 ]
+	session_cmd stop >/dev/null
+	ppid=$(awk '$1 == "parent" { print $2 }' "$T/fork.out")
+	children=$(awk '$1 == "child" { print $2 }' "$T/fork.out")
+	check "$((CHILDREN + 1)) children listed" \
+		[ "$(echo "$children" | wc -w)" -eq $((CHILDREN + 1)) ]
 
-# Parent: every numbered event of every thread, consecutive, all with its
-# pid; none of its children's.
-pdir=$dir/forker-$ppid
-"$TRACECTL" view "$pdir" >"$T/parent.view"
-awk -v pid="$ppid" '
-	FILENAME == ARGV[1] { if ($1 == "thread") want[$2] = $3; if ($1 == "main") want["main"] = $2; next }
-	$3 != pid { bad++; print "foreign pid " $3 }
-	/ test:child: / { bad++; if (bad < 5) print "child event in the parent: " $0 }
-	/ test:seq: / { t = $(NF - 2); s = $NF
-		if (s != next_seq[t] + 0) { bad++; if (bad < 5) print "thread " t ": got " s " expected " next_seq[t] + 0 }
-		next_seq[t] = s + 1 }
-	/ test:main: / { s = $NF; t = "main"
-		if (s != next_seq[t] + 0) { bad++; print "main: got " s " expected " next_seq[t] + 0 }
-		next_seq[t] = s + 1 }
-	END {
-		for (t in want) if (next_seq[t] + 0 != want[t]) { bad++; print t ": " next_seq[t] + 0 " events, recorded " want[t] }
-		exit bad != 0
-	}' "$T/fork.out" "$T/parent.view" >"$T/parent.check"
-ok $? "parent: all its numbered events, consecutive, and nothing else"
-sed 's/^/# /' "$T/parent.check" | head -n 10
-
-# Children: each in its own directory NAME-PID, with its pid, both its
-# threads' events all there, in order; its ppid recorded.
-bad=0
-for c in $children; do
-	cdir=$dir/forker-$c
-	if [ ! -f "$cdir/tracer/process.meta" ]; then
-		echo "# child $c: no directory"; bad=$((bad + 1)); continue
-	fi
-	grep -q "^ppid $ppid\$" "$cdir/tracer/process.meta" ||
-		{ echo "# child $c: ppid not $ppid"; bad=$((bad + 1)); }
-	"$TRACECTL" view "$cdir" | awk -v pid="$c" -v N=$EVENTS '
-		$3 != pid { bad++; print "child " pid ": foreign pid " $3 }
-		/ test:(seq|main): / { bad++; print "child " pid ": parent event " $0 }
-		/ test:child: / { if ($7 != pid) { bad++; print "child " pid ": recorded as " $7 }
-			t = $9; s = $NF
-			if (s != next_seq[t] + 0) { bad++; print "child " pid " thread " t ": got " s }
+	# Parent: every numbered event of every thread, consecutive, all with its
+	# pid; none of its children's.
+	pdir=$dir/forker-$ppid
+	"$TRACECTL" view "$pdir" >"$T/parent.view"
+	awk -v pid="$ppid" '
+		FILENAME == ARGV[1] { if ($1 == "thread") want[$2] = $3; if ($1 == "main") want["main"] = $2; next }
+		$3 != pid { bad++; print "foreign pid " $3 }
+		/ test:child: / { bad++; if (bad < 5) print "child event in the parent: " $0 }
+		/ test:seq: / { t = $(NF - 2); s = $NF
+			if (s != next_seq[t] + 0) { bad++; if (bad < 5) print "thread " t ": got " s " expected " next_seq[t] + 0 }
 			next_seq[t] = s + 1 }
-		END { if (next_seq[0] != N || next_seq[1] != N) { bad++; print "child " pid ": " next_seq[0] + 0 " and " next_seq[1] + 0 " events" }
-			exit bad != 0 }' | head -n 3 | sed 's/^/# /' | grep . && bad=$((bad + 1))
-done
-check "every child: its own directory, its ppid, its $((2 * EVENTS)) events" \
-	[ $bad -eq 0 ]
-ndirs=$(ls -d "$dir"/forker-* | wc -l)
-check "one directory per process ($ndirs)" [ "$ndirs" -eq $((CHILDREN + 2)) ]
-lost=$(cat "$T/parent.view" | grep -c ' tracer:thread_exit: .* lost [1-9]')
-check "no thread of the parent lost events" [ "$lost" -eq 0 ]
+		/ test:main: / { s = $NF; t = "main"
+			if (s != next_seq[t] + 0) { bad++; print "main: got " s " expected " next_seq[t] + 0 }
+			next_seq[t] = s + 1 }
+		END {
+			for (t in want) if (next_seq[t] + 0 != want[t]) { bad++; print t ": " next_seq[t] + 0 " events, recorded " want[t] }
+			exit bad != 0
+		}' "$T/fork.out" "$T/parent.view" >"$T/parent.check"
+	ok $? "parent: all its numbered events, consecutive, and nothing else"
+	sed 's/^/# /' "$T/parent.check" | head -n 10
+
+	# Children: each in its own directory NAME-PID, with its pid, both its
+	# threads' events all there, in order; its ppid recorded.
+	bad=0
+	for c in $children; do
+		cdir=$dir/forker-$c
+		if [ ! -f "$cdir/tracer/process.meta" ]; then
+			echo "# child $c: no directory"; bad=$((bad + 1)); continue
+		fi
+		grep -q "^ppid $ppid\$" "$cdir/tracer/process.meta" ||
+			{ echo "# child $c: ppid not $ppid"; bad=$((bad + 1)); }
+		"$TRACECTL" view "$cdir" | awk -v pid="$c" -v N=$EVENTS '
+			$3 != pid { bad++; print "child " pid ": foreign pid " $3 }
+			/ test:(seq|main): / { bad++; print "child " pid ": parent event " $0 }
+			/ test:child: / { if ($7 != pid) { bad++; print "child " pid ": recorded as " $7 }
+				t = $9; s = $NF
+				if (s != next_seq[t] + 0) { bad++; print "child " pid " thread " t ": got " s }
+				next_seq[t] = s + 1 }
+			END { if (next_seq[0] != N || next_seq[1] != N) { bad++; print "child " pid ": " next_seq[0] + 0 " and " next_seq[1] + 0 " events" }
+				exit bad != 0 }' | head -n 3 | sed 's/^/# /' | grep . && bad=$((bad + 1))
+	done
+	check "every child: its own directory, its ppid, its $((2 * EVENTS)) events" \
+		[ $bad -eq 0 ]
+	ndirs=$(ls -d "$dir"/forker-* | wc -l)
+	check "one directory per process ($ndirs)" [ "$ndirs" -eq $((CHILDREN + 2)) ]
+	lost=$(cat "$T/parent.view" | grep -c ' tracer:thread_exit: .* lost [1-9]')
+	check "no thread of the parent lost events" [ "$lost" -eq 0 ]
+}
+
+# GCC 12's AddressSanitizer takes no lock of its allocator around fork():
+# a child forked while a thread of the parent allocates inherits the lock
+# held, and its first allocation waits for ever (seen here with gdb: the
+# child's threads in SizeClassAllocator64::GetFromAllocator, once in some
+# ten runs). The unsanitized build runs this part.
+if under_asan; then
+	for i in 1 2 3 4 5 6; do
+		tap_n=$((tap_n + 1))
+		echo "ok $tap_n # SKIP fork while threads run: not under AddressSanitizer (its allocator is not fork-safe)"
+	done
+else
+	threaded_fork
+fi
 
 # Preloaded (the sanitizer runtime first in sanitizer builds): a shell's
 # subshells, forked without exec, register as processes of their own.
