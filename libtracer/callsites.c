@@ -114,11 +114,25 @@ void tracer_register_callsites(struct tracer_callsite *begin,
 	WRAP_GUARD_EXIT();
 }
 
+/* Set by exit() and main()'s return, before the modules' destructors
+ * run (wrap_proc.c). */
+static bool exiting;
+
+void tracer__callsites_exiting(void)
+{
+	__atomic_store_n(&exiting, true, __ATOMIC_RELAXED);
+}
+
 void tracer_unregister_callsites(struct tracer_callsite *begin,
 				 struct tracer_callsite *end)
 {
 	size_t i;
 
+	/* A module's destructor at exit(): its call sites stay mapped, and
+	 * the threads still running may go on recording through them. Only
+	 * a dlclose() must take them out of the registry. */
+	if (__atomic_load_n(&exiting, __ATOMIC_RELAXED))
+		return;
 	WRAP_GUARD_ENTER();
 	pthread_mutex_lock(&lock);
 	module_forget(begin);

@@ -164,6 +164,9 @@ void tracer__client_fork_child(void) TRACER_HIDDEN;
  * descriptors before unlocking: a module may be unloaded after.
  * tracer__callsites_enable() sets `enabled` on every call site.
  */
+/* The process exits (exit() or main()'s return): the modules' destructors
+ * need not unregister their call sites. */
+void tracer__callsites_exiting(void) TRACER_HIDDEN;
 void tracer__callsites_lock(void) TRACER_HIDDEN;
 /* The registry's lock for fork(): try for at most ms milliseconds; 0 or
  * -ETIMEDOUT. In the child, a new lock; consistent is false when the

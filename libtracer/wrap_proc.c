@@ -142,8 +142,10 @@ static void __attribute__((constructor(101))) proc_resolve(void)
 
 static void record_exit(int status)
 {
-	if (!borrowed())
-		WRAP_RECORD(1, "proc:exit", "status %d", status);
+	if (borrowed())
+		return;
+	tracer__callsites_exiting();
+	WRAP_RECORD(1, "proc:exit", "status %d", status);
 }
 
 WRAP_API void exit(int status)

@@ -123,17 +123,24 @@ static uint8_t *put_varint(uint8_t *p, uint64_t v)
 	return p;
 }
 
-static size_t str_len(const char *s)
-{
-	size_t n = s ? strlen(s) : 0;
+/* The lengths of a call site's strings, each measured once. */
+struct site_lens {
+	size_t types, file, name, format;
+	size_t one;	/* the encoded CallSite */
+};
 
+static size_t slen(const char *s)
+{
+	return s ? strlen(s) : 0;
+}
+
+static size_t str_len(size_t n)
+{
 	return n ? 1 + varint_len(n) + n : 0;
 }
 
-static uint8_t *put_str(uint8_t *p, unsigned field, const char *s)
+static uint8_t *put_str(uint8_t *p, unsigned field, const char *s, size_t n)
 {
-	size_t n = s ? strlen(s) : 0;
-
 	if (!n)
 		return p;
 	*p++ = (uint8_t)(field << 3 | WT_LEN);
@@ -142,15 +149,22 @@ static uint8_t *put_str(uint8_t *p, unsigned field, const char *s)
 	return p + n;
 }
 
-static size_t site_len(const struct tracer_wire_site *s)
+static size_t site_len(const struct tracer_wire_site *s,
+		       struct site_lens *l)
 {
-	return (s->id ? 1 + varint_len(s->id) : 0) + (s->vital ? 2 : 0) +
-	       str_len(s->types) + (s->line ? 1 + varint_len(s->line) : 0) +
-	       str_len(s->file) + str_len(s->name) + str_len(s->format);
+	l->types = slen(s->types);
+	l->file = slen(s->file);
+	l->name = slen(s->name);
+	l->format = slen(s->format);
+	l->one = (s->id ? 1 + varint_len(s->id) : 0) + (s->vital ? 2 : 0) +
+		 str_len(l->types) + (s->line ? 1 + varint_len(s->line) : 0) +
+		 str_len(l->file) + str_len(l->name) + str_len(l->format);
+	return l->one;
 }
 
 /* CallSite fields 1..7 (tracer.proto). */
-static uint8_t *put_site(uint8_t *p, const struct tracer_wire_site *s)
+static uint8_t *put_site(uint8_t *p, const struct tracer_wire_site *s,
+			 const struct site_lens *l)
 {
 	if (s->id) {
 		*p++ = 1 << 3 | WT_VARINT;
@@ -160,39 +174,47 @@ static uint8_t *put_site(uint8_t *p, const struct tracer_wire_site *s)
 		*p++ = 2 << 3 | WT_VARINT;
 		*p++ = 1;
 	}
-	p = put_str(p, 3, s->types);
+	p = put_str(p, 3, s->types, l->types);
 	if (s->line) {
 		*p++ = 4 << 3 | WT_VARINT;
 		p = put_varint(p, s->line);
 	}
-	p = put_str(p, 5, s->file);
-	p = put_str(p, 6, s->name);
-	return put_str(p, 7, s->format);
+	p = put_str(p, 5, s->file, l->file);
+	p = put_str(p, 6, s->name, l->name);
+	return put_str(p, 7, s->format, l->format);
 }
 
 int tracer__wire_pack_sites(const struct tracer_wire_site *sites, size_t n,
 			    void **frame, size_t *size)
 {
+	struct site_lens *lens = malloc((n ? n : 1) * sizeof(*lens));
 	size_t inner = 0, len, i;
 	uint8_t *buf, *p;
 
+	if (!lens)
+		return -ENOMEM;
 	for (i = 0; i < n; i++) {
-		size_t one = site_len(&sites[i]);
+		size_t one = site_len(&sites[i], &lens[i]);
 
 		inner += 1 + varint_len(one) + one;	/* CallSites.sites */
 	}
 	len = 1 + varint_len(inner) + inner;	/* Message.call_sites = 4 */
 	buf = new_frame(len, size);
-	if (!buf)
-		return -errno;
+	if (!buf) {
+		int err = errno;
+
+		free(lens);
+		return -err;
+	}
 	p = buf + TRACER_WIRE_HEADER;
 	*p++ = 4 << 3 | WT_LEN;
 	p = put_varint(p, inner);
 	for (i = 0; i < n; i++) {
 		*p++ = 1 << 3 | WT_LEN;
-		p = put_varint(p, site_len(&sites[i]));
-		p = put_site(p, &sites[i]);
+		p = put_varint(p, lens[i].one);
+		p = put_site(p, &sites[i], &lens[i]);
 	}
+	free(lens);
 	*frame = buf;
 	return 0;
 }

@@ -149,3 +149,25 @@ quit() {
 now_ms() {
 	echo $(($(date +%s%N) / 1000000))
 }
+
+# forker_parent_check PID OUT VIEW CHILD_EVENT: the parent of a forker
+# test (tests/integration/forker.c) recorded every numbered event of its
+# threads ("thread T N" and "main N" in OUT, its output), consecutive, all
+# with its pid, and no CHILD_EVENT (its children's, "test:child" say), in
+# VIEW (tracectl view of its directory). Prints what is wrong; 0 if
+# nothing is.
+forker_parent_check() {
+	awk -v pid="$1" -v child=" $4: " '
+		FILENAME == ARGV[1] { if ($1 == "thread") want[$2] = $3; if ($1 == "main") want["main"] = $2; next }
+		$3 != pid || index($0, child) { bad++; if (bad < 5) print "foreign event: " $0 }
+		/ test:seq: / { t = $(NF - 2); s = $NF
+			if (s != next_seq[t] + 0) { bad++; if (bad < 5) print "thread " t ": got " s " expected " next_seq[t] + 0 }
+			next_seq[t] = s + 1 }
+		/ test:main: / { s = $NF; t = "main"
+			if (s != next_seq[t] + 0) { bad++; print "main: got " s " expected " next_seq[t] + 0 }
+			next_seq[t] = s + 1 }
+		END {
+			for (t in want) if (next_seq[t] + 0 != want[t]) { bad++; print t ": " next_seq[t] + 0 " events, recorded " want[t] }
+			exit bad != 0
+		}' "$2" "$3"
+}

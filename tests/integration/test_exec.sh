@@ -99,19 +99,8 @@ check "spawning program and its $((2 * COUNT)) children exit 0" [ $? -eq 0 ]
 session_cmd stop >/dev/null
 p=$(awk '$1 == "parent" { print $2 }' "$T/spawn.out")
 "$TRACECTL" view "$dir/forker-$p" >"$T/parent.view"
-awk -v pid="$p" '
-	FILENAME == ARGV[1] { if ($1 == "thread") want[$2] = $3; if ($1 == "main") want["main"] = $2; next }
-	$3 != pid || / test:image: / { bad++; if (bad < 5) print "foreign event: " $0 }
-	/ test:seq: / { t = $(NF - 2); s = $NF
-		if (s != next_seq[t] + 0) { bad++; if (bad < 5) print "thread " t ": got " s " expected " next_seq[t] + 0 }
-		next_seq[t] = s + 1 }
-	/ test:main: / { s = $NF; t = "main"
-		if (s != next_seq[t] + 0) { bad++; print "main: got " s }
-		next_seq[t] = s + 1 }
-	END {
-		for (t in want) if (next_seq[t] + 0 != want[t]) { bad++; print t ": " next_seq[t] + 0 " events, recorded " want[t] }
-		exit bad != 0
-	}' "$T/spawn.out" "$T/parent.view" >"$T/parent.check"
+forker_parent_check "$p" "$T/spawn.out" "$T/parent.view" test:image \
+	>"$T/parent.check"
 ok $? "parent: every numbered event of its $WORKERS workers and main thread, nothing else"
 sed 's/^/# /' "$T/parent.check" | head -n 10
 lost=$(grep -c ' tracer:thread_exit: .* lost [1-9]' "$T/parent.view")

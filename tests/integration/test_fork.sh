@@ -32,20 +32,8 @@ threaded_fork() {
 	# pid; none of its children's.
 	pdir=$dir/forker-$ppid
 	"$TRACECTL" view "$pdir" >"$T/parent.view"
-	awk -v pid="$ppid" '
-		FILENAME == ARGV[1] { if ($1 == "thread") want[$2] = $3; if ($1 == "main") want["main"] = $2; next }
-		$3 != pid { bad++; print "foreign pid " $3 }
-		/ test:child: / { bad++; if (bad < 5) print "child event in the parent: " $0 }
-		/ test:seq: / { t = $(NF - 2); s = $NF
-			if (s != next_seq[t] + 0) { bad++; if (bad < 5) print "thread " t ": got " s " expected " next_seq[t] + 0 }
-			next_seq[t] = s + 1 }
-		/ test:main: / { s = $NF; t = "main"
-			if (s != next_seq[t] + 0) { bad++; print "main: got " s " expected " next_seq[t] + 0 }
-			next_seq[t] = s + 1 }
-		END {
-			for (t in want) if (next_seq[t] + 0 != want[t]) { bad++; print t ": " next_seq[t] + 0 " events, recorded " want[t] }
-			exit bad != 0
-		}' "$T/fork.out" "$T/parent.view" >"$T/parent.check"
+	forker_parent_check "$ppid" "$T/fork.out" "$T/parent.view" test:child \
+		>"$T/parent.check"
 	ok $? "parent: all its numbered events, consecutive, and nothing else"
 	sed 's/^/# /' "$T/parent.check" | head -n 10
 
