@@ -715,10 +715,11 @@ static short serve_queue(const struct pollfd *p)
  * close system call (not seen by the wrappers) takes them away. Returns
  * 0, or -EBADF: connect again (tracerd sends a new eventfd).
  */
-/* The listener's queue eventfd, made (again) when it is not there. */
+/* The listener's queue eventfd, made when there is none (a lazy process
+ * has none) or again when the program took it. */
 static void ensure_queue(void)
 {
-	if (!tracer__fd_intact(QUEUE)) {
+	if (tracer__fd(QUEUE) < 0 || !tracer__fd_intact(QUEUE)) {
 		int q = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 
 		if (q >= 0)
