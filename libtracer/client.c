@@ -461,7 +461,6 @@ void tracer__client_fork_prepare(void)
 		else
 			pthread_mutex_unlock(&send_lock);
 	}
-	tracer__filter_fork_prepare();
 	errno = saved;
 }
 
@@ -469,7 +468,6 @@ void tracer__client_fork_parent(void)
 {
 	int saved = errno;
 
-	tracer__filter_fork_parent();
 	if (fork_locked) {
 		tracer__callsites_unlock();
 		pthread_mutex_unlock(&send_lock);
@@ -515,7 +513,7 @@ void tracer__client_fork_child(void)
 	pthread_mutex_init(&wake_lock, NULL);
 	drop_parent_registration();
 	tracer__pool_fork_child();
-	tracer__filter_fork_child();	/* last: it unblocks signals */
+	tracer__filter_fork_child();
 }
 
 /* Switch to filter f and tell tracerd. */
@@ -710,11 +708,6 @@ static short serve_queue(const struct pollfd *p)
 	return ev;
 }
 
-/*
- * Nothing happened for CHECK_MS: are our descriptors still ours? A raw
- * close system call (not seen by the wrappers) takes them away. Returns
- * 0, or -EBADF: connect again (tracerd sends a new eventfd).
- */
 /* The listener's queue eventfd, made when there is none (a lazy process
  * has none) or again when the program took it. */
 static void ensure_queue(void)
@@ -727,6 +720,11 @@ static void ensure_queue(void)
 	}
 }
 
+/*
+ * Nothing happened for CHECK_MS: are our descriptors still ours? A raw
+ * close system call (not seen by the wrappers) takes them away. Returns
+ * 0, or -EBADF: connect again (tracerd sends a new eventfd).
+ */
 static int check_fds(void)
 {
 	ensure_queue();

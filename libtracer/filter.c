@@ -60,13 +60,9 @@
  * stopped or killed between its two counts; after RETIRE_WAIT_MS the old
  * table is left allocated (counted in leaked_tables) rather than freed
  * under a reader. In a forked child only the forking thread is left: the
- * counts of the parent's other threads are dropped (fork_child), and the
- * fork runs with every signal blocked so that no handler of the child
- * records before libtracer has let go of the parent's pool.
+ * counts of the parent's other threads are dropped (fork_child).
  */
-#include <pthread.h>
 #include <sched.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <time.h>
 #include <unistd.h>
@@ -88,8 +84,6 @@ uint32_t tracer__filter_gen;
 static struct tracer__filter_table *slots[2];
 static unsigned long readers[2];
 static unsigned long leaked_tables;
-/* The signal mask of the forking thread, restored after the fork. */
-static __thread sigset_t fork_mask;
 
 struct tracer__filter_table *tracer__filter_new(uint32_t n)
 {
@@ -157,30 +151,12 @@ void tracer__filter_retire(struct tracer__filter_table *old)
 		__atomic_fetch_add(&leaked_tables, 1, __ATOMIC_RELAXED);
 }
 
-/*
- * fork(): every signal blocked from before the fork until libtracer has
- * let go of the parent's registration in the child (these run first and
- * last among libtracer's fork handlers, client.c).
- */
-void tracer__filter_fork_prepare(void)
-{
-	sigset_t all;
-
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &fork_mask);
-}
-
-void tracer__filter_fork_parent(void)
-{
-	pthread_sigmask(SIG_SETMASK, &fork_mask, NULL);
-}
-
+/* fork(), in the child: the parent's other threads, counted mid-read,
+ * are not here. */
 void tracer__filter_fork_child(void)
 {
-	/* The parent's other threads, counted mid-read, are not here. */
 	__atomic_store_n(&readers[0], 0, __ATOMIC_RELAXED);
 	__atomic_store_n(&readers[1], 0, __ATOMIC_RELAXED);
-	pthread_sigmask(SIG_SETMASK, &fork_mask, NULL);
 }
 
 bool tracer__filter_allows(const struct tracer_callsite *cs)

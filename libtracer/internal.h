@@ -219,9 +219,7 @@ struct tracer__filter_table *tracer__filter_publish(
 	struct tracer__filter_table *t) TRACER_HIDDEN;
 /* Wait until no thread can read old, then free it (NULL: nothing). */
 void tracer__filter_retire(struct tracer__filter_table *old) TRACER_HIDDEN;
-/* Fork handlers: signals blocked across the fork, readers reset. */
-void tracer__filter_fork_prepare(void) TRACER_HIDDEN;
-void tracer__filter_fork_parent(void) TRACER_HIDDEN;
+/* In a forked child: the readers counted by other threads are dropped. */
 void tracer__filter_fork_child(void) TRACER_HIDDEN;
 /* The generation the next tracer__filter_publish() will give. */
 uint32_t tracer__filter_next_gen(void) TRACER_HIDDEN;
