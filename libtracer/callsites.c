@@ -18,6 +18,7 @@
  */
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -64,19 +65,58 @@ static int grow(void)
 	return 0;
 }
 
-/* Each translation unit of a module registers the same section: once. */
-static struct tracer_callsite *modules[256];
+/*
+ * Each translation unit of a module registers the same section: once.
+ * The sections are also what tracer__callsites_poke_all() walks, from a
+ * signal handler: not `sites` (realloc'd), but these static arrays, which
+ * change only between begin_write() and end_write():
+ *
+ *   writer (a module's constructor or destructor, lock held):
+ *     writing = 1; wait while walking; change; writing = 0;
+ *     walk if walk_wanted
+ *   walker (any thread, also a signal handler):
+ *     walking = 1 (exchange: one walker); if writing: walk_wanted = 1,
+ *     walking = 0, and the writer walks when done (looked at again
+ *     after: a writer that finished meanwhile may not have seen it)
+ *
+ * All sequentially consistent: of a writer's store to `writing` and a
+ * walker's store to `walking`, each sees the other's, or one of them
+ * came after the other's load. A handler that interrupted a writer in
+ * its own thread finds `writing` set, so nobody waits for itself.
+ */
+static struct tracer_callsite *module_begin[256], *module_end[256];
 static size_t nmodules;
+static int writing, walking, walk_wanted;
 
-static bool module_known(const struct tracer_callsite *begin)
+static void begin_write(void)
+{
+	__atomic_store_n(&writing, 1, __ATOMIC_SEQ_CST);
+	while (__atomic_load_n(&walking, __ATOMIC_SEQ_CST))
+		sched_yield();	/* a walk: a few thousand stores at most */
+}
+
+static void end_write(void)
+{
+	__atomic_store_n(&writing, 0, __ATOMIC_SEQ_CST);
+	if (__atomic_exchange_n(&walk_wanted, 0, __ATOMIC_SEQ_CST))
+		tracer__callsites_poke_all();
+}
+
+static bool module_known(struct tracer_callsite *begin,
+			 struct tracer_callsite *end)
 {
 	size_t i;
 
 	for (i = 0; i < nmodules; i++)
-		if (modules[i] == begin)
+		if (module_begin[i] == begin)
 			return true;
-	if (nmodules < TRACER_ARRAY_SIZE(modules))
-		modules[nmodules++] = (struct tracer_callsite *)begin;
+	if (nmodules < TRACER_ARRAY_SIZE(module_begin)) {
+		begin_write();
+		module_begin[nmodules] = begin;
+		module_end[nmodules] = end;
+		__atomic_store_n(&nmodules, nmodules + 1, __ATOMIC_RELEASE);
+		end_write();
+	}
 	return false;
 }
 
@@ -84,9 +124,52 @@ static void module_forget(const struct tracer_callsite *begin)
 {
 	size_t i;
 
-	for (i = 0; i < nmodules; i++)
-		if (modules[i] == begin)
-			modules[i] = modules[--nmodules];
+	begin_write();
+	for (i = 0; i < nmodules; i++) {
+		if (module_begin[i] == begin) {
+			module_begin[i] = module_begin[nmodules - 1];
+			module_end[i] = module_end[nmodules - 1];
+			__atomic_store_n(&nmodules, nmodules - 1,
+					 __ATOMIC_RELEASE);
+			break;
+		}
+	}
+	end_write();
+}
+
+/* Every call site of [begin, end) that is off asks the table instead. */
+static void poke_module(struct tracer_callsite *begin,
+			struct tracer_callsite *end)
+{
+	struct tracer_callsite *cs;
+
+	for (cs = begin; cs && cs < end; cs++)
+		if (cs->id != 0 &&
+		    __atomic_load_n(&cs->enabled, __ATOMIC_RELAXED) == 0)
+			__atomic_store_n(&cs->enabled,
+					 TRACER__CS_WORD(0, 0),
+					 __ATOMIC_RELAXED);
+}
+
+void tracer__callsites_poke_all(void)
+{
+	size_t i, n;
+
+	for (;;) {
+		if (__atomic_exchange_n(&walking, 1, __ATOMIC_SEQ_CST))
+			return;		/* another walk is on */
+		if (!__atomic_load_n(&writing, __ATOMIC_SEQ_CST))
+			break;
+		__atomic_store_n(&walk_wanted, 1, __ATOMIC_SEQ_CST);
+		__atomic_store_n(&walking, 0, __ATOMIC_SEQ_CST);
+		if (__atomic_load_n(&writing, __ATOMIC_SEQ_CST) ||
+		    !__atomic_exchange_n(&walk_wanted, 0, __ATOMIC_SEQ_CST))
+			return;		/* the writer walks, or did */
+	}
+	n = __atomic_load_n(&nmodules, __ATOMIC_ACQUIRE);
+	for (i = 0; i < n; i++)
+		poke_module(module_begin[i], module_end[i]);
+	__atomic_store_n(&walking, 0, __ATOMIC_SEQ_CST);
 }
 
 void tracer_register_callsites(struct tracer_callsite *begin,
@@ -96,7 +179,8 @@ void tracer_register_callsites(struct tracer_callsite *begin,
 
 	WRAP_GUARD_ENTER();
 	pthread_mutex_lock(&lock);
-	for (cs = module_known(begin) ? end : begin; cs && cs < end; cs++) {
+	for (cs = module_known(begin, end) ? end : begin; cs && cs < end;
+	     cs++) {
 		if (cs->abi != TRACER_CALLSITE_ABI ||
 		    cs->nargs > TRACER_MAX_ARGS || cs->id != 0)
 			continue;
@@ -168,6 +252,8 @@ int tracer__callsites_trylock(int ms)
 void tracer__callsites_fork_child(bool consistent)
 {
 	pthread_mutex_init(&lock, NULL);
+	/* The parent's other threads, mid-walk or mid-write, are not here. */
+	writing = walking = walk_wanted = 0;
 	sent = 0;		/* the child's tracerd process knows none */
 	if (!consistent) {
 		/* Maybe half changed by another thread: forget, leak. */
@@ -267,6 +353,24 @@ int tracer__callsites_filter(const char *text, uint32_t *enabled,
 	*old = switch_to(t);
 	pthread_mutex_unlock(&lock);
 	return 0;			/* 4. the caller retires *old */
+}
+
+int tracer__callsites_refilter(struct tracer__filter_table **old)
+{
+	struct tracer__filter_table *t;
+	uint32_t n;
+
+	*old = NULL;
+	pthread_mutex_lock(&lock);
+	if (!have_filter) {
+		pthread_mutex_unlock(&lock);
+		return 0;
+	}
+	t = build(&filter, &n);
+	if (t)
+		*old = switch_to(t);
+	pthread_mutex_unlock(&lock);
+	return t ? 0 : -ENOMEM;
 }
 
 void tracer__callsites_disable(void)

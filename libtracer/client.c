@@ -3,11 +3,12 @@
  *
  * The library constructor connects to tracerd (tracer__client_start),
  * sends a Register message and waits a few milliseconds at most for the
- * reply (TRACER_REGISTER_TIMEOUT_MS), which it handles itself, then starts
- * the listener thread. Without a daemon the connection fails at once and
- * the program runs untraced; a daemon that answers late (busy, or
- * stopped) is handled by the listener, so the process becomes traced
- * when it does.
+ * reply (TRACER_REGISTER_TIMEOUT_MS), which it handles itself; the
+ * listener thread starts only when tracerd has something to say (see
+ * "The listener thread" below). Without a daemon the connection fails at
+ * once and the program runs untraced; a daemon that answers late (busy,
+ * or stopped) is handled by the listener, started then, so the process
+ * becomes traced when it does.
  *
  * No program thread ever waits for tracerd: every message is queued and
  * sent at once as far as the socket takes it, without blocking; what is
@@ -104,17 +105,21 @@ static uint64_t resume_token;	/* tracerd's name for us, 0: none yet */
 static bool resume_refused;	/* the daemon we reached does not know it */
 
 /*
- * The listener thread, started at registration when a session records;
- * else only when one starts (a thread costs a program's start more than
- * the rest of the registration, and waiting for tracerd's reply costs
- * as much again: neither is needed until there is something to record):
+ * The listener thread, started only when the process has something to
+ * hear. A thread costs a program's start more than the rest of the
+ * registration, and makes its exit slower still: a second thread that
+ * slept on another CPU has to be woken to die, and the parent's wait
+ * returns only then (0.1 to 1 ms on the development VM). A program that
+ * runs briefly never needs one:
  *
  *   NONE --no session: Register sent, reply not awaited--> LAZY
  *     \                                                     | a session
  *      \                                                    v
- *       `--a session records: registered, reply read--> WAKING
- *                                 \                          |
- *                                  `-------> RUNNING <-------'
+ *       `--a session records: reply read--> DORMANT      WAKING
+ *                                              |            |
+ *                       tracerd wrote to us,   |            |
+ *                       or hung up (a signal), v            |
+ *                       at the next event:  RUNNING <-------'
  *
  * In LAZY the control page in force is the daemon's state page
  * (SOCKET.state, one struct tracer_control that every process maps
@@ -126,14 +131,40 @@ static bool resume_refused;	/* the daemon we reached does not know it */
  * before the session is published), starts the listener and switches to
  * the process's own control page. Other threads wait a little for it,
  * then drop their event (counted as lost).
+ *
+ * In DORMANT the process is registered and records with its own control
+ * page and pool; nobody reads the socket. The kernel signals the process
+ * when tracerd writes to it or hangs up (O_ASYNC, F_SETSIG: the update
+ * signal with si_code POLL_IN or POLL_HUP and si_fd our socket), and the
+ * handler (tracer__client_poke) puts poke_control in force: its epoch is
+ * no thread's, so the next event of every thread takes the slow path,
+ * where tracer__client_rouse() reads what came, starts the listener and
+ * puts the process's page back. The slow path also looks at the socket
+ * itself (a program may block the signal), and a message that did not
+ * fit in the socket pokes too (kick_listener).
  */
-enum { LISTENER_NONE, LISTENER_LAZY, LISTENER_WAKING, LISTENER_RUNNING };
+enum { LISTENER_NONE, LISTENER_LAZY, LISTENER_WAKING, LISTENER_RUNNING,
+       LISTENER_DORMANT };
 static int listener_state;
 static pthread_mutex_t wake_lock = PTHREAD_MUTEX_INITIALIZER;
 static const struct tracer_control *real_control;	/* the process's */
 static const struct tracer_control *state_page;	/* the daemon's */
 static int wake_timeout_ms;	/* for the reply, when woken */
 #define WAKE_TRIES	1000	/* sched_yield()s a thread waits for another */
+
+/* In force while a dormant process has something to hear: an epoch that
+ * is no thread's (tracerd counts from 1; a new thread has UINT64_MAX). */
+static const struct tracer_control poke_control = {
+	.magic = TRACER_CONTROL_MAGIC,
+	.version = TRACER_POOL_VERSION,
+	.size = sizeof(struct tracer_control),
+	.epoch = UINT64_MAX - 1,
+};
+static int poke_pending;	/* set by the handler, cleared by rouse */
+static bool register_dormant;	/* the Register says lazy_listener */
+/* The descriptor number the kernel names in its signals (O_ASYNC was set
+ * on it; the number stays even if fds.c moves the socket), -1: none. */
+static int async_fd = -1;
 
 static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
@@ -226,11 +257,20 @@ static int sock_send_msg(const tracer_msg *m, const int *fds, int nfds)
 	return ret;
 }
 
-/* Tell the listener to look at the queue (QUEUE is an eventfd). */
+/* Tell the listener to look at the queue (QUEUE is an eventfd); a
+ * dormant process has none yet: its next event starts it. */
 static void kick_listener(void)
 {
-	unsigned token = tracer__fd_hold();
-	int fd = tracer__fd(QUEUE);
+	unsigned token;
+	int fd;
+
+	if (__atomic_load_n(&listener_state, __ATOMIC_ACQUIRE) ==
+	    LISTENER_DORMANT) {
+		tracer__client_poke();
+		return;
+	}
+	token = tracer__fd_hold();
+	fd = tracer__fd(QUEUE);
 
 	if (fd >= 0 && write(fd, &(uint64_t){ 1 }, sizeof(uint64_t)) < 0)
 		(void)0;	/* already signalled */
@@ -321,6 +361,7 @@ static int send_register(uint32_t adopt, uint64_t epoch, uint64_t token,
 	char cmd[4096], *argv[64];
 	size_t len = read_cmdline(cmd, sizeof(cmd)), off = 0, n = 0;
 	struct timespec rt;
+	int st;
 
 	while (off < len && n < TRACER_ARRAY_SIZE(argv)) {
 		argv[n++] = cmd + off;
@@ -341,8 +382,9 @@ static int send_register(uint32_t adopt, uint64_t epoch, uint64_t token,
 	r.adopt_segments = adopt;
 	r.epoch = epoch;
 	r.resume_token = token;
-	r.lazy_listener = __atomic_load_n(&listener_state, __ATOMIC_ACQUIRE) ==
-			  LISTENER_LAZY;
+	st = __atomic_load_n(&listener_state, __ATOMIC_ACQUIRE);
+	r.lazy_listener = st == LISTENER_LAZY ||
+			  (!locked && register_dormant);
 	m.body_case = TRACER__MESSAGE__BODY_REGISTER;
 	m.register_ = &r;
 	/* Registering again: the listener, send_lock held, waits. */
@@ -500,6 +542,9 @@ static void drop_parent_registration(void)
 	resume_token = 0;
 	resume_refused = false;
 	listener_state = LISTENER_NONE;
+	poke_pending = 0;
+	register_dormant = false;
+	async_fd = -1;
 	real_control = NULL;
 	/* The daemon's state page stays mapped: the child maps it again. */
 	state_page = NULL;
@@ -1030,6 +1075,209 @@ int tracer__client_wake(void)
 	return -EAGAIN;
 }
 
+/* ---- the dormant listener ------------------------------------------ */
+
+int tracer__client_async_fd(void)
+{
+	return __atomic_load_n(&async_fd, __ATOMIC_ACQUIRE);
+}
+
+/* Async-signal-safe: two stores and the call sites' walk (see the
+ * diagram above). */
+void tracer__client_poke(void)
+{
+	if (__atomic_load_n(&listener_state, __ATOMIC_ACQUIRE) !=
+	    LISTENER_DORMANT)
+		return;
+	__atomic_store_n(&poke_pending, 1, __ATOMIC_RELEASE);
+	/* A call site that is off never reaches the slow path: it asks the
+	 * table until the rouse applies the filter again (a new one, say).
+	 * Before the page: whoever sees the page has seen the walk. */
+	tracer__callsites_poke_all();
+	__atomic_store_n(&tracer__control, &poke_control, __ATOMIC_RELEASE);
+}
+
+const struct tracer_control *tracer__client_control(void)
+{
+	const struct tracer_control *c =
+		__atomic_load_n(&tracer__control, __ATOMIC_ACQUIRE);
+
+	return c == &poke_control ? real_control : c;
+}
+
+/* Does the socket have something for us (a message, or a hang-up)? */
+static bool socket_ready(void)
+{
+	unsigned token = tracer__fd_hold();
+	struct pollfd p = { .fd = tracer__fd(SOCK), .events = POLLIN };
+	bool ready = p.fd >= 0 && poll(&p, 1, 0) == 1;
+
+	tracer__fd_release(token);
+	return ready;
+}
+
+/* The kernel signals us when tracerd writes or hangs up. 0 or -errno. */
+static int async_on(void)
+{
+	struct f_owner_ex o = { .type = F_OWNER_PID, .pid = getpid() };
+	unsigned token = tracer__fd_hold();
+	int fd = tracer__fd(SOCK), ret = 0;
+
+	if (fd < 0 || fcntl(fd, F_SETSIG, update_signal) < 0 ||
+	    fcntl(fd, F_SETOWN_EX, &o) < 0 ||
+	    fcntl(fd, F_SETFL, O_NONBLOCK | O_ASYNC) < 0)
+		ret = fd < 0 ? -EBADF : -errno;
+	else
+		__atomic_store_n(&async_fd, fd, __ATOMIC_RELEASE);
+	tracer__fd_release(token);
+	return ret;
+}
+
+static void async_off(void)
+{
+	unsigned token = tracer__fd_hold();
+	int fd = tracer__fd(SOCK);
+
+	__atomic_store_n(&async_fd, -1, __ATOMIC_RELEASE);
+	if (fd >= 0 && fcntl(fd, F_SETFL, O_NONBLOCK) < 0)
+		(void)0;	/* gone: the listener connects again */
+	tracer__fd_release(token);
+}
+
+/* Registered, reply read: record without a listener until tracerd
+ * writes. Returns 0, or -errno (the caller starts the listener). */
+static int go_dormant(void)
+{
+	int ret = async_on();
+
+	if (ret)
+		return ret;
+	__atomic_store_n(&listener_state, LISTENER_DORMANT, __ATOMIC_RELEASE);
+	/* What came before the kernel would have told us. */
+	if (socket_ready())
+		tracer__client_poke();
+	return 0;
+}
+
+/* The process's own page in force again, unless something else took
+ * the poke page's place meanwhile (a disconnect). */
+static void unpoke(void)
+{
+	const struct tracer_control *p = &poke_control;
+
+	__atomic_compare_exchange_n(&tracer__control, &p, real_control, false,
+				    __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
+}
+
+/* The filter in force, applied again: the poke left words asking. */
+static void refilter(void)
+{
+	struct tracer__filter_table *old;
+
+	if (tracer__callsites_refilter(&old) == 0)
+		tracer__filter_retire(old);
+}
+
+/*
+ * exec: the new image must not get our socket's signals (a program may
+ * have kept the socket open across it), so none is asked for meanwhile;
+ * asked again when exec failed. From the exec wrappers (wrap_proc.c).
+ */
+void tracer__client_exec(bool failed)
+{
+	int saved = errno;
+
+	if (__atomic_load_n(&listener_state, __ATOMIC_ACQUIRE) ==
+	    LISTENER_DORMANT) {
+		if (!failed)
+			async_off();
+		else if (async_on() != 0 || socket_ready())
+			tracer__client_poke();	/* rouse: the listener mends */
+	}
+	errno = saved;
+}
+
+static void settle(void);
+
+static void rouse_locked(void)
+{
+	__atomic_store_n(&poke_pending, 0, __ATOMIC_RELAXED);
+	async_off();
+	/* Listening before the drain, as in wake_locked(). */
+	send_listening();
+	drain_socket();
+	refilter();	/* every call site's word exact again */
+	if (start_listener() != 0) {
+		say("cannot start the listener thread; tracerd's later "
+		    "messages are not read");
+		__atomic_store_n(&listener_state, LISTENER_NONE,
+				 __ATOMIC_RELEASE);
+	}
+	unpoke();
+	settle();	/* a poke that came meanwhile */
+	say("tracerd wrote or hung up: listener started");
+}
+
+/* No longer dormant: undo a poke that came after the rouse began (the
+ * next slow path of any thread comes here, poke_control in force). */
+static void settle(void)
+{
+	bool poked = __atomic_load_n(&tracer__control, __ATOMIC_ACQUIRE) ==
+		     &poke_control;
+
+	if (poked)
+		unpoke();
+	if (__atomic_exchange_n(&poke_pending, 0, __ATOMIC_ACQ_REL) || poked)
+		refilter();
+}
+
+/*
+ * A descriptor of ours is gone (fds.c: no number left to move it to; the
+ * syscall() wrapper: a raw close): a dormant process starts its listener
+ * now, which connects again, so that a program that then waits for ever
+ * is still reached (a signal handler only pokes: its next event).
+ */
+void tracer__client_lost(void)
+{
+	if (__atomic_load_n(&listener_state, __ATOMIC_ACQUIRE) !=
+	    LISTENER_DORMANT || (uint32_t)getpid() != tracer__fd_owner_pid)
+		return;		/* (not in a vfork child: its table is its own) */
+	__atomic_store_n(&poke_pending, 1, __ATOMIC_RELEASE);
+	if (tracer__in_handler()) {
+		tracer__client_poke();
+		return;
+	}
+	WRAP_GUARD_ENTER();
+	tracer__client_rouse();
+	WRAP_GUARD_EXIT();
+}
+
+void tracer__client_rouse(void)
+{
+	int st = __atomic_load_n(&listener_state, __ATOMIC_ACQUIRE);
+
+	if (st != LISTENER_DORMANT) {
+		/* A poke that lost the race with the last rouse. */
+		if ((__atomic_load_n(&poke_pending, __ATOMIC_ACQUIRE) ||
+		     __atomic_load_n(&tracer__control, __ATOMIC_ACQUIRE) ==
+		     &poke_control) &&
+		    pthread_mutex_trylock(&wake_lock) == 0) {
+			settle();
+			pthread_mutex_unlock(&wake_lock);
+		}
+		return;
+	}
+	if (!__atomic_load_n(&poke_pending, __ATOMIC_ACQUIRE) &&
+	    !socket_ready())
+		return;
+	if (pthread_mutex_trylock(&wake_lock))
+		return;		/* another thread rouses it */
+	if (__atomic_load_n(&listener_state, __ATOMIC_ACQUIRE) ==
+	    LISTENER_DORMANT)
+		rouse_locked();
+	pthread_mutex_unlock(&wake_lock);
+}
+
 /* Microseconds from t0 to now (CLOCK_MONOTONIC). */
 static long since_us(const struct timespec *t0)
 {
@@ -1248,12 +1496,21 @@ int tracer__client_start(int timeout_ms)
 		    since_us(&t0));
 		return 0;
 	}
+	/* Without an update signal, nothing could rouse a dormant one. */
+	register_dormant = update_signal != 0;
 	ret = send_register(0, 0, 0, false);
 	if (!ret)	/* the connection's wait counts: timeout_ms in all */
 		ret = await_reply(ms_left(&t0, timeout_ms));
 	reply = ret;
+	if (!ret && register_dormant && go_dormant() == 0) {
+		say("registered in %ld us (no listener until tracerd writes)",
+		    since_us(&t0));
+		return 0;
+	}
 	if (!ret || ret == -ETIMEDOUT)
 		ret = start_listener();
+	if (!ret && register_dormant)	/* tracerd thinks we are lazy */
+		send_listening();
 	if (ret) {
 		say("cannot register with tracerd: %s", strerror(-ret));
 		disconnect(ret);

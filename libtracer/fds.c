@@ -288,7 +288,7 @@ static bool foreign(void)
 
 bool tracer__fd_vacate(int fd)
 {
-	bool ours;
+	bool ours, lost = false;
 	int s;
 
 	/* Cheap test first: most dup2() targets are not ours. */
@@ -303,8 +303,11 @@ bool tracer__fd_vacate(int fd)
 		/* No free number left: the slot is lost, and noticed. */
 		remember(s, n >= 0 ? n : -1);
 		wait_users();
+		lost = n < 0;
 	}
 	unlock_movers();
+	if (lost)
+		tracer__client_lost();
 	return ours;
 }
 

@@ -29,9 +29,15 @@
  *                    counts it lost. The update signal's handler
  *                    (signal.c) only reads the control page, flushes the
  *                    thread's own sub-buffers and counts interrupted
- *                    calls (tracer__intr, resume.h).
+ *                    calls (tracer__intr, resume.h); sent by the kernel
+ *                    for a dormant client's socket, it pokes the client
+ *                    (client.c: atomic stores, and the call sites' walk
+ *                    of callsites.c, which never waits).
  *   listener thread  client.c: reads tracerd's messages, sends what the
  *                    socket did not take, mends a broken connection.
+ *                    Started when there is something to hear (a lazy or
+ *                    dormant client: from a program thread's slow path,
+ *                    or a wrapper that saw our socket lost).
  *                    All signals blocked; WRAP_GUARD for ever (its calls
  *                    are the tracer's own, never events).
  *   fork child       the single thread left: tracer.c's pthread_atfork
@@ -48,7 +54,9 @@
  *                             side; timed where a program thread takes
  *                             it from a wrapper
  *   callsites.c lock          the call-site registry (inside send_lock:
- *                             send_callsites())
+ *                             send_callsites()); inside it, `writing`
+ *                             around a change of the modules' sections,
+ *                             which waits for a handler's walk to end
  *   client.c lock             the registration state (innermost)
  *   modules.c lock            the module table (alone)
  *   fds.c mover_lock          spin lock around moving a descriptor
@@ -210,6 +218,17 @@ int tracer__callsites_filter(const char *patterns, uint32_t *enabled,
 			     uint32_t *total,
 			     struct tracer__filter_table **old) TRACER_HIDDEN;
 void tracer__callsites_disable(void) TRACER_HIDDEN;
+/*
+ * tracer__callsites_poke_all(): every call site that is off asks the
+ * filter table instead (a word of generation 0), so that its next event
+ * reaches tracer_record_emit() (a dormant client was poked: client.c).
+ * Async-signal-safe. tracer__callsites_refilter(): the filter in force,
+ * applied again (every word exact); the caller retires *old. 0 or
+ * -ENOMEM.
+ */
+void tracer__callsites_poke_all(void) TRACER_HIDDEN;
+int tracer__callsites_refilter(struct tracer__filter_table **old)
+	TRACER_HIDDEN;
 
 extern uint32_t tracer__filter_gen TRACER_HIDDEN;
 
@@ -319,6 +338,24 @@ extern uint32_t tracer__fd_owner_pid TRACER_HIDDEN;
 bool tracer__client_lazy(void) TRACER_HIDDEN;
 int tracer__client_wake(void) TRACER_HIDDEN;
 bool tracer__client_recording(void) TRACER_HIDDEN;
+/*
+ * A dormant process (client.c): registered in a session, it records but
+ * runs no listener until tracerd writes to it or hangs up.
+ * tracer__client_poke() (the update signal's handler, on the kernel's
+ * POLL_IN/POLL_HUP for tracer__client_async_fd(), which is -1 when no
+ * such signal is expected; async-signal-safe) makes every thread's next
+ * event take the slow path, where tracer__client_rouse() (not in a
+ * signal handler) reads what came and starts the listener.
+ * tracer__client_control(): the control page in force, never the poke.
+ */
+void tracer__client_poke(void) TRACER_HIDDEN;
+/* Before exec (failed false) and after it failed (true): wrap_proc.c. */
+void tracer__client_exec(bool failed) TRACER_HIDDEN;
+int tracer__client_async_fd(void) TRACER_HIDDEN;
+void tracer__client_rouse(void) TRACER_HIDDEN;
+/* A descriptor of ours was lost (fds.c, a raw close): see client.c. */
+void tracer__client_lost(void) TRACER_HIDDEN;
+const struct tracer_control *tracer__client_control(void) TRACER_HIDDEN;
 /* Is this thread running a signal handler (signal.c's trampoline)? */
 bool tracer__in_handler(void) TRACER_HIDDEN;
 

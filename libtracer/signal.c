@@ -42,6 +42,14 @@
  * (tracer__intr), and the wrappers of those calls resume a call that only
  * the first interrupted (resume.h, wrap_wait.c, wrap_io.c).
  *
+ * The same signal comes from the kernel for a dormant client's socket
+ * (client.c: O_ASYNC, F_SETSIG; si_code POLL_IN or POLL_HUP, si_fd the
+ * socket): tracerd wrote to it or hung up. The handler pokes the client
+ * (its next event starts the listener) and passes nothing to the
+ * program. Such a signal for another descriptor goes to the program's
+ * action, unless that is the default one: a socket of ours that an
+ * earlier image of the process kept open across exec, not the program's.
+ *
  * TRACER_SIGNAL picks another number for programs that need SIGRTMIN+3
  * ("SIGRTMIN+N", "RTMIN+N" or a number between SIGRTMIN and SIGRTMAX), or
  * none at all ("none").
@@ -226,6 +234,21 @@ static bool from_tracerd(const siginfo_t *si)
 	       __atomic_load_n(&daemon_pid, __ATOMIC_ACQUIRE);
 }
 
+/* Sent by the kernel for a descriptor's readiness (F_SETSIG)? */
+static bool poll_code(const siginfo_t *si)
+{
+	return si && si->si_code >= POLL_IN && si->si_code <= POLL_HUP;
+}
+
+/* The kernel's word that tracerd wrote to a dormant process's socket or
+ * hung up (client.c: O_ASYNC, F_SETSIG). */
+static bool socket_news(const siginfo_t *si)
+{
+	int fd = tracer__client_async_fd();
+
+	return poll_code(si) && fd >= 0 && si->si_fd == fd;
+}
+
 /* ---- the trampoline --------------------------------------------------- */
 
 /* The program's default action: delivered again once we return. */
@@ -336,6 +359,13 @@ static void trampoline(int sig, siginfo_t *si, void *uc)
 	unsigned seq;
 
 	if (sig == __atomic_load_n(&tsig, __ATOMIC_RELAXED) &&
+	    socket_news(si)) {
+		tracer__client_poke();
+		count(&tracer__intr.tracer);
+		errno = saved;
+		return;
+	}
+	if (sig == __atomic_load_n(&tsig, __ATOMIC_RELAXED) &&
 	    from_tracerd(si)) {
 		handler_depth++;
 		tracer__thread_signal();
@@ -345,8 +375,12 @@ static void trampoline(int sig, siginfo_t *si, void *uc)
 		return;
 	}
 	seq = app_read(sig, &a);
-	if (a.sa_handler == SIG_IGN) {
-		/* changed while this one was on its way: not delivered */
+	if (a.sa_handler == SIG_IGN ||
+	    (a.sa_handler == SIG_DFL && sig == tsig && poll_code(si))) {
+		/* Not delivered: changed to SIG_IGN while on its way; or
+		 * the readiness of a socket of ours that an earlier image
+		 * left open across exec, which the program never asked
+		 * for (its default action would end it). */
 		count(&tracer__intr.tracer);
 		return;
 	}

@@ -224,19 +224,38 @@ static void record_start(struct tracer__thread *t, uint64_t s)
 }
 
 /*
+ * An event of call site cs (NULL: none, the thread's own sync) dropped
+ * for want of a buffer or of a registered process: counted as lost if
+ * the filter would have recorded it. (A call site that is off reaches
+ * here while a dormant client is poked: client.c.)
+ */
+static void count_lost(struct tracer__thread *t,
+		       const struct tracer_callsite *cs)
+{
+	uint32_t en = cs ? __atomic_load_n(&cs->enabled, __ATOMIC_RELAXED) : 1;
+
+	if (!en || (cs && TRACER__CS_GEN(en) !=
+		    TRACER_READ_ONCE(tracer__filter_gen) &&
+		    !tracer__filter_allows(cs)))
+		return;
+	t->lost_no_buffer++;
+	tracer__pool_add_lost(1);
+}
+
+/*
  * Act on the control page's state st (session not 0). Returns false when
  * the thread cannot record (no buffer). A new session records the start
  * events after t is ready, with busy still set: their own emit calls take
  * the fast path.
  */
 static bool apply_state(struct tracer__thread *t,
-			const struct tracer_control_state *st)
+			const struct tracer_control_state *st,
+			const struct tracer_callsite *cs)
 {
 	bool fresh = st->session != t->session;
 
 	if (t->state == TRACER__THREAD_NEW && !take_buffer(t)) {
-		t->lost_no_buffer++;
-		tracer__pool_add_lost(1);
+		count_lost(t, cs);
 		return false;
 	}
 	if (fresh) {
@@ -259,7 +278,8 @@ static bool apply_state(struct tracer__thread *t,
  * events: busy is not set yet). Returns false when the event is
  * dropped: counted as lost if a session records.
  */
-static bool wake_client(struct tracer__thread *t)
+static bool wake_client(struct tracer__thread *t,
+			const struct tracer_callsite *cs)
 {
 	int ret = -EAGAIN;
 
@@ -268,10 +288,8 @@ static bool wake_client(struct tracer__thread *t)
 		ret = tracer__client_wake();
 		WRAP_GUARD_EXIT();
 	}
-	if (ret && tracer__client_recording()) {
-		t->lost_no_buffer++;
-		tracer__pool_add_lost(1);
-	}
+	if (ret && tracer__client_recording())
+		count_lost(t, cs);
 	return ret == 0;
 }
 
@@ -280,7 +298,7 @@ static bool wake_client(struct tracer__thread *t)
  * line and cold: the event path stays small.
  */
 static bool __attribute__((noinline, cold))
-thread_sync(struct tracer__thread *t)
+thread_sync(struct tracer__thread *t, const struct tracer_callsite *cs)
 {
 	struct tracer_control_state st;
 	int saved = errno, cancel;
@@ -290,12 +308,18 @@ thread_sync(struct tracer__thread *t)
 		goto out;
 	if (t->busy) {
 		/*
-		 * A handler that interrupted the slow path: its event is
+		 * Inside the slow path: its own start events, or a handler
+		 * that interrupted it. If only a poke (client.c) sent it
+		 * here, the thread's state is whole (its epoch is the page
+		 * behind the poke): the event is recorded. Otherwise it is
 		 * dropped, and counted like one without a buffer (told by
 		 * record_start(), which runs after it, on a first event).
 		 */
-		t->lost_no_buffer++;
-		tracer__pool_add_lost(1);
+		ok = t->state == TRACER__THREAD_READY && t->session != 0 &&
+		     TRACER_READ_ONCE(tracer__client_control()->epoch) ==
+		     t->epoch;
+		if (!ok)
+			count_lost(t, cs);
 		goto out;
 	}
 	/*
@@ -308,15 +332,18 @@ thread_sync(struct tracer__thread *t)
 	 */
 	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel);
 	/* No listener yet: read what tracerd sent first (client.c). */
-	if (tracer__client_lazy() && !wake_client(t))
+	if (tracer__client_lazy() && !wake_client(t, cs))
 		goto restore;
 	t->busy = 1;
 	WRAP_GUARD_ENTER();	/* the slow path's calls are the tracer's */
-	if (tracer__control_read(tracer__control, &st, CONTROL_TRIES)) {
+	if (!tracer__in_handler())
+		tracer__client_rouse();	/* a dormant one with news */
+	if (tracer__control_read(tracer__client_control(), &st,
+				 CONTROL_TRIES)) {
 		/* tracerd is mid-update (or stopped there): carry on. */
 		ok = t->state == TRACER__THREAD_READY && t->session != 0;
 	} else if (st.session != 0 && st.epoch != 0) {
-		ok = apply_state(t, &st);
+		ok = apply_state(t, &st, cs);
 	}
 	WRAP_GUARD_EXIT();
 	t->busy = 0;
@@ -330,7 +357,7 @@ out:
 void tracer__thread_signal(void)
 {
 	struct tracer__thread *t = &tls;
-	uint64_t e = TRACER_READ_ONCE(tracer__control->epoch);
+	uint64_t e = TRACER_READ_ONCE(tracer__client_control()->epoch);
 
 	if (t->state != TRACER__THREAD_READY || t->busy)
 		return;
@@ -344,7 +371,7 @@ void tracer__thread_signal(void)
 		return;
 	}
 	if (e != t->epoch)
-		thread_sync(t);
+		thread_sync(t, NULL);
 }
 
 void tracer_record_emit(const struct tracer_callsite *cs,
@@ -355,7 +382,7 @@ void tracer_record_emit(const struct tracer_callsite *cs,
 	struct tracer_rb_writer *w;
 	uint32_t en;
 
-	if (tracer_unlikely(e != t->epoch) && (e == 0 || !thread_sync(t)))
+	if (tracer_unlikely(e != t->epoch) && (e == 0 || !thread_sync(t, cs)))
 		return;
 	if (tracer_unlikely(cs->id == 0 || cs->nargs > TRACER_MAX_ARGS))
 		return;
@@ -385,7 +412,8 @@ static bool still_recording(const struct tracer__thread *t)
 {
 	struct tracer_control_state st;
 
-	return tracer__control_read(tracer__control, &st, CONTROL_TRIES) == 0
+	return tracer__control_read(tracer__client_control(), &st,
+				    CONTROL_TRIES) == 0
 	       && st.session == t->session;
 }
 
@@ -462,7 +490,7 @@ static void start_now(void)
 
 	if (TRACER_READ_ONCE(tracer__control->epoch) != 0 &&
 	    !tracer__client_lazy() && t->epoch != tracer__control->epoch)
-		thread_sync(t);
+		thread_sync(t, NULL);
 }
 
 /*
@@ -535,6 +563,7 @@ static void fork_parent(void)
 static void __attribute__((constructor(102))) tracer_init(void)
 {
 	tracer__wrap_mem_init();
+	tracer__wrap_syscall_init();
 	tracer__signal_init();
 	tracer__wrap_dl_init();
 	if (pthread_key_create(&exit_key, exit_key_destructor))

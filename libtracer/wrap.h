@@ -131,6 +131,8 @@ static inline int tracer__wrap_active(void)
  * told on stderr and aborted (a wrapper has nothing it could forward to).
  */
 void *tracer__wrap_next(const char *name) TRACER_HIDDEN;
+/* syscall()'s next definition, looked up now (wrap_io.c). */
+void tracer__wrap_syscall_init(void) TRACER_HIDDEN;
 
 /*
  * WRAP_DEFINE_REAL(ret, name, (params), (args)): the pointer to the next

@@ -325,6 +325,62 @@ static int close_around(unsigned first, unsigned last, unsigned flags)
 	return (int)syscall(SYS_close_range, first, last, flags);
 }
 
+/*
+ * syscall(): forwarded as it is. A close of a dormant process's socket
+ * made this way (close, close_range, dup2, dup3: the only way a program
+ * takes our descriptors, the calls above hide them) is noticed at once:
+ * the listener starts and connects again (client.c). The next definition
+ * is looked up before any signal handler may call this one
+ * (tracer__wrap_syscall_init(), from the library's constructor).
+ */
+typedef long (*syscall_fn)(long, ...);
+static syscall_fn real_syscall;
+
+void tracer__wrap_syscall_init(void)
+{
+	__atomic_store_n(&real_syscall,
+			 (syscall_fn)tracer__wrap_next("syscall"),
+			 __ATOMIC_RELAXED);
+}
+
+static bool closes_fds(long n)
+{
+	return n == SYS_close || n == SYS_close_range || n == SYS_dup3
+#ifdef SYS_dup2
+	       || n == SYS_dup2
+#endif
+	       ;
+}
+
+/* Not instrumented: it reads six words of arguments whatever the caller
+ * passed (beyond them, the caller's frame: harmless, as for the C
+ * library's own, written in assembly). */
+__attribute__((no_sanitize_address))
+WRAP_API long syscall(long n, ...)
+{
+	syscall_fn fn = __atomic_load_n(&real_syscall, __ATOMIC_RELAXED);
+	long a[6], ret;
+	va_list ap;
+	int i, err;
+
+	/* Six words whatever the call takes, as the C library's does. */
+	va_start(ap, n);
+	for (i = 0; i < 6; i++)
+		a[i] = va_arg(ap, long);
+	va_end(ap);
+	if (!fn)
+		tracer__wrap_syscall_init();
+	fn = __atomic_load_n(&real_syscall, __ATOMIC_RELAXED);
+	ret = fn(n, a[0], a[1], a[2], a[3], a[4], a[5]);
+	if (closes_fds(n) && ret >= 0) {
+		err = errno;
+		if (!tracer__fd_intact(TRACER__FD_SOCK))
+			tracer__client_lost();
+		errno = err;
+	}
+	return ret;
+}
+
 WRAP_API int close_range(unsigned first, unsigned last, int flags)
 {
 	char eb[WRAP_ERRBUF];

@@ -289,7 +289,10 @@ static void record_exec(const char *path, char *const argv[])
 	char args[TRACER_STRING_MAX];
 	WRAP_SITE(cs, 1, "proc:exec", "path %s argv %s", path, args);
 
-	if (tracer_likely(!WRAP_ON(cs)) || borrowed())
+	if (borrowed())
+		return;
+	tracer__client_exec(false);
+	if (tracer_likely(!WRAP_ON(cs)))
 		return;
 	join_argv(argv, args, sizeof(args));
 	WRAP_EMIT(cs, path, args);
@@ -302,6 +305,8 @@ static int record_exec_failed(const char *path, int ret)
 	const char *es = eb;
 	WRAP_SITE(cs, 1, "proc:exec_failed", "path %s%s", path, es);
 
+	if (!borrowed())
+		tracer__client_exec(true);
 	if (tracer_unlikely(WRAP_ON(cs)) && !borrowed()) {
 		es = tracer__wrap_errno(1, errno, eb);
 		WRAP_EMIT(cs, path, es);

@@ -1,10 +1,12 @@
 #!/bin/bash
 # A program's start, traced: its start events are timed before main()
-# runs; started while no session records, it is registered without
-# waiting for tracerd and without a listener thread, and still follows a
-# session started later from its first event, with that session's
-# filter, also after tracerd was restarted. tracerd runs with its
-# default settings.
+# runs; started while a session records, it records without a listener
+# thread until tracerd writes to it (a filter) or dies, and then follows
+# at its next event; started while no session records, it is registered
+# without waiting for tracerd and without a listener thread, and still
+# follows a session started later from its first event, with that
+# session's filter, also after tracerd was restarted. tracerd runs with
+# its default settings.
 . "$(dirname "$0")/lib.sh"
 STARTER=./tests/integration/starter
 LIB=$RECORD_PRELOAD${RECORD_PRELOAD:+:}$(pwd)/libtracer/.libs/libtracer.so
@@ -19,6 +21,35 @@ view() {
 # listens PID: does PID run libtracer's listener thread?
 listens() {
 	cat /proc/"$1"/task/*/comm 2>/dev/null | grep -qx tracer-listener
+}
+
+# opens_after NAME PREFIX: NAME opens PREFIX-1..3, then the session stops;
+# how many of the three opens its trace holds.
+opens_after() {
+	local pid i
+	eval "pid=\$${1}_pid"
+	for i in 1 2 3; do cmd "$1" "o $2-$i" >/dev/null; done
+	session_cmd stop >/dev/null
+	view "$dir" | grep -c " $pid .*libc:open: path $2-[123] "
+}
+
+# kill_daemon: tracerd killed (SIGKILL), and gone.
+kill_daemon() {
+	kill -KILL "$DPID"
+	tail --pid="$DPID" -f /dev/null
+	DPID=
+}
+
+# await_log PATTERN N: until tracerd's log has N lines matching PATTERN
+# (polling what tracerd writes, 15 s at most); prints how many it has.
+await_log() {
+	local i n
+	for i in $(seq 300); do
+		n=$(grep -c "$1" "$LOG")
+		[ "$n" -ge "$2" ] && break
+		sleep 0.05	# polling the log, not waiting it out
+	done
+	echo "$n"
 }
 
 # ---- start events at the start ------------------------------------------
@@ -36,6 +67,49 @@ for ev in tracer:process_start proc:start; do
 	check "$ev is timed before main() ($t <= $main)" \
 		python3 -c "import sys; sys.exit(not (0 < float('$t') <= float('$main')))"
 done
+
+# ---- started while a session records: no listener until tracerd writes --
+
+dir=$(session_cmd start --events 'libc:open,libc:close,tracer:*,proc:*')
+spawn d env LD_PRELOAD="$LIB" "$STARTER"
+r1=$(cmd d "o $T/d-1")
+listens "$d_pid"
+nl=$?
+check "a program started in a session records ($r1) without a listener thread" \
+	[ "$r1 $nl" = "ok 1" ]
+"$TRACECTL" filter 'libc:open,tracer:*,proc:*' >/dev/null
+r2=$(cmd d "o $T/d-2")
+check "tracerd sends it a filter: its next event ($r2) starts the listener" \
+	listens "$d_pid"
+cmd d "o $T/d-3" >/dev/null
+spawn k env LD_PRELOAD="$LIB" "$STARTER"
+cmd k "o $T/k-1" >/dev/null
+listens "$k_pid"
+check "another one, started in the session, runs no listener either" [ $? -ne 0 ]
+session_cmd stop >/dev/null
+quit d
+view "$dir" >"$T/d.view"
+check "its opens before and after the filter are all in the trace" \
+	[ "$(grep -c " $d_pid .*libc:open: path $T/d-[123] " "$T/d.view")" -eq 3 ]
+# last_close, then the first open after the filter: times in the view
+last_close=$(awk -v pid="$d_pid" '$3 == pid && $5 == "libc:close:" { t = $1 } END { print t }' "$T/d.view")
+open2=$(awk -v pid="$d_pid" -v p="$T/d-2" '$3 == pid && $5 == "libc:open:" && $7 == p { print $1 }' "$T/d.view")
+check "its close before the filter is recorded, none after it ($last_close < $open2)" \
+	python3 -c "import sys; sys.exit(not (0 < float('$last_close') < float('$open2')))"
+
+# ---- tracerd dies while a program records without a listener ---------------
+
+kill_daemon
+check "tracerd is killed under a program with no listener, and starts again" \
+	start_daemon
+dir=$(session_cmd start)
+cmd k "o $T/k-2" >/dev/null	# its first event since: it hears the hang-up
+check "at its next event it hands its pool to the new tracerd" \
+	[ "$(await_log "pid $k_pid: pool adopted" 1)" -eq 1 ]
+n=$(opens_after k "$T/k-after")
+quit k
+check "its later events are in the new tracerd's session ($n of 3)" \
+	[ "$n" -eq 3 ]
 
 # ---- started while no session records -----------------------------------
 
@@ -70,27 +144,16 @@ check "its start events are there (it joined the session)" \
 spawn r env LD_PRELOAD="$LIB" "$STARTER"
 check "another program starts with no session" \
 	bash -c "'$TRACECTL' status | grep -q '^ *$r_pid '"
-kill -KILL "$DPID"
-tail --pid="$DPID" -f /dev/null
-DPID=
+kill_daemon
 check "tracerd is killed and starts again" start_daemon
 dir=$(session_cmd start)
 cmd r "o $T/after-restart-0" >/dev/null	# its first event after the restart
 # Registered with the old tracerd, and again with the new one.
-registrations() {
-	grep -c "registered pid $r_pid " "$LOG"
-}
-for i in $(seq 300); do
-	[ "$(registrations)" -ge 2 ] && break
-	sleep 0.05	# polling the log for the registration, not waiting it out
-done
 check "at its first event, it registers with the new tracerd" \
-	[ "$(registrations)" -eq 2 ]
-for i in 1 2 3; do cmd r "o $T/after-restart-$i" >/dev/null; done
-session_cmd stop >/dev/null
+	[ "$(await_log "registered pid $r_pid " 2)" -eq 2 ]
+n=$(opens_after r "$T/after-restart")
 quit r
-view "$dir" >"$T/r.view"
-check "its later events are in the new tracerd's session" \
-	[ "$(grep -c " $r_pid .*libc:open: path $T/after-restart-[123] " "$T/r.view")" -eq 3 ]
+check "its later events are in the new tracerd's session ($n of 3)" \
+	[ "$n" -eq 3 ]
 
 finish
