@@ -274,16 +274,17 @@ static bool apply_state(struct tracer__thread *t,
 /*
  * A lazy process (client.c): a session started while it ran no listener
  * and had not read tracerd's reply. Both are done here, in the thread's
- * own context, never in a signal handler (nor in the slow path's own
- * events: busy is not set yet). Returns false when the event is
- * dropped: counted as lost if a session records.
+ * own context, never in a signal handler nor in an allocator's event
+ * (the C library may hold the locks a new thread needs: wrap.h), nor in
+ * the slow path's own events (busy is not set yet). Returns false when
+ * the event is dropped: counted as lost if a session records.
  */
 static bool wake_client(struct tracer__thread *t,
 			const struct tracer_callsite *cs)
 {
 	int ret = -EAGAIN;
 
-	if (!tracer__in_handler()) {
+	if (!tracer__in_handler() && !tracer__wrap_alloc) {
 		WRAP_GUARD_ENTER();
 		ret = tracer__client_wake();
 		WRAP_GUARD_EXIT();
@@ -336,8 +337,10 @@ thread_sync(struct tracer__thread *t, const struct tracer_callsite *cs)
 		goto restore;
 	t->busy = 1;
 	WRAP_GUARD_ENTER();	/* the slow path's calls are the tracer's */
-	if (!tracer__in_handler())
-		tracer__client_rouse();	/* a dormant one with news */
+	/* A dormant one with news; not in a handler, nor where the C
+	 * library may hold the locks a new thread needs (wrap.h). */
+	if (!tracer__in_handler() && !tracer__wrap_alloc)
+		tracer__client_rouse();
 	if (tracer__control_read(tracer__client_control(), &st,
 				 CONTROL_TRIES)) {
 		/* tracerd is mid-update (or stopped there): carry on. */

@@ -19,6 +19,8 @@
 
 __thread unsigned tracer__wrap_guard
 	__attribute__((tls_model("initial-exec")));
+__thread unsigned tracer__wrap_alloc
+	__attribute__((tls_model("initial-exec")));
 
 void tracer__wrap_emit(const struct tracer_callsite *cs,
 		       const union tracer_arg *args)

@@ -49,6 +49,15 @@ extern __thread unsigned tracer__wrap_guard
 #define WRAP_GUARD_ENTER()	(tracer__wrap_guard++)
 #define WRAP_GUARD_EXIT()	(tracer__wrap_guard--)
 
+/*
+ * Raised while an allocator wrapper records (wrap_mem.c): the C library
+ * calls malloc() and free() through the PLT with its own locks held (the
+ * thread stack cache's in pthread_join(), the TLS lock in dlopen()), so
+ * the slow path of such an event must not start a thread (client.c).
+ */
+extern __thread unsigned tracer__wrap_alloc
+	__attribute__((tls_model("initial-exec"))) TRACER_HIDDEN;
+
 /* Exported wrapper: default visibility in a -fvisibility=hidden build. */
 #define WRAP_API	TRACER_API
 

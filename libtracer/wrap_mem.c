@@ -197,6 +197,13 @@ static void *resolving_memalign(size_t align, size_t n)
 
 /* ---- the wrappers ----------------------------------------------------- */
 
+/* An allocator's event: tracer__wrap_alloc raised around it (wrap.h). */
+#define MEM_EMIT(var, ...) do { \
+	tracer__wrap_alloc++; \
+	WRAP_EMIT(var, ##__VA_ARGS__); \
+	tracer__wrap_alloc--; \
+} while (0)
+
 WRAP_API void *malloc(size_t size)
 {
 	void *ret = NULL;
@@ -205,7 +212,7 @@ WRAP_API void *malloc(size_t size)
 	if (tracer_likely(!WRAP_ON(cs)))
 		return LOAD(real_malloc)(size);
 	ret = LOAD(real_malloc)(size);
-	WRAP_EMIT(cs, size, ret);
+	MEM_EMIT(cs, size, ret);
 	return ret;
 }
 
@@ -221,7 +228,7 @@ WRAP_API void free(void *ptr)
 		return;		/* an arena block: never freed */
 	LOAD(real_free)(ptr);
 	if (ptr)
-		WRAP_EMIT(cs, ptr);
+		MEM_EMIT(cs, ptr);
 }
 
 WRAP_API void *calloc(size_t n, size_t size)
@@ -233,7 +240,7 @@ WRAP_API void *calloc(size_t n, size_t size)
 	if (tracer_likely(!WRAP_ON(cs)))
 		return LOAD(real_calloc)(n, size);
 	ret = LOAD(real_calloc)(n, size);
-	WRAP_EMIT(cs, n, size, ret);
+	MEM_EMIT(cs, n, size, ret);
 	return ret;
 }
 
@@ -259,7 +266,7 @@ WRAP_API void *realloc(void *ptr, size_t size)
 	ret = in_boot(ptr) ? boot_realloc(ptr, size)
 			   : LOAD(real_realloc)(ptr, size);
 	if (WRAP_ON(cs))
-		WRAP_EMIT(cs, ptr, size, ret);
+		MEM_EMIT(cs, ptr, size, ret);
 	return ret;
 }
 
@@ -275,7 +282,7 @@ WRAP_API int posix_memalign(void **out, size_t align, size_t size)
 		return LOAD(real_posix_memalign)(out, align, size);
 	ret = LOAD(real_posix_memalign)(out, align, size);
 	p = ret ? NULL : *out;
-	WRAP_EMIT(cs, align, size, p, ret);
+	MEM_EMIT(cs, align, size, p, ret);
 	return ret;
 }
 
@@ -290,7 +297,7 @@ WRAP_API void *name(size_t align, size_t size) \
 	if (tracer_likely(!WRAP_ON(cs))) \
 		return LOAD(real_##name)(align, size); \
 	ret = LOAD(real_##name)(align, size); \
-	WRAP_EMIT(cs, align, size, ret); \
+	MEM_EMIT(cs, align, size, ret); \
 	return ret; \
 }
 
