@@ -21,9 +21,11 @@
  *                               "crash:cancel" events flat out with
  *                               asynchronous cancellation and are cancelled
  *                               (in the middle of a record, often); "ready"
- *                               first, "cancelled I" after each, then a line
- *                               is read from stdin; at the end a thread
- *                               records K events "crash:final"
+ *                               first, before any thread starts, then a
+ *                               line is read from stdin; "cancelled I"
+ *                               after each, then a line is read; at the
+ *                               end a thread records K events
+ *                               "crash:final"
  *   crashee wait FILE N K MS    wait until each of N threads recorded K
  *                               events (exit 0), or MS milliseconds (1)
  *
@@ -139,12 +141,14 @@ static void spin_until(int t, uint64_t k)
 		;
 }
 
+static int announced;	/* "ready" was printed */
+
 /* Say what became of thread t ("ready" first), wait for the test's go. */
 static int told(const char *what, int t)
 {
 	char line[16];
 
-	if (t == 0)
+	if (t == 0 && !announced)
 		printf("ready\n");
 	printf("%s %d\n", what, t);
 	fflush(stdout);
@@ -153,9 +157,17 @@ static int told(const char *what, int t)
 
 static int run_cancels(int n)
 {
+	char line[16];
 	pthread_t th;
 	int t;
 
+	/* Ready before any thread: the test counts the main thread's
+	 * buffers alone first. */
+	printf("ready\n");
+	fflush(stdout);
+	announced = 1;
+	if (!fgets(line, sizeof(line), stdin))
+		return 1;
 	for (t = 0; t < n; t++) {
 		pthread_create(&th, NULL, cancellee, (void *)(long)t);
 		spin_until(t, 1000 + (uint64_t)t * 977);

@@ -150,8 +150,12 @@ print(ps[0]["buffers_in_use"] if ps else -1)' "$1"
 dir=$(session_cmd start --events 'crash:*')
 spawn can "$CRASHEE" cancel "$T/p.can" $CANCEL 300
 check "the cancelling program starts" [ $? -eq 0 ]
-# The main thread's own buffer, taken at the start (proc:start).
+# The main thread's own buffer, taken at the start (proc:start), counted
+# before any other thread starts (a cancelled one may keep its buffer
+# until tracerd reclaims it: counted then, it would be taken for the
+# main thread's).
 base=$(buffers_in_use "$can_pid")
+(echo go >&"$can_in") 2>/dev/null
 freed=0
 for i in $(seq 0 $((CANCEL - 1))); do
 	read -r -t 30 line <&"$can_out"
