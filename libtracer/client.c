@@ -161,7 +161,6 @@ static const struct tracer_control poke_control = {
 	.epoch = UINT64_MAX - 1,
 };
 static int poke_pending;	/* set by the handler, cleared by rouse */
-static bool register_dormant;	/* the Register says lazy_listener */
 /* The descriptor number the kernel names in its signals (O_ASYNC was set
  * on it; the number stays even if fds.c moves the socket), -1: none. */
 static int async_fd = -1;
@@ -346,6 +345,13 @@ static int send_msg(const tracer_msg *m)
 	return ret;
 }
 
+/* Can a registered process go without a listener? Only with an update
+ * signal: nothing else could rouse it. */
+static bool can_doze(void)
+{
+	return update_signal != 0;
+}
+
 /*
  * Register; with adopt (a new tracerd after ours died), offer the pool we
  * map: adopt_segments Segment messages follow (send_segments()), and
@@ -383,8 +389,8 @@ static int send_register(uint32_t adopt, uint64_t epoch, uint64_t token,
 	r.epoch = epoch;
 	r.resume_token = token;
 	st = __atomic_load_n(&listener_state, __ATOMIC_ACQUIRE);
-	r.lazy_listener = st == LISTENER_LAZY ||
-			  (!locked && register_dormant);
+	/* A first registration goes dormant if it can (tracer__client_start) */
+	r.lazy_listener = st == LISTENER_LAZY || (!locked && can_doze());
 	m.body_case = TRACER__MESSAGE__BODY_REGISTER;
 	m.register_ = &r;
 	/* Registering again: the listener, send_lock held, waits. */
@@ -543,7 +549,6 @@ static void drop_parent_registration(void)
 	resume_refused = false;
 	listener_state = LISTENER_NONE;
 	poke_pending = 0;
-	register_dormant = false;
 	async_fd = -1;
 	real_control = NULL;
 	/* The daemon's state page stays mapped: the child maps it again. */
@@ -1496,20 +1501,18 @@ int tracer__client_start(int timeout_ms)
 		    since_us(&t0));
 		return 0;
 	}
-	/* Without an update signal, nothing could rouse a dormant one. */
-	register_dormant = update_signal != 0;
 	ret = send_register(0, 0, 0, false);
 	if (!ret)	/* the connection's wait counts: timeout_ms in all */
 		ret = await_reply(ms_left(&t0, timeout_ms));
 	reply = ret;
-	if (!ret && register_dormant && go_dormant() == 0) {
+	if (!ret && can_doze() && go_dormant() == 0) {
 		say("registered in %ld us (no listener until tracerd writes)",
 		    since_us(&t0));
 		return 0;
 	}
 	if (!ret || ret == -ETIMEDOUT)
 		ret = start_listener();
-	if (!ret && register_dormant)	/* tracerd thinks we are lazy */
+	if (!ret && can_doze())	/* tracerd thinks we are lazy */
 		send_listening();
 	if (ret) {
 		say("cannot register with tracerd: %s", strerror(-ret));
