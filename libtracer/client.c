@@ -149,6 +149,8 @@ static int listener_state;
 static pthread_mutex_t wake_lock = PTHREAD_MUTEX_INITIALIZER;
 static const struct tracer_control *real_control;	/* the process's */
 static const struct tracer_control *state_page;	/* the daemon's */
+/* The program's arguments while the constructor registers, or NULL. */
+static char *const *start_argv;
 static int wake_timeout_ms;	/* for the reply, when woken */
 #define WAKE_TRIES	1000	/* sched_yield()s a thread waits for another */
 
@@ -165,15 +167,17 @@ static int poke_pending;	/* set by the handler, cleared by rouse */
  * on it; the number stays even if fds.c moves the socket), -1: none. */
 static int async_fd = -1;
 
-static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void say_now(const char *fmt, ...)
+	__attribute__((format(printf, 1, 2)));
 
-/* Diagnostics only with TRACER_VERBOSE: the program's output is its own. */
-static void say(const char *fmt, ...)
+/* Diagnostics only with TRACER_VERBOSE: the program's output is its own.
+ * (A macro: without it, not even the arguments are computed.) */
+#define say(...)	do { if (verbose) say_now(__VA_ARGS__); } while (0)
+
+static void say_now(const char *fmt, ...)
 {
 	va_list ap;
 
-	if (!verbose)
-		return;
 	va_start(ap, fmt);
 	fputs("libtracer: ", stderr);
 	vfprintf(stderr, fmt, ap);
@@ -210,6 +214,37 @@ static size_t read_cmdline(char *buf, size_t size)
 	return (size_t)n;
 }
 
+#define CMDLINE_MAX	4096	/* bytes of arguments sent */
+#define ARGV_MAX	64	/* arguments sent */
+
+/* The arguments in /proc/self/cmdline, read into cmd: how many. */
+static size_t args_read(char cmd[CMDLINE_MAX], char *argv[ARGV_MAX])
+{
+	size_t len = read_cmdline(cmd, CMDLINE_MAX), off = 0, n = 0;
+
+	while (off < len && n < ARGV_MAX) {
+		argv[n++] = cmd + off;
+		off += strlen(cmd + off) + 1;
+	}
+	return n;
+}
+
+/* The constructor's arguments (the same as /proc's, without reading
+ * it), as many as /proc would give: how many. */
+static size_t args_of(char *const *src, char *argv[ARGV_MAX])
+{
+	size_t n = 0, total = 0;
+
+	while (src[n] && n < ARGV_MAX) {
+		total += strlen(src[n]) + 1;
+		if (total > CMDLINE_MAX - 1)
+			break;
+		argv[n] = src[n];
+		n++;
+	}
+	return n;
+}
+
 static void prctl_name(char name[17])
 {
 	prctl(PR_GET_NAME, name, 0, 0, 0);
@@ -226,23 +261,6 @@ static void drop_queue_locked(void)
 		free(f);
 	}
 	out_tail = &out_head;
-}
-
-/*
- * Send what the socket takes now, without waiting. Returns 0 (the rest,
- * if any, waits for room) or a negative errno (the connection is broken:
- * the queue is dropped; the listener sees the hang-up).
- */
-/* One non-blocking send on the socket, held (fds.c). */
-static ssize_t sock_send(const void *buf, size_t len)
-{
-	unsigned token = tracer__fd_hold();
-	int fd = tracer__fd(SOCK);
-	ssize_t n = fd < 0 ? -EBADF : tracer__wire_sendmsg(fd, buf, len,
-							    NULL, 0);
-
-	tracer__fd_release(token);
-	return n;
 }
 
 /* A message sent whole, waiting up to 1 s for room (adoption, resume). */
@@ -276,28 +294,59 @@ static void kick_listener(void)
 	tracer__fd_release(token);
 }
 
-static int send_queued_locked(void)
+#define GATHER	16	/* frames per sendmsg() */
+
+/* One non-blocking send of n frames' unsent bytes, gathered. */
+static ssize_t sock_sendv(struct iovec *iov, int n)
+{
+	struct msghdr mh = { .msg_iov = iov, .msg_iovlen = (size_t)n };
+	unsigned token = tracer__fd_hold();
+	int fd = tracer__fd(SOCK);
+	ssize_t ret = fd < 0 ? -EBADF :
+		      sendmsg(fd, &mh, MSG_NOSIGNAL | MSG_DONTWAIT);
+
+	if (ret < 0 && fd >= 0)
+		ret = -errno;
+	tracer__fd_release(token);
+	return ret;
+}
+
+/* Take n sent bytes off the queue's head. */
+static void consume_locked(size_t n)
 {
 	struct out_frame *f;
 
-	while ((f = out_head)) {
-		ssize_t n = sock_send((char *)f->data + f->sent,
-				      f->size - f->sent);
+	while ((f = out_head) && n >= f->size - f->sent) {
+		n -= f->size - f->sent;
+		out_head = f->next;
+		if (!out_head)
+			out_tail = &out_head;
+		free(f->data);
+		free(f);
+	}
+	if (f)
+		f->sent += n;
+}
 
+static int send_queued_locked(void)
+{
+	struct iovec iov[GATHER];
+	struct out_frame *f;
+	ssize_t n;
+	int i;
+
+	while (out_head) {
+		for (i = 0, f = out_head; f && i < GATHER; f = f->next, i++)
+			iov[i] = (struct iovec){ (char *)f->data + f->sent,
+						 f->size - f->sent };
+		n = sock_sendv(iov, i);
 		if (n == -EAGAIN || n == -EINTR)
 			return 0;
 		if (n < 0) {
 			drop_queue_locked();
 			return (int)n;
 		}
-		f->sent += (size_t)n;
-		if (f->sent < f->size)
-			continue;
-		out_head = f->next;
-		if (!out_head)
-			out_tail = &out_head;
-		free(f->data);
-		free(f);
+		consume_locked((size_t)n);
 	}
 	return 0;
 }
@@ -332,6 +381,17 @@ static int send_now_locked(void)
 	return ret;
 }
 
+/* Queue m, to go with the next send. Returns 0 or a negative errno. */
+static int queue_msg(const tracer_msg *m)
+{
+	int ret;
+
+	pthread_mutex_lock(&send_lock);
+	ret = queue_locked(m);
+	pthread_mutex_unlock(&send_lock);
+	return ret;
+}
+
 /* Queue m and send it as far as the socket takes it, never waiting. */
 static int send_msg(const tracer_msg *m)
 {
@@ -352,27 +412,32 @@ static bool can_doze(void)
 	return update_signal != 0;
 }
 
+/* How send_register() sends. */
+enum reg_how {
+	REG_SEND,	/* queued, and sent as far as the socket takes it */
+	REG_LOCKED,	/* sent whole; the caller holds send_lock */
+	REG_QUEUE,	/* only queued: sent with what follows it */
+};
+
 /*
  * Register; with adopt (a new tracerd after ours died), offer the pool we
  * map: adopt_segments Segment messages follow (send_segments()), and
- * everything goes out at once, under send_lock (adopt_on()). locked: the
- * caller holds send_lock (registering again on a new connection).
+ * everything goes out at once, under send_lock (adopt_on()). REG_LOCKED:
+ * registering again on a new connection. Returns 0 or a negative errno.
  */
 static int send_register(uint32_t adopt, uint64_t epoch, uint64_t token,
-			 bool locked)
+			 enum reg_how how)
 {
+	bool locked = how == REG_LOCKED;
 	Tracer__Message m = TRACER__MESSAGE__INIT;
 	Tracer__Register r = TRACER__REGISTER__INIT;
 	static char name[17];	/* the main thread's, from the first call */
-	char cmd[4096], *argv[64];
-	size_t len = read_cmdline(cmd, sizeof(cmd)), off = 0, n = 0;
+	char cmd[CMDLINE_MAX], *argv[ARGV_MAX];
+	size_t n = start_argv ? args_of(start_argv, argv) :
+		   args_read(cmd, argv);
 	struct timespec rt;
 	int st;
 
-	while (off < len && n < TRACER_ARRAY_SIZE(argv)) {
-		argv[n++] = cmd + off;
-		off += strlen(cmd + off) + 1;
-	}
 	if (!locked)	/* the listener's own name is not the process's */
 		prctl_name(name);
 	clock_gettime(CLOCK_REALTIME, &rt);
@@ -394,7 +459,9 @@ static int send_register(uint32_t adopt, uint64_t epoch, uint64_t token,
 	m.body_case = TRACER__MESSAGE__BODY_REGISTER;
 	m.register_ = &r;
 	/* Registering again: the listener, send_lock held, waits. */
-	return locked ? sock_send_msg(&m, NULL, 0) : send_msg(&m);
+	if (locked)
+		return sock_send_msg(&m, NULL, 0);
+	return how == REG_QUEUE ? queue_msg(&m) : send_msg(&m);
 }
 
 /* Append an encoded frame to the queue (takes data). */
@@ -443,10 +510,12 @@ static int queue_callsites_locked(void)
 }
 
 /*
- * Called by the listener and by the thread that registers a module, so
- * that tracerd knows a call site before any of its events can be read.
+ * Queue the call sites not sent yet, and with send, send the queue as far
+ * as the socket takes it. Called by the listener and by the thread that
+ * registers a module, so that tracerd knows a call site before any of its
+ * events can be read. Returns 0 or a negative errno.
  */
-static int send_callsites(void)
+static int put_callsites(bool send)
 {
 	int ret;
 
@@ -454,10 +523,15 @@ static int send_callsites(void)
 	tracer__callsites_lock();
 	ret = queue_callsites_locked();
 	tracer__callsites_unlock();
-	if (!ret)
+	if (!ret && send)
 		ret = send_now_locked();
 	pthread_mutex_unlock(&send_lock);
 	return ret;
+}
+
+static int send_callsites(void)
+{
+	return put_callsites(true);
 }
 
 static bool queue_waits(void)
@@ -881,7 +955,7 @@ static int register_again(int fd, bool adopt, uint64_t token)
 	drop_queue_locked();
 	ret = tracer__fd_keep(SOCK, fd);	/* the old one is closed */
 	if (ret >= 0)
-		ret = send_register(n, epoch, token, true);
+		ret = send_register(n, epoch, token, REG_LOCKED);
 	if (!ret && adopt)
 		ret = send_segments(n);
 	pthread_mutex_unlock(&send_lock);
@@ -1382,14 +1456,19 @@ static int connect_waiting(const char *path, int timeout_ms)
  */
 static const struct tracer_control *map_state(const char *sock_path)
 {
-	char path[TRACER_PATH_MAX + 8];
+	static const char suffix[] = ".state";
+	char path[TRACER_PATH_MAX + sizeof(suffix)];
+	size_t n = strnlen(sock_path, TRACER_PATH_MAX);
 	const struct tracer_control *c;
 	struct stat st;
 	int fd;
 
-	if (snprintf(path, sizeof(path), "%s.state", sock_path) >=
-	    (int)sizeof(path))
+	if (n == TRACER_PATH_MAX)
 		return NULL;
+	/* Not snprintf(): its first call costs a program that never
+	 * formats a string several pages of the C library. */
+	memcpy(path, sock_path, n);
+	memcpy(path + n, suffix, sizeof(suffix));
 	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
 	if (fd < 0)
 		return NULL;
@@ -1428,10 +1507,61 @@ static int ms_left(const struct timespec *t0, int timeout_ms)
 	return left > 0 ? (int)left : 0;
 }
 
+/* Does page say that no session records? */
+static bool idle_page(const struct tracer_control *page)
+{
+	return page && TRACER_READ_ONCE(page->epoch) == 0;
+}
+
 /*
- * Connect to the first daemon that answers. One whose backlog is full
- * (busy with many processes registering at once) is there: wait for it,
- * within the registration's time.
+ * A lazy registration's messages (Register, the call sites), queued
+ * before the connection so that they follow connect() at once: tracerd,
+ * woken by the connection, finds them with it (one wake-up, not three).
+ * Returns 0 or a negative errno (nothing queued).
+ */
+static int prepare_lazy(void)
+{
+	int ret;
+
+	__atomic_store_n(&listener_state, LISTENER_LAZY, __ATOMIC_RELEASE);
+	ret = send_register(0, 0, 0, REG_QUEUE);
+	if (!ret)
+		ret = put_callsites(false);
+	if (ret) {
+		pthread_mutex_lock(&send_lock);
+		drop_queue_locked();
+		pthread_mutex_unlock(&send_lock);
+		tracer__callsites_resend();
+		__atomic_store_n(&listener_state, LISTENER_NONE,
+				 __ATOMIC_RELEASE);
+	}
+	return ret;
+}
+
+static bool lazy_prepared(void)
+{
+	return __atomic_load_n(&listener_state, __ATOMIC_ACQUIRE) ==
+	       LISTENER_LAZY;
+}
+
+/* The lazy registration prepared, not made: forget it. */
+static void unprepare_lazy(void)
+{
+	if (!lazy_prepared())
+		return;
+	pthread_mutex_lock(&send_lock);
+	drop_queue_locked();
+	pthread_mutex_unlock(&send_lock);
+	tracer__callsites_resend();
+	__atomic_store_n(&listener_state, LISTENER_NONE, __ATOMIC_RELEASE);
+}
+
+/*
+ * Connect to the first daemon that answers, its state page mapped first:
+ * when it says that no session records, the lazy registration is queued
+ * before connecting (prepare_lazy()). One whose backlog is full (busy
+ * with many processes registering at once) is there: wait for it, within
+ * the registration's time. Returns the socket or a negative errno.
  */
 static int connect_daemon(const struct timespec *t0, int timeout_ms)
 {
@@ -1440,45 +1570,58 @@ static int connect_daemon(const struct timespec *t0, int timeout_ms)
 
 	n = tracer__socket_candidates(paths);
 	for (i = 0; i < n; i++) {
+		state_page = map_state(paths[i]);
+		if (idle_page(state_page) && !lazy_prepared()) {
+			install_signal();	/* its number is in Register */
+			prepare_lazy();
+		}
 		fd = tracer__wire_connect(paths[i], SOCK_NONBLOCK);
 		if (fd == -EAGAIN && ms_left(t0, timeout_ms) > 0)
 			fd = connect_waiting(paths[i], ms_left(t0, timeout_ms));
-		if (fd >= 0) {
-			state_page = map_state(paths[i]);
+		if (fd >= 0)
 			break;
-		}
+		if (state_page)
+			munmap((void *)state_page, TRACER_CONTROL_SIZE);
+		state_page = NULL;
 	}
+	if (fd < 0 || !idle_page(state_page))
+		unprepare_lazy();
 	return fd;
 }
 
 /*
  * Register without waiting, no listener: no session records (the state
- * page says so). Returns true when that is how it went.
+ * page said so, and the registration is queued: connect_daemon()). Sends
+ * it, and puts the state page in force. Returns true when that is how it
+ * went.
  */
 static bool register_lazily(int timeout_ms)
 {
-	if (!state_page || TRACER_READ_ONCE(state_page->epoch) != 0)
+	if (!lazy_prepared())
 		return false;
+	pthread_mutex_lock(&send_lock);
+	send_now_locked();
+	pthread_mutex_unlock(&send_lock);
 	wake_timeout_ms = timeout_ms;
 	/*
 	 * The filter tracerd gives a process outside sessions, applied
 	 * here: a call site that is off never reaches the slow path, so
 	 * some must be on for a session's start to be seen. (Not "*",
 	 * cheaper here but a cost on every malloc of a program that never
-	 * meets a session.)
+	 * meets a session.) Without it (no memory), nothing would wake the
+	 * process: it reads the reply and runs its listener now.
 	 */
-	if (provisional_filter())
-		return false;
+	if (provisional_filter()) {
+		pthread_mutex_lock(&wake_lock);
+		wake_locked();
+		pthread_mutex_unlock(&wake_lock);
+		return true;
+	}
 	__atomic_store_n(&tracer__control, state_page, __ATOMIC_RELEASE);
-	__atomic_store_n(&listener_state, LISTENER_LAZY, __ATOMIC_RELEASE);
-	/* Call sites now, before tracerd's reply, while the program has
-	 * none of its own going. */
-	if (send_register(0, 0, 0, false) == 0)
-		send_callsites();
 	return true;
 }
 
-int tracer__client_start(int timeout_ms)
+static int client_start(int timeout_ms)
 {
 	int fd, ret, reply;
 	struct timespec t0;
@@ -1493,6 +1636,7 @@ int tracer__client_start(int timeout_ms)
 	fd = tracer__fd_keep(SOCK, fd);
 	if (fd < 0) {
 		say("no room for the tracer's descriptors: %s", strerror(-fd));
+		unprepare_lazy();
 		return fd;
 	}
 	install_signal();
@@ -1501,7 +1645,7 @@ int tracer__client_start(int timeout_ms)
 		    since_us(&t0));
 		return 0;
 	}
-	ret = send_register(0, 0, 0, false);
+	ret = send_register(0, 0, 0, REG_SEND);
 	if (!ret)	/* the connection's wait counts: timeout_ms in all */
 		ret = await_reply(ms_left(&t0, timeout_ms));
 	reply = ret;
@@ -1526,4 +1670,14 @@ int tracer__client_start(int timeout_ms)
 	else
 		say("registered in %ld us", since_us(&t0));
 	return reply;
+}
+
+int tracer__client_start(int timeout_ms, char *const *argv)
+{
+	int ret;
+
+	start_argv = argv;
+	ret = client_start(timeout_ms);
+	start_argv = NULL;
+	return ret;
 }

@@ -140,11 +140,13 @@ extern const struct tracer_control tracer__idle_control TRACER_HIDDEN;
 /*
  * Connect to tracerd and register the process, waiting at most timeout_ms
  * in all (for room in a busy daemon's backlog, then for the answer); the
- * listener thread finishes the job if the answer comes later.
+ * listener thread finishes the job if the answer comes later. argv: the
+ * program's arguments (the constructor's), or NULL to read them from
+ * /proc (a child of fork(), which may have changed them).
  * Returns 0 (registered), -ENOENT/-ECONNREFUSED (no tracerd), -ETIMEDOUT,
  * or another negative errno (refused, protocol error).
  */
-int tracer__client_start(int timeout_ms) TRACER_HIDDEN;
+int tracer__client_start(int timeout_ms, char *const *argv) TRACER_HIDDEN;
 bool tracer__client_registered(void) TRACER_HIDDEN;
 /* Send new call sites now, from the calling thread (module load). */
 void tracer__client_sync_callsites(void) TRACER_HIDDEN;

@@ -539,7 +539,7 @@ static void fork_child(void)
 	tracer__proc_fork_child();
 	tracer__modules_fork_child();
 	tracer__client_fork_child();
-	tracer__client_start(register_timeout_ms());
+	tracer__client_start(register_timeout_ms(), NULL);
 	WRAP_GUARD_EXIT();
 	start_now();
 	errno = saved;
@@ -563,8 +563,11 @@ static void fork_parent(void)
 	WRAP_GUARD_EXIT();
 }
 
-static void __attribute__((constructor(102))) tracer_init(void)
+/* The C library gives an object's constructors the program's arguments. */
+static void __attribute__((constructor(102)))
+tracer_init(int argc, char **argv, char **envp)
 {
+	(void)envp;
 	tracer__wrap_mem_init();
 	tracer__wrap_syscall_init();
 	tracer__signal_init();
@@ -575,7 +578,7 @@ static void __attribute__((constructor(102))) tracer_init(void)
 	WRAP_GUARD_ENTER();
 	tracer__modules_init();
 	pthread_atfork(fork_prepare, fork_parent, fork_child);
-	tracer__client_start(register_timeout_ms());
+	tracer__client_start(register_timeout_ms(), argc > 0 ? argv : NULL);
 	WRAP_GUARD_EXIT();
 	start_now();
 }

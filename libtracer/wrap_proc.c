@@ -54,7 +54,6 @@
 
 /* ---- what proc:start says ---------------------------------------------- */
 
-static char proc_exe[TRACER_STRING_MAX] = "?";
 static char proc_argv[TRACER_STRING_MAX];
 static pid_t proc_pid;		/* ours; another in a vfork child */
 
@@ -78,11 +77,7 @@ static void join_argv(char *const argv[], char *buf, size_t size)
 static void __attribute__((constructor(101)))
 proc_init(int argc, char **argv, char **envp)
 {
-	ssize_t n = readlink("/proc/self/exe", proc_exe, sizeof(proc_exe) - 1);
-
 	(void)envp;
-	if (n > 0)
-		proc_exe[n] = '\0';
 	if (argc > 0)
 		join_argv(argv, proc_argv, sizeof(proc_argv));
 	proc_pid = getpid();
@@ -96,7 +91,8 @@ void tracer__proc_fork_child(void)
 void tracer__proc_record_start(void)
 {
 	tracer_record_vital("proc:start", "pid %d ppid %d exe %s argv %s",
-			    (int)getpid(), (int)getppid(), proc_exe, proc_argv);
+			    (int)getpid(), (int)getppid(), tracer__modules_exe(),
+			    proc_argv);
 }
 
 /* In a vfork child (the parent's memory and thread state): not ours. */

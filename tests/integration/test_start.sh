@@ -55,12 +55,15 @@ await_log() {
 # ---- start events at the start ------------------------------------------
 
 dir=$(session_cmd start)
-spawn s env LD_PRELOAD="$LIB" "$STARTER"
+spawn s env LD_PRELOAD="$LIB" "$STARTER" one 'two three'
 main=$(cmd s t)
 cmd s "o $T/s.out" >/dev/null
 quit s
 session_cmd stop >/dev/null
 view "$dir" >"$T/s.view"
+check "started in a session: its arguments are in process.meta" \
+	grep -qx "argv $STARTER one two%20three" \
+		"$dir/starter-$s_pid/tracer/process.meta"
 main=${main#main }
 for ev in tracer:process_start proc:start; do
 	t=$(awk -v pid="$s_pid" -v ev="$ev:" '$3 == pid && $5 == ev { print $1; exit }' "$T/s.view")
@@ -113,7 +116,7 @@ check "its later events are in the new tracerd's session ($n of 3)" \
 
 # ---- started while no session records -----------------------------------
 
-spawn l env LD_PRELOAD="$LIB" "$STARTER"
+spawn l env LD_PRELOAD="$LIB" "$STARTER" 'an argument' with%percent
 check "a program started with no session is registered (status lists it)" \
 	bash -c "'$TRACECTL' status | grep -q '^ *$l_pid '"
 check "its events are known to tracerd (tracectl list --pid)" \
@@ -138,6 +141,9 @@ check "the session's filter was in force from its first event (no libc:write, no
 	bash -c "! grep -q ' $l_pid .*libc:\(write\|close\)' '$T/l.view'"
 check "its start events are there (it joined the session)" \
 	grep -q " $l_pid .*proc:start: " "$T/l.view"
+check "its arguments, given at its start, are in process.meta" \
+	grep -qx "argv $STARTER an%20argument with%25percent" \
+		"$dir/starter-$l_pid/tracer/process.meta"
 
 # ---- tracerd restarted meanwhile ------------------------------------------
 
