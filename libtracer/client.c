@@ -1513,31 +1513,6 @@ static bool idle_page(const struct tracer_control *page)
 	return page && TRACER_READ_ONCE(page->epoch) == 0;
 }
 
-/*
- * A lazy registration's messages (Register, the call sites), queued
- * before the connection so that they follow connect() at once: tracerd,
- * woken by the connection, finds them with it (one wake-up, not three).
- * Returns 0 or a negative errno (nothing queued).
- */
-static int prepare_lazy(void)
-{
-	int ret;
-
-	__atomic_store_n(&listener_state, LISTENER_LAZY, __ATOMIC_RELEASE);
-	ret = send_register(0, 0, 0, REG_QUEUE);
-	if (!ret)
-		ret = put_callsites(false);
-	if (ret) {
-		pthread_mutex_lock(&send_lock);
-		drop_queue_locked();
-		pthread_mutex_unlock(&send_lock);
-		tracer__callsites_resend();
-		__atomic_store_n(&listener_state, LISTENER_NONE,
-				 __ATOMIC_RELEASE);
-	}
-	return ret;
-}
-
 static bool lazy_prepared(void)
 {
 	return __atomic_load_n(&listener_state, __ATOMIC_ACQUIRE) ==
@@ -1554,6 +1529,25 @@ static void unprepare_lazy(void)
 	pthread_mutex_unlock(&send_lock);
 	tracer__callsites_resend();
 	__atomic_store_n(&listener_state, LISTENER_NONE, __ATOMIC_RELEASE);
+}
+
+/*
+ * A lazy registration's messages (Register, the call sites), queued
+ * before the connection so that they follow connect() at once: tracerd,
+ * woken by the connection, finds them with it (one wake-up, not three).
+ * Returns 0 or a negative errno (nothing queued).
+ */
+static int prepare_lazy(void)
+{
+	int ret;
+
+	__atomic_store_n(&listener_state, LISTENER_LAZY, __ATOMIC_RELEASE);
+	ret = send_register(0, 0, 0, REG_QUEUE);
+	if (!ret)
+		ret = put_callsites(false);
+	if (ret)
+		unprepare_lazy();
+	return ret;
 }
 
 /*
