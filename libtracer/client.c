@@ -948,7 +948,8 @@ static bool pool_intact(void)
 static int register_again(int fd, bool adopt, uint64_t token)
 {
 	uint32_t n = adopt ? tracer__pool_segments() : 0;
-	uint64_t epoch = TRACER_READ_ONCE(tracer__control->epoch);
+	/* The page behind a poke: its epoch is no thread's. */
+	uint64_t epoch = TRACER_READ_ONCE(tracer__client_control()->epoch);
 	int ret;
 
 	pthread_mutex_lock(&send_lock);
@@ -970,6 +971,39 @@ static bool hopeless(int err)
 }
 
 /*
+ * One Register for each daemon that may be there, until one goes out:
+ * offer the pool to a new tracerd (adopt), ask ours to take us back
+ * (resume: we have its token and it did not refuse it), or, with
+ * neither, register anew (no pool yet). Returns 0 once one went out, or
+ * a negative errno; *final says that trying again cannot help (no
+ * tracerd can be reached from here, or the pool is no longer whole).
+ */
+static int connect_again(bool *final)
+{
+	char paths[2][TRACER_PATH_MAX];
+	bool anew = resume_refused || !resume_token;
+	bool adopt = anew && tracer__pool_segments() != 0;
+	uint64_t token = anew ? 0 : resume_token;
+	int n, i, ret = -ENOENT;
+
+	*final = adopt && !pool_intact();
+	if (*final)
+		return -EBADF;	/* nothing we could hand over */
+	n = tracer__socket_candidates(paths);
+	for (i = 0; i < n; i++) {
+		int fd = tracer__wire_connect(paths[i], SOCK_NONBLOCK);
+
+		*final = fd < 0 && hopeless(fd);
+		if (*final)
+			return fd;
+		ret = fd >= 0 ? register_again(fd, adopt, token) : fd;
+		if (ret == 0)
+			return 0;
+	}
+	return ret;
+}
+
+/*
  * The connection broke. The threads go on recording into the buffers
  * (the control page still says what to do) while we connect again: at
  * once (our tracerd may be alive: resume), then every RECONNECT_MS
@@ -978,30 +1012,15 @@ static bool hopeless(int err)
  */
 static int reconnect(void)
 {
-	char paths[2][TRACER_PATH_MAX];
-	/* Not resuming: hand the pool over, or, with no pool yet (registered
-	 * outside a session), register anew. */
-	bool anew = resume_refused || !resume_token;
-	bool adopt = anew && tracer__pool_segments() != 0;
-	uint64_t token = anew ? 0 : resume_token;
 	long ms = 10;
+	bool final;
 
-	if (adopt && !pool_intact())
-		return -EBADF;	/* nothing we could hand over */
 	for (;;) {
-		int n = tracer__socket_candidates(paths), i;
 		struct timespec pause;
+		int ret = connect_again(&final);
 
-		for (i = 0; i < n; i++) {
-			int fd = tracer__wire_connect(paths[i], SOCK_NONBLOCK);
-
-			if (fd < 0 && hopeless(fd))
-				return fd;
-			if (fd >= 0)
-				fd = register_again(fd, adopt, token);
-			if (fd == 0)
-				return 0;
-		}
+		if (ret == 0 || final)
+			return ret;
 		/* A retry period, not a wait: 10 ms (the program had every
 		 * descriptor taken for a moment), doubling to RECONNECT_MS
 		 * (no tracerd: the next one starts in its own time). */
@@ -1092,17 +1111,47 @@ bool tracer__client_recording(void)
 	return TRACER_READ_ONCE(c->epoch) != 0;
 }
 
-/* The messages tracerd sent while nobody listened, handled here. */
-static void drain_socket(void)
+/* The messages tracerd sent while nobody listened, handled here.
+ * Returns 0, or why the connection broke (a hang-up: tracerd died). */
+static int drain_socket(void)
 {
 	struct pollfd p = { .fd = tracer__fd(SOCK), .events = POLLIN };
+	int ret = 0;
 
-	while (p.fd >= 0 && poll(&p, 1, 0) == 1 &&
-	       !(p.revents & POLLNVAL) && receive(100) == 0)
-		;
+	while (!ret && p.fd >= 0 && poll(&p, 1, 0) == 1)
+		ret = p.revents & POLLNVAL ? -EBADF : receive(100);
+	return p.fd < 0 ? -EBADF : ret;
 }
 
 static int await_reply(int timeout_ms);
+static int ms_left(const struct timespec *t0, int timeout_ms);
+
+/*
+ * The connection broke while no listener ran, seen by a program thread
+ * at its event's slow path (a wake, a rouse): connected again from here
+ * at once, each reply awaited within the registration's time, so that
+ * this event and the next ones follow the new tracerd's session instead
+ * of being dropped until the listener gets there. Two rounds at most: a
+ * resume that a new tracerd refuses, then the adoption. Returns 0 when
+ * registered again, or a negative errno: the listener takes it from
+ * there (a reply still to come, no tracerd yet, ...).
+ */
+static int mend_now(int err)
+{
+	struct timespec t0;
+	bool final = false;
+	int round, ret = err;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (round = 0; round < 2 && !final && mendable(ret); round++) {
+		ret = connect_again(&final);
+		if (!ret)
+			ret = await_reply(ms_left(&t0, wake_timeout_ms));
+	}
+	if (!ret)
+		say("tracerd restarted: registered again at once");
+	return ret;
+}
 
 /* The waking itself, wake_lock held, from LISTENER_LAZY. */
 static void wake_locked(void)
@@ -1124,7 +1173,7 @@ static void wake_locked(void)
 	 * it sent before is read here before this thread records.
 	 */
 	send_listening();
-	drain_socket();	/* a broken connection is the listener's to mend */
+	mend_now(drain_socket());	/* or the listener mends it */
 	if (start_listener() != 0)	/* no thread: what was read applies */
 		__atomic_store_n(&listener_state, LISTENER_NONE,
 				 __ATOMIC_RELEASE);
@@ -1284,7 +1333,7 @@ static void rouse_locked(void)
 	async_off();
 	/* Listening before the drain, as in wake_locked(). */
 	send_listening();
-	drain_socket();
+	mend_now(drain_socket());	/* or the listener mends it */
 	refilter();	/* every call site's word exact again */
 	if (start_listener() != 0) {
 		say("cannot start the listener thread; tracerd's later "
@@ -1589,14 +1638,13 @@ static int connect_daemon(const struct timespec *t0, int timeout_ms)
  * it, and puts the state page in force. Returns true when that is how it
  * went.
  */
-static bool register_lazily(int timeout_ms)
+static bool register_lazily(void)
 {
 	if (!lazy_prepared())
 		return false;
 	pthread_mutex_lock(&send_lock);
 	send_now_locked();
 	pthread_mutex_unlock(&send_lock);
-	wake_timeout_ms = timeout_ms;
 	/*
 	 * The filter tracerd gives a process outside sessions, applied
 	 * here: a call site that is off never reaches the slow path, so
@@ -1622,6 +1670,7 @@ static int client_start(int timeout_ms)
 
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	verbose = getenv("TRACER_VERBOSE") != NULL;
+	wake_timeout_ms = timeout_ms;
 	fd = connect_daemon(&t0, timeout_ms);
 	if (fd < 0) {
 		say("no tracerd to register with: %s", strerror(-fd));
@@ -1634,7 +1683,7 @@ static int client_start(int timeout_ms)
 		return fd;
 	}
 	install_signal();
-	if (register_lazily(timeout_ms)) {
+	if (register_lazily()) {
 		say("registered without waiting (no session) in %ld us",
 		    since_us(&t0));
 		return 0;

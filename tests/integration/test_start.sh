@@ -23,14 +23,15 @@ listens() {
 	cat /proc/"$1"/task/*/comm 2>/dev/null | grep -qx tracer-listener
 }
 
-# opens_after NAME PREFIX: NAME opens PREFIX-1..3, then the session stops;
-# how many of the three opens its trace holds.
+# opens_after NAME PREFIX: NAME opens PREFIX-1..3 (PREFIX-0 it opened
+# before), then the session stops; how many of the four opens its trace
+# holds.
 opens_after() {
 	local pid i
 	eval "pid=\$${1}_pid"
 	for i in 1 2 3; do cmd "$1" "o $2-$i" >/dev/null; done
 	session_cmd stop >/dev/null
-	view "$dir" | grep -c " $pid .*libc:open: path $2-[123] "
+	view "$dir" | grep -c " $pid .*libc:open: path $2-[0123] "
 }
 
 # kill_daemon: tracerd killed (SIGKILL), and gone.
@@ -106,13 +107,15 @@ kill_daemon
 check "tracerd is killed under a program with no listener, and starts again" \
 	start_daemon
 dir=$(session_cmd start)
-cmd k "o $T/k-2" >/dev/null	# its first event since: it hears the hang-up
+# Its first event since: it hears the hang-up, and hands its pool over
+# before going on, so that this event is the new session's too.
+cmd k "o $T/k-after-0" >/dev/null
 check "at its next event it hands its pool to the new tracerd" \
 	[ "$(await_log "pid $k_pid: pool adopted" 1)" -eq 1 ]
 n=$(opens_after k "$T/k-after")
 quit k
-check "its later events are in the new tracerd's session ($n of 3)" \
-	[ "$n" -eq 3 ]
+check "that event and the later ones are in the new tracerd's session ($n of 4)" \
+	[ "$n" -eq 4 ]
 
 # ---- started while no session records -----------------------------------
 
@@ -153,13 +156,15 @@ check "another program starts with no session" \
 kill_daemon
 check "tracerd is killed and starts again" start_daemon
 dir=$(session_cmd start)
-cmd r "o $T/after-restart-0" >/dev/null	# its first event after the restart
+# Its first event after the restart: it registers with the new tracerd
+# before going on, so that this event is the new session's too.
+cmd r "o $T/after-restart-0" >/dev/null
 # Registered with the old tracerd, and again with the new one.
 check "at its first event, it registers with the new tracerd" \
 	[ "$(await_log "registered pid $r_pid " 2)" -eq 2 ]
 n=$(opens_after r "$T/after-restart")
 quit r
-check "its later events are in the new tracerd's session ($n of 3)" \
-	[ "$n" -eq 3 ]
+check "that event and the later ones are in the new tracerd's session ($n of 4)" \
+	[ "$n" -eq 4 ]
 
 finish
