@@ -6,9 +6,9 @@
 #
 #   untraced                   no libtracer
 #   no tracerd                 libtracer, nothing answers on the socket
-#   tracerd, no session        registered without waiting (lazy)
+#   tracerd, no session        not connected: waits for a session
 #   tracerd, session           registered, reply awaited, start events
-#   tracerd stopped (SIGSTOP)  the registration's wait, then untraced
+#   tracerd stopped (SIGSTOP)  no session on its state page: no wait
 #
 # Each traced case has its own tracerd (default settings), with its
 # output in a directory of its own: --output-dir DIR puts the session's

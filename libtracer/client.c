@@ -1,13 +1,16 @@
 /*
  * client.c - registration with tracerd, and the listener thread.
  *
- * The library constructor connects to tracerd (tracer__client_start),
- * sends a Register message and waits a few milliseconds at most for the
- * reply (TRACER_REGISTER_TIMEOUT_MS), which it handles itself; the
- * listener thread starts only when tracerd has something to say (see
- * "The listener thread" below). Without a daemon the connection fails at
- * once and the program runs untraced; a daemon that answers late (busy,
- * or stopped) is handled by the listener, started then, so the process
+ * The library constructor (tracer__client_start) first maps tracerd's
+ * state page: when no session records there, the process does not
+ * connect at all, and does so at its first event after a session starts
+ * (DETACHED, in "The listener thread" below). Otherwise it connects to
+ * tracerd, sends a Register message with its call sites and waits a few
+ * milliseconds at most for the reply (TRACER_REGISTER_TIMEOUT_MS), which
+ * it handles itself; the listener thread starts only when tracerd has
+ * something to say. Without a daemon the connection fails at once and
+ * the program runs untraced; a daemon that answers late (busy, or
+ * stopped) is handled by the listener, started then, so the process
  * becomes traced when it does.
  *
  * No program thread ever waits for tracerd: every message is queued and
@@ -112,24 +115,26 @@ static bool resume_refused;	/* the daemon we reached does not know it */
  * returns only then (0.1 to 1 ms on the development VM). A program that
  * runs briefly never needs one:
  *
- *   NONE --no session: Register sent, reply not awaited--> LAZY
- *     \                                                     | a session
- *      \                                                    v
- *       `--a session records: reply read--> DORMANT      WAKING
- *                                              |            |
- *                       tracerd wrote to us,   |            |
- *                       or hung up (a signal), v            |
- *                       at the next event:  RUNNING <-------'
+ *   NONE --no session: state page mapped, not connected--> DETACHED
+ *     \                                                        | a session
+ *      \                                                       v
+ *       `--a session records: reply read--> DORMANT <------- WAKING
+ *                                              |     registered, reply read
+ *                       tracerd wrote to us,   |
+ *                       or hung up (a signal), v
+ *                       at the next event:  RUNNING
  *
- * In LAZY the control page in force is the daemon's state page
- * (SOCKET.state, one struct tracer_control that every process maps
- * read-only): its epoch is 0 until a session starts. The first event of
- * any thread after that takes the slow path, which calls
- * tracer__client_wake() in the thread's own context (never in a signal
- * handler): it reads tracerd's reply, waiting for it a little if it is
- * not there yet, and every message since (the session's filter is sent
- * before the session is published), starts the listener and switches to
- * the process's own control page. Other threads wait a little for it,
+ * DETACHED: no session records, so the process does not even connect
+ * (a connection costs the start 0.1 ms, and tracerd a descriptor and
+ * work for each process that may never meet a session). The control page
+ * in force is the daemon's state page (SOCKET.state, one struct
+ * tracer_control that every process maps read-only): its epoch is 0
+ * until a session starts. The first event of any thread after that
+ * takes the slow path, which calls tracer__client_wake() in the thread's
+ * own context (never in a signal handler): it connects, sends Register
+ * and the call sites, and reads the reply (the session's pool and
+ * filter) within the registration's time, as a process started in a
+ * session does, then goes dormant. Other threads wait a little for it,
  * then drop their event (counted as lost).
  *
  * In DORMANT the process is registered and records with its own control
@@ -143,12 +148,13 @@ static bool resume_refused;	/* the daemon we reached does not know it */
  * itself (a program may block the signal), and a message that did not
  * fit in the socket pokes too (kick_listener).
  */
-enum { LISTENER_NONE, LISTENER_LAZY, LISTENER_WAKING, LISTENER_RUNNING,
+enum { LISTENER_NONE, LISTENER_DETACHED, LISTENER_WAKING, LISTENER_RUNNING,
        LISTENER_DORMANT };
 static int listener_state;
 static pthread_mutex_t wake_lock = PTHREAD_MUTEX_INITIALIZER;
 static const struct tracer_control *real_control;	/* the process's */
 static const struct tracer_control *state_page;	/* the daemon's */
+static char proc_name[17];	/* the main thread's name at the start */
 /* The program's arguments while the constructor registers, or NULL. */
 static char *const *start_argv;
 static int wake_timeout_ms;	/* for the reply, when woken */
@@ -381,17 +387,6 @@ static int send_now_locked(void)
 	return ret;
 }
 
-/* Queue m, to go with the next send. Returns 0 or a negative errno. */
-static int queue_msg(const tracer_msg *m)
-{
-	int ret;
-
-	pthread_mutex_lock(&send_lock);
-	ret = queue_locked(m);
-	pthread_mutex_unlock(&send_lock);
-	return ret;
-}
-
 /* Queue m and send it as far as the socket takes it, never waiting. */
 static int send_msg(const tracer_msg *m)
 {
@@ -416,7 +411,8 @@ static bool can_doze(void)
 enum reg_how {
 	REG_SEND,	/* queued, and sent as far as the socket takes it */
 	REG_LOCKED,	/* sent whole; the caller holds send_lock */
-	REG_QUEUE,	/* only queued: sent with what follows it */
+	REG_QUEUE,	/* only queued: sent with what follows it; the
+			 * caller holds send_lock */
 };
 
 /*
@@ -431,19 +427,15 @@ static int send_register(uint32_t adopt, uint64_t epoch, uint64_t token,
 	bool locked = how == REG_LOCKED;
 	Tracer__Message m = TRACER__MESSAGE__INIT;
 	Tracer__Register r = TRACER__REGISTER__INIT;
-	static char name[17];	/* the main thread's, from the first call */
 	char cmd[CMDLINE_MAX], *argv[ARGV_MAX];
 	size_t n = start_argv ? args_of(start_argv, argv) :
 		   args_read(cmd, argv);
 	struct timespec rt;
-	int st;
 
-	if (!locked)	/* the listener's own name is not the process's */
-		prctl_name(name);
 	clock_gettime(CLOCK_REALTIME, &rt);
 	r.pid = (uint32_t)getpid();
 	r.ppid = (uint32_t)getppid();
-	r.name = name;
+	r.name = proc_name;
 	r.n_argv = n;
 	r.argv = argv;
 	r.monotonic_ns = tracer__clock_now();
@@ -453,15 +445,14 @@ static int send_register(uint32_t adopt, uint64_t epoch, uint64_t token,
 	r.adopt_segments = adopt;
 	r.epoch = epoch;
 	r.resume_token = token;
-	st = __atomic_load_n(&listener_state, __ATOMIC_ACQUIRE);
-	/* A first registration goes dormant if it can (tracer__client_start) */
-	r.lazy_listener = st == LISTENER_LAZY || (!locked && can_doze());
+	/* A first registration goes dormant if it can (register_now()). */
+	r.lazy_listener = !locked && can_doze();
 	m.body_case = TRACER__MESSAGE__BODY_REGISTER;
 	m.register_ = &r;
 	/* Registering again: the listener, send_lock held, waits. */
 	if (locked)
 		return sock_send_msg(&m, NULL, 0);
-	return how == REG_QUEUE ? queue_msg(&m) : send_msg(&m);
+	return how == REG_QUEUE ? queue_locked(&m) : send_msg(&m);
 }
 
 /* Append an encoded frame to the queue (takes data). */
@@ -544,23 +535,12 @@ static bool queue_waits(void)
 	return waits;
 }
 
+/* Not registered yet (detached, or the reply is still to come): the
+ * registration sends them (register_now(), on_registered()). */
 void tracer__client_sync_callsites(void)
 {
-	bool lazy = tracer__client_lazy();
-
-	if (!tracer__client_registered() && !lazy)
-		return;
-	send_callsites();
-	/*
-	 * A lazy process has no listener to send what the socket did not
-	 * take (a large module, a busy tracerd): wake it now (dlopen() is
-	 * the thread's own context).
-	 */
-	if (lazy && queue_waits() && !tracer__in_handler()) {
-		WRAP_GUARD_ENTER();
-		tracer__client_wake();
-		WRAP_GUARD_EXIT();
-	}
+	if (tracer__client_registered())
+		send_callsites();
 }
 
 #define FORK_LOCK_MS	5
@@ -832,8 +812,8 @@ static short serve_queue(const struct pollfd *p)
 	return ev;
 }
 
-/* The listener's queue eventfd, made when there is none (a lazy process
- * has none) or again when the program took it. */
+/* The listener's queue eventfd, made when there is none (a process
+ * without a listener has none) or again when the program took it. */
 static void ensure_queue(void)
 {
 	if (tracer__fd(QUEUE) < 0 || !tracer__fd_intact(QUEUE)) {
@@ -1096,11 +1076,11 @@ static void send_listening(void)
 	send_msg(&m);
 }
 
-bool tracer__client_lazy(void)
+bool tracer__client_detached(void)
 {
 	int st = __atomic_load_n(&listener_state, __ATOMIC_ACQUIRE);
 
-	return st == LISTENER_LAZY || st == LISTENER_WAKING;
+	return st == LISTENER_DETACHED || st == LISTENER_WAKING;
 }
 
 bool tracer__client_recording(void)
@@ -1153,32 +1133,24 @@ static int mend_now(int err)
 	return ret;
 }
 
-/* The waking itself, wake_lock held, from LISTENER_LAZY. */
+static int attach(void);
+
+/* The waking itself, wake_lock held, from LISTENER_DETACHED. */
 static void wake_locked(void)
 {
 	int ret;
 
 	__atomic_store_n(&listener_state, LISTENER_WAKING, __ATOMIC_RELEASE);
-	ret = await_reply(wake_timeout_ms);	/* there long ago, mostly */
-	if (ret && ret != -ETIMEDOUT && !tracer__client_registered()) {
-		say("cannot register with tracerd: %s", strerror(-ret));
-		disconnect(ret);
+	ret = attach();
+	if (ret && ret != -ETIMEDOUT) {
+		say("a session started; cannot register with tracerd: %s",
+		    strerror(-ret));
 		__atomic_store_n(&listener_state, LISTENER_NONE,
 				 __ATOMIC_RELEASE);
 		return;
 	}
-	/*
-	 * Listening before the drain: tracerd waits for our confirmations of
-	 * any filter it sends from the moment it reads it, and every filter
-	 * it sent before is read here before this thread records.
-	 */
-	send_listening();
-	mend_now(drain_socket());	/* or the listener mends it */
-	if (start_listener() != 0)	/* no thread: what was read applies */
-		__atomic_store_n(&listener_state, LISTENER_NONE,
-				 __ATOMIC_RELEASE);
 	say("a session started: %s", ret ? "no reply from tracerd yet, its "
-	    "listener will take it" : "registered, listener started");
+	    "listener will take it" : "registered");
 }
 
 int tracer__client_wake(void)
@@ -1188,12 +1160,12 @@ int tracer__client_wake(void)
 	for (tries = 0; tries < WAKE_TRIES; tries++) {
 		int st = __atomic_load_n(&listener_state, __ATOMIC_ACQUIRE);
 
-		if (st != LISTENER_LAZY && st != LISTENER_WAKING)
+		if (st != LISTENER_DETACHED && st != LISTENER_WAKING)
 			return 0;
-		if (st == LISTENER_LAZY &&
+		if (st == LISTENER_DETACHED &&
 		    pthread_mutex_trylock(&wake_lock) == 0) {
-			if (__atomic_load_n(&listener_state,
-					    __ATOMIC_ACQUIRE) == LISTENER_LAZY)
+			if (__atomic_load_n(&listener_state, __ATOMIC_ACQUIRE)
+			    == LISTENER_DETACHED)
 				wake_locked();
 			pthread_mutex_unlock(&wake_lock);
 			continue;
@@ -1419,7 +1391,7 @@ static long since_us(const struct timespec *t0)
 /*
  * The registration reply, read by the constructor itself when it comes
  * within timeout_ms (the listener thread would add a wake-up), or by the
- * thread that wakes a lazy process: 0 (registered), -ETIMEDOUT (the
+ * thread that wakes a detached process: 0 (registered), -ETIMEDOUT (the
  * listener will take it), or a negative errno (refused, or a protocol
  * error).
  */
@@ -1559,52 +1531,61 @@ static int ms_left(const struct timespec *t0, int timeout_ms)
 /* Does page say that no session records? */
 static bool idle_page(const struct tracer_control *page)
 {
-	return page && TRACER_READ_ONCE(page->epoch) == 0;
+	return TRACER_READ_ONCE(page->epoch) == 0;
 }
 
-static bool lazy_prepared(void)
+/* Does the daemon that wrote page run? (A root tracerd is not ours to
+ * signal: EPERM says it is there.) */
+static bool page_alive(const struct tracer_control *page)
 {
-	return __atomic_load_n(&listener_state, __ATOMIC_ACQUIRE) ==
-	       LISTENER_LAZY;
-}
+	pid_t pid = (pid_t)TRACER_READ_ONCE(page->tracerd_pid);
 
-/* The lazy registration prepared, not made: forget it. */
-static void unprepare_lazy(void)
-{
-	if (!lazy_prepared())
-		return;
-	pthread_mutex_lock(&send_lock);
-	drop_queue_locked();
-	pthread_mutex_unlock(&send_lock);
-	tracer__callsites_resend();
-	__atomic_store_n(&listener_state, LISTENER_NONE, __ATOMIC_RELEASE);
+	return pid > 0 && (kill(pid, 0) == 0 || errno == EPERM);
 }
 
 /*
- * A lazy registration's messages (Register, the call sites), queued
- * before the connection so that they follow connect() at once: tracerd,
- * woken by the connection, finds them with it (one wake-up, not three).
- * Returns 0 or a negative errno (nothing queued).
+ * Detach: the daemon we would register with runs and its state page says
+ * that no session records. The process does not connect: it puts the
+ * state page in force and waits for a session there (the diagram at the
+ * top). The first candidate socket whose page names a running daemon
+ * decides; with none, the process connects as always (a daemon that
+ * cannot write its page still answers). Returns true when the process
+ * is detached.
  */
-static int prepare_lazy(void)
+static bool detach(void)
 {
-	int ret;
+	char paths[2][TRACER_PATH_MAX];
+	const struct tracer_control *page = NULL;
+	int n = tracer__socket_candidates(paths), i;
 
-	__atomic_store_n(&listener_state, LISTENER_LAZY, __ATOMIC_RELEASE);
-	ret = send_register(0, 0, 0, REG_QUEUE);
-	if (!ret)
-		ret = put_callsites(false);
-	if (ret)
-		unprepare_lazy();
-	return ret;
+	for (i = 0; i < n && !page; i++) {
+		page = map_state(paths[i]);
+		if (page && !page_alive(page)) {
+			munmap((void *)page, TRACER_CONTROL_SIZE);
+			page = NULL;
+		}
+	}
+	/*
+	 * The filter tracerd gives a process outside sessions, applied here:
+	 * a call site that is off never reaches the slow path, so some must
+	 * be on for a session's start to be seen. (Not "*", cheaper here but
+	 * a cost on every malloc of a program that never meets a session.)
+	 */
+	if (!page || !idle_page(page) || provisional_filter() != 0) {
+		if (page)
+			munmap((void *)page, TRACER_CONTROL_SIZE);
+		return false;
+	}
+	state_page = page;
+	__atomic_store_n(&listener_state, LISTENER_DETACHED, __ATOMIC_RELEASE);
+	__atomic_store_n(&tracer__control, state_page, __ATOMIC_RELEASE);
+	return true;
 }
 
 /*
- * Connect to the first daemon that answers, its state page mapped first:
- * when it says that no session records, the lazy registration is queued
- * before connecting (prepare_lazy()). One whose backlog is full (busy
- * with many processes registering at once) is there: wait for it, within
- * the registration's time. Returns the socket or a negative errno.
+ * Connect to the first daemon that answers. One whose backlog is full
+ * (busy with many processes registering at once) is there: wait for it,
+ * within the registration's time. Returns the socket or a negative errno.
  */
 static int connect_daemon(const struct timespec *t0, int timeout_ms)
 {
@@ -1613,88 +1594,59 @@ static int connect_daemon(const struct timespec *t0, int timeout_ms)
 
 	n = tracer__socket_candidates(paths);
 	for (i = 0; i < n; i++) {
-		state_page = map_state(paths[i]);
-		if (idle_page(state_page) && !lazy_prepared()) {
-			install_signal();	/* its number is in Register */
-			prepare_lazy();
-		}
 		fd = tracer__wire_connect(paths[i], SOCK_NONBLOCK);
 		if (fd == -EAGAIN && ms_left(t0, timeout_ms) > 0)
 			fd = connect_waiting(paths[i], ms_left(t0, timeout_ms));
 		if (fd >= 0)
 			break;
-		if (state_page)
-			munmap((void *)state_page, TRACER_CONTROL_SIZE);
-		state_page = NULL;
 	}
-	if (fd < 0 || !idle_page(state_page))
-		unprepare_lazy();
 	return fd;
 }
 
-/*
- * Register without waiting, no listener: no session records (the state
- * page said so, and the registration is queued: connect_daemon()). Sends
- * it, and puts the state page in force. Returns true when that is how it
- * went.
- */
-static bool register_lazily(void)
+/* Register and the call sites, in one send (tracerd is woken once).
+ * Returns 0 or a negative errno. */
+static int send_registration(void)
 {
-	if (!lazy_prepared())
-		return false;
+	int ret;
+
 	pthread_mutex_lock(&send_lock);
-	send_now_locked();
-	pthread_mutex_unlock(&send_lock);
-	/*
-	 * The filter tracerd gives a process outside sessions, applied
-	 * here: a call site that is off never reaches the slow path, so
-	 * some must be on for a session's start to be seen. (Not "*",
-	 * cheaper here but a cost on every malloc of a program that never
-	 * meets a session.) Without it (no memory), nothing would wake the
-	 * process: it reads the reply and runs its listener now.
-	 */
-	if (provisional_filter()) {
-		pthread_mutex_lock(&wake_lock);
-		wake_locked();
-		pthread_mutex_unlock(&wake_lock);
-		return true;
+	ret = send_register(0, 0, 0, REG_QUEUE);
+	if (!ret) {
+		tracer__callsites_lock();
+		ret = queue_callsites_locked();
+		tracer__callsites_unlock();
 	}
-	__atomic_store_n(&tracer__control, state_page, __ATOMIC_RELEASE);
-	return true;
+	if (!ret)
+		ret = send_now_locked();
+	pthread_mutex_unlock(&send_lock);
+	return ret;
 }
 
-static int client_start(int timeout_ms)
+/*
+ * Register on the new connection fd, and read the reply when it comes
+ * within timeout_ms of t0 (the listener takes a later one); then go on
+ * without a listener until tracerd writes (dormant), or with one.
+ * Returns 0 (registered), -ETIMEDOUT (the listener will take the reply),
+ * or another negative errno: not traced.
+ */
+static int register_now(int fd, const struct timespec *t0, int timeout_ms)
 {
-	int fd, ret, reply;
-	struct timespec t0;
+	int ret, reply;
 
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	verbose = getenv("TRACER_VERBOSE") != NULL;
-	wake_timeout_ms = timeout_ms;
-	fd = connect_daemon(&t0, timeout_ms);
-	if (fd < 0) {
-		say("no tracerd to register with: %s", strerror(-fd));
-		return fd;
-	}
 	fd = tracer__fd_keep(SOCK, fd);
 	if (fd < 0) {
 		say("no room for the tracer's descriptors: %s", strerror(-fd));
-		unprepare_lazy();
 		return fd;
 	}
 	install_signal();
-	if (register_lazily()) {
-		say("registered without waiting (no session) in %ld us",
-		    since_us(&t0));
-		return 0;
-	}
-	ret = send_register(0, 0, 0, REG_SEND);
+	ret = send_registration();
 	if (!ret)	/* the connection's wait counts: timeout_ms in all */
-		ret = await_reply(ms_left(&t0, timeout_ms));
+		ret = await_reply(ms_left(t0, timeout_ms));
 	reply = ret;
-	if (!ret && can_doze() && go_dormant() == 0) {
+	/* Dormant only with nothing left to send: nobody else would. */
+	if (!ret && can_doze() && !queue_waits() && go_dormant() == 0) {
 		say("registered in %ld us (no listener until tracerd writes)",
-		    since_us(&t0));
+		    since_us(t0));
 		return 0;
 	}
 	if (!ret || ret == -ETIMEDOUT)
@@ -1711,8 +1663,47 @@ static int client_start(int timeout_ms)
 		say("tracerd did not register this process within %d ms: %s",
 		    timeout_ms, strerror(-reply));
 	else
-		say("registered in %ld us", since_us(&t0));
+		say("registered in %ld us", since_us(t0));
 	return reply;
+}
+
+/* A detached process connects: a session started. 0 or -errno. */
+static int attach(void)
+{
+	struct timespec t0;
+	int fd;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	fd = connect_daemon(&t0, wake_timeout_ms);
+	if (fd < 0) {
+		say("a session started; no tracerd to register with: %s",
+		    strerror(-fd));
+		disconnect(fd);
+		return fd;
+	}
+	return register_now(fd, &t0, wake_timeout_ms);
+}
+
+static int client_start(int timeout_ms)
+{
+	struct timespec t0;
+	int fd;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	verbose = getenv("TRACER_VERBOSE") != NULL;
+	wake_timeout_ms = timeout_ms;
+	prctl_name(proc_name);	/* the main thread's, here */
+	if (detach()) {
+		say("no session: waiting for one, not connected (%ld us)",
+		    since_us(&t0));
+		return 0;
+	}
+	fd = connect_daemon(&t0, timeout_ms);
+	if (fd < 0) {
+		say("no tracerd to register with: %s", strerror(-fd));
+		return fd;
+	}
+	return register_now(fd, &t0, timeout_ms);
 }
 
 int tracer__client_start(int timeout_ms, char *const *argv)

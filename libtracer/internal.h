@@ -18,14 +18,16 @@
  *   program thread   the event path (tracer.c, rb.h): no lock, no
  *                    system call, no allocation; its slow path (first
  *                    event, epoch change) may take the pool's state word
- *                    (one bus-locked update), wake a lazy client
- *                    (wake_lock, then send_lock) and allocate; it runs
+ *                    (one bus-locked update), wake a detached client
+ *                    (wake_lock, then send_lock: it connects and
+ *                    registers) and allocate; it runs
  *                    with cancellation disabled (an asynchronous
  *                    cancellation acts when it ends).
  *   signal handler   any event, on any thread, also in the middle of the
  *                    above: the event path only. A handler that lands
- *                    in the slow path (tracer__thread.busy) or a lazy
- *                    client (tracer__in_handler()) drops its event and
+ *                    in the slow path (tracer__thread.busy) or a
+ *                    detached client (tracer__in_handler()) drops its
+ *                    event and
  *                    counts it lost. The update signal's handler
  *                    (signal.c) only reads the control page, flushes the
  *                    thread's own sub-buffers and counts interrupted
@@ -35,9 +37,9 @@
  *                    of callsites.c, which never waits).
  *   listener thread  client.c: reads tracerd's messages, sends what the
  *                    socket did not take, mends a broken connection.
- *                    Started when there is something to hear (a lazy or
- *                    dormant client: from a program thread's slow path,
- *                    or a wrapper that saw our socket lost).
+ *                    Started when there is something to hear (a dormant
+ *                    client: from a program thread's slow path, or a
+ *                    wrapper that saw our socket lost).
  *                    All signals blocked; WRAP_GUARD for ever (its calls
  *                    are the tracer's own, never events).
  *   fork child       the single thread left: tracer.c's pthread_atfork
@@ -48,7 +50,7 @@
  *
  * Locks, in the order they nest (an outer one is taken first):
  *
- *   client.c wake_lock        one thread wakes a lazy client (trylock:
+ *   client.c wake_lock        one thread wakes a detached client (trylock:
  *                             the others yield, then drop their event)
  *   client.c send_lock        the send queue and the socket's sending
  *                             side; timed where a program thread takes
@@ -327,17 +329,16 @@ void tracer__fd_forget_all(void) TRACER_HIDDEN;
 extern uint32_t tracer__fd_owner_pid TRACER_HIDDEN;
 
 /*
- * A lazy process (client.c): registered while no session recorded, it
- * has not read tracerd's reply and runs no listener; the control page in
- * force is the daemon's state page, whose epoch changes when a session
- * starts. tracer__client_lazy(): is it one? tracer__client_wake() (from
- * the slow path, not in a signal handler) reads the reply and what came
- * since, starts the listener and puts the process's own control page in
- * force: 0, or -EAGAIN (another thread is at it for longer than a short
- * wait). tracer__client_recording(): does the page in force say a
- * session records?
+ * A detached process (client.c): started while no session recorded, it
+ * did not connect; the control page in force is the daemon's state page,
+ * whose epoch changes when a session starts. tracer__client_detached():
+ * is it one (or being woken)? tracer__client_wake() (from the slow path,
+ * not in a signal handler) connects, registers, reads the reply and puts
+ * the process's own control page in force: 0, or -EAGAIN (another thread
+ * is at it for longer than a short wait). tracer__client_recording():
+ * does the page in force say a session records?
  */
-bool tracer__client_lazy(void) TRACER_HIDDEN;
+bool tracer__client_detached(void) TRACER_HIDDEN;
 int tracer__client_wake(void) TRACER_HIDDEN;
 bool tracer__client_recording(void) TRACER_HIDDEN;
 /*

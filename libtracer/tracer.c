@@ -272,8 +272,8 @@ static bool apply_state(struct tracer__thread *t,
 }
 
 /*
- * A lazy process (client.c): a session started while it ran no listener
- * and had not read tracerd's reply. Both are done here, in the thread's
+ * A detached process (client.c): a session started while it was not
+ * connected to tracerd. It connects and registers here, in the thread's
  * own context, never in a signal handler nor in an allocator's event
  * (the C library may hold the locks a new thread needs: wrap.h), nor in
  * the slow path's own events (busy is not set yet). Returns false when
@@ -333,7 +333,7 @@ thread_sync(struct tracer__thread *t, const struct tracer_callsite *cs)
 	 */
 	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel);
 	/* No listener yet: read what tracerd sent first (client.c). */
-	if (tracer__client_lazy() && !wake_client(t, cs))
+	if (tracer__client_detached() && !wake_client(t, cs))
 		goto restore;
 	t->busy = 1;
 	WRAP_GUARD_ENTER();	/* the slow path's calls are the tracer's */
@@ -492,7 +492,7 @@ static void start_now(void)
 	struct tracer__thread *t = &tls;
 
 	if (TRACER_READ_ONCE(tracer__control->epoch) != 0 &&
-	    !tracer__client_lazy() && t->epoch != tracer__control->epoch)
+	    !tracer__client_detached() && t->epoch != tracer__control->epoch)
 		thread_sync(t, NULL);
 }
 

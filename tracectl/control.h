@@ -13,6 +13,7 @@
 #include <limits.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "paths.h"
 #include "proto/wire.h"
@@ -136,6 +137,47 @@ tracer_msg *tracer__ctl_request(const struct tracer__ctl *c, tracer_msg *msg,
 
 /* "tracectl: warning: WARNING" on stderr when warning is not empty. */
 void tracer__ctl_warn(const char *warning);
+
+/* ---- Processes that wait for a session (waiting.c) ------------------- */
+
+struct tracer_elf_sites;
+
+/* A preloaded process that did not connect: no session recorded. */
+struct tracer__waiting {
+	uint32_t pid;
+	char name[17];		/* its main thread's, "-" when gone */
+};
+
+/*
+ * The processes we may look at (ours, or all as root) that map the state
+ * page of the tracerd at socket, except getpid() and the nskip pids of
+ * skip (those tracerd knows), sorted by pid. Returns how many (*out gets
+ * them, to free()), or a negative errno (-ENOMEM, no /proc).
+ */
+ssize_t tracer__ctl_waiting(const char *socket, const uint32_t *skip,
+			    size_t nskip, struct tracer__waiting **out);
+
+/* Does process pid map the state page of the tracerd at socket? */
+bool tracer__ctl_maps_state(const char *socket, uint32_t pid);
+
+/* The events of waiting processes, read from the files they map. */
+struct tracer__waiting_events {
+	Tracer__EventInfo *info;	/* n of cap: what tracerd would list */
+	size_t n, cap;
+	struct tracer_elf_sites *files;	/* hold the strings info points to */
+	size_t nfiles;
+};
+
+/*
+ * Append to w the call sites of process pid: those of every ELF file it
+ * maps ("tracer_callsites", elfsites.c), enabled as the default filter
+ * that a waiting process applies says. Files we cannot read add none.
+ * Returns 0, or a negative errno: -ENOMEM, or that of opening
+ * /proc/PID/maps (-ENOENT: gone; -EACCES: not ours).
+ */
+int tracer__ctl_waiting_events(uint32_t pid,
+			       struct tracer__waiting_events *w);
+void tracer__ctl_waiting_events_free(struct tracer__waiting_events *w);
 
 /* ---- Sessions (start and record) ------------------------------------- */
 

@@ -3,6 +3,8 @@
  * processes registered, one line per distinct name, or every call site as
  * JSON.
  */
+#include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -155,10 +157,73 @@ static int list_args(struct tracer__ctl *c, int argc, char **argv,
 	return ret;
 }
 
+/* The pids tracerd listed events of (l may be NULL): how many, into
+ * *pids (to free), or -ENOMEM. */
+static ssize_t known_pids(const Tracer__EventList *l, uint32_t **pids)
+{
+	size_t i, n = 0;
+
+	*pids = calloc(l && l->n_events ? l->n_events : 1, sizeof(**pids));
+	if (!*pids)
+		return -ENOMEM;
+	for (i = 0; l && i < l->n_events; i++)
+		if (!n || (*pids)[n - 1] != l->events[i]->pid)
+			(*pids)[n++] = l->events[i]->pid;
+	return (ssize_t)n;
+}
+
+/*
+ * The events of the processes that wait for a session (tracerd does not
+ * know them): process pid, or every one but those of l. Returns 0 or a
+ * negative errno.
+ */
+static int add_waiting(const char *socket, const Tracer__EventList *l,
+		       uint32_t pid, struct tracer__waiting_events *w)
+{
+	struct tracer__waiting *v;
+	uint32_t *known;
+	ssize_t n = pid ? 0 : known_pids(l, &known), i;
+	int ret = 0;
+
+	if (pid)
+		return tracer__ctl_waiting_events(pid, w);
+	if (n >= 0) {
+		n = tracer__ctl_waiting(socket, known, (size_t)n, &v);
+		free(known);
+	}
+	for (i = 0; i < n && ret != -ENOMEM; i++)
+		ret = tracer__ctl_waiting_events(v[i].pid, w);	/* or gone */
+	if (n > 0)
+		free(v);
+	return n < 0 ? (int)n : ret == -ENOMEM ? ret : 0;
+}
+
+/* tracerd's events (l, may be NULL) and those of w, shown. */
+static int show_all(const Tracer__EventList *l,
+		    const struct tracer__waiting_events *w, bool json)
+{
+	Tracer__EventList all = TRACER__EVENT_LIST__INIT;
+	size_t i, n = l ? l->n_events : 0;
+	int ret;
+
+	all.events = calloc(n + w->n + 1, sizeof(*all.events));
+	if (!all.events)
+		return tracer__ctl_fail("out of memory");
+	for (i = 0; i < n; i++)
+		all.events[all.n_events++] = l->events[i];
+	for (i = 0; i < w->n; i++)
+		all.events[all.n_events++] = &w->info[i];
+	ret = show(&all, json);
+	free(all.events);
+	return ret;
+}
+
 int tracer__ctl_list(struct tracer__ctl *c, int argc, char **argv)
 {
 	Tracer__Message m = TRACER__MESSAGE__INIT;
 	Tracer__ListRequest lr = TRACER__LIST_REQUEST__INIT;
+	struct tracer__waiting_events w = { NULL, 0, 0, NULL, 0 };
+	char why[TRACER_PATH_MAX + 4096];
 	bool json = false;
 	tracer_msg *r;
 	int ret = list_args(c, argc, argv, &lr.pid, &json);
@@ -169,10 +234,22 @@ int tracer__ctl_list(struct tracer__ctl *c, int argc, char **argv)
 		return ret;
 	m.body_case = TRACER__MESSAGE__BODY_LIST_REQUEST;
 	m.list_request = &lr;
-	r = tracer__ctl_call(c, &m, TRACER__MESSAGE__BODY_EVENT_LIST);
-	if (!r)
-		return CTL_FAIL;
-	ret = show(r->event_list, json);
-	tracer__wire_free(r);
+	r = tracer__ctl_request(c, &m, TRACER__MESSAGE__BODY_EVENT_LIST,
+				why, sizeof(why));
+	/* A pid tracerd does not know may be one that waits. */
+	if (!r && !(lr.pid && tracer__ctl_maps_state(c->socket, lr.pid)))
+		return tracer__ctl_fail("%s", why);
+	if (!r || !lr.pid)	/* that one, or every one */
+		ret = add_waiting(c->socket, r ? r->event_list : NULL,
+				  lr.pid, &w);
+	if (ret)
+		ret = tracer__ctl_fail("cannot read the events of the "
+				       "processes that wait for a session: %s",
+				       strerror(-ret));
+	else
+		ret = show_all(r ? r->event_list : NULL, &w, json);
+	tracer__ctl_waiting_events_free(&w);
+	if (r)
+		tracer__wire_free(r);
 	return ret;
 }

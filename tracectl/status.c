@@ -4,6 +4,8 @@
  */
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "control.h"
 #include "json.h"
@@ -82,7 +84,25 @@ static void print_process(const Tracer__ProcessStatus *p)
 		print_thread(p->threads[i]);
 }
 
-static void print_status(const Tracer__Status *st)
+/* The processes that wait for a session (waiting.c). */
+struct waiting {
+	struct tracer__waiting *v;
+	size_t n;
+};
+
+static void print_waiting(const struct waiting *w)
+{
+	size_t i;
+
+	if (!w->n)
+		return;
+	printf("waiting %zu (preloaded, not connected: they connect when a "
+	       "session starts)\n%8s %s\n", w->n, "PID", "NAME");
+	for (i = 0; i < w->n; i++)
+		printf("%8" PRIu32 " %s\n", w->v[i].pid, w->v[i].name);
+}
+
+static void print_status(const Tracer__Status *st, const struct waiting *w)
 {
 	size_t i;
 
@@ -94,6 +114,7 @@ static void print_status(const Tracer__Status *st)
 		       "LOST", "WRITTEN", "FILTER");
 	for (i = 0; i < st->n_processes; i++)
 		print_process(st->processes[i]);
+	print_waiting(w);
 }
 
 static void json_thread(struct tracer__json *j, const Tracer__ThreadStatus *t)
@@ -144,7 +165,21 @@ static void json_process(struct tracer__json *j,
 	tracer__json_close(j, '}');
 }
 
-static void json_status(const Tracer__Status *st)
+static void json_waiting(struct tracer__json *j, const struct waiting *w)
+{
+	size_t i;
+
+	tracer__json_open(j, "waiting", '[');
+	for (i = 0; i < w->n; i++) {
+		tracer__json_open(j, NULL, '{');
+		tracer__json_u64(j, "pid", w->v[i].pid);
+		tracer__json_str(j, "name", w->v[i].name);
+		tracer__json_close(j, '}');
+	}
+	tracer__json_close(j, ']');
+}
+
+static void json_status(const Tracer__Status *st, const struct waiting *w)
 {
 	struct tracer__json j;
 	size_t i;
@@ -167,7 +202,31 @@ static void json_status(const Tracer__Status *st)
 	for (i = 0; i < st->n_processes; i++)
 		json_process(&j, st->processes[i]);
 	tracer__json_close(&j, ']');
+	json_waiting(&j, w);
 	tracer__json_close(&j, '}');
+}
+
+/* The processes that wait at the tracerd at socket: those it does not
+ * know (st). Returns 0 or CTL_FAIL (reported). */
+static int find_waiting(const char *socket, const Tracer__Status *st,
+			struct waiting *w)
+{
+	uint32_t *known = calloc(st->n_processes + 1, sizeof(*known));
+	ssize_t n;
+	size_t i;
+
+	if (!known)
+		return tracer__ctl_fail("out of memory");
+	for (i = 0; i < st->n_processes; i++)
+		known[i] = st->processes[i]->pid;
+	n = tracer__ctl_waiting(socket, known, st->n_processes, &w->v);
+	free(known);
+	if (n < 0)
+		return tracer__ctl_fail("cannot look for the processes that "
+					"wait for a session: %s",
+					strerror((int)-n));
+	w->n = (size_t)n;
+	return CTL_OK;
 }
 
 static const struct tracer__ctl_opt status_opts[] = {
@@ -180,9 +239,10 @@ int tracer__ctl_status(struct tracer__ctl *c, int argc, char **argv)
 	Tracer__Message m = TRACER__MESSAGE__INIT;
 	Tracer__StatusRequest sr = TRACER__STATUS_REQUEST__INIT;
 	struct tracer__ctl_args a;
+	struct waiting w = { NULL, 0 };
 	bool json = false;
 	tracer_msg *r;
-	int key;
+	int key, ret;
 
 	tracer__ctl_args_init(&a, c, status_opts, argc, argv);
 	while ((key = tracer__ctl_next(&a)) == KEY_JSON)
@@ -199,10 +259,12 @@ int tracer__ctl_status(struct tracer__ctl *c, int argc, char **argv)
 	r = tracer__ctl_call(c, &m, TRACER__MESSAGE__BODY_STATUS);
 	if (!r)
 		return CTL_FAIL;
-	if (json)
-		json_status(r->status);
-	else
-		print_status(r->status);
+	ret = find_waiting(c->socket, r->status, &w);
+	if (!ret && json)
+		json_status(r->status, &w);
+	else if (!ret)
+		print_status(r->status, &w);
+	free(w.v);
 	tracer__wire_free(r);
-	return CTL_OK;
+	return ret;
 }

@@ -123,6 +123,8 @@ void tracerd_state_close(struct tracerd *d)
 	if (!d->state)
 		return;
 	publish_page(d->state, 0, 0, 0, false, 0);
+	/* No tracerd behind it: a process starting now connects to none. */
+	__atomic_store_n(&d->state->tracerd_pid, 0, __ATOMIC_RELEASE);
 	munmap(d->state, TRACER_CONTROL_SIZE);
 	d->state = NULL;
 }

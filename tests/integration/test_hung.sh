@@ -1,7 +1,9 @@
 #!/bin/bash
-# A hung tracerd (SIGSTOP): programs start and run as usual, a module
-# loaded with dlopen() does not wait for it, and once tracerd runs again
-# the processes are traced and it knows every call site.
+# A hung tracerd (SIGSTOP) while a session records: programs start and
+# run as usual, a module loaded with dlopen() does not wait for it, and
+# once tracerd runs again the processes are traced and it knows every
+# call site. (Without a session, a program does not even connect: see
+# test_start.sh.)
 . "$(dirname "$0")/lib.sh"
 DLOPENER=./tests/integration/dlopener
 DLMOD=$(pwd)/tests/integration/.libs/dlmod.so
@@ -10,11 +12,12 @@ PRELOAD=${RECORD_PRELOAD:+$RECORD_PRELOAD:}$LIB
 # The default registration wait: the one a hung tracerd meets.
 unset TRACER_REGISTER_TIMEOUT_MS
 
-# in_status PID: wait (bounded) until tracectl status lists PID.
+# in_status PID: wait (bounded) until tracectl status lists PID among the
+# registered processes.
 in_status() {
 	local i
 	for i in $(seq 1 200); do
-		"$TRACECTL" status | awk -v p="$1" '$1 == p { f = 1 } END { exit !f }' &&
+		"$TRACECTL" status | awk -v p="$1" '/^waiting / { exit !f } $1 == p { f = 1 } END { exit !f }' &&
 			return 0
 		kill -0 "$1" 2>/dev/null || return 1
 		sleep 0.05
@@ -23,6 +26,7 @@ in_status() {
 }
 
 check "tracerd starts" start_daemon
+session_cmd start >/dev/null
 kill -STOP "$DPID"
 
 # A preloaded program that knows nothing of libtracer.
@@ -65,5 +69,6 @@ check "tracerd running again: it knows the module's 2048 call sites ($n)" \
 check "the process is still traced" in_status "$dl_pid"
 quit dl
 check "tracerd logged no protocol error" bash -c "! grep -qi 'protocol\|malformed\|bad frame' '$LOG'"
+session_cmd stop >/dev/null
 
 finish

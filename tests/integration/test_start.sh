@@ -2,11 +2,10 @@
 # A program's start, traced: its start events are timed before main()
 # runs; started while a session records, it records without a listener
 # thread until tracerd writes to it (a filter) or dies, and then follows
-# at its next event; started while no session records, it is registered
-# without waiting for tracerd and without a listener thread, and still
-# follows a session started later from its first event, with that
-# session's filter, also after tracerd was restarted. tracerd runs with
-# its default settings.
+# at its next event; started while no session records, it does not even
+# connect (status lists it as waiting), and still follows a session
+# started later from its first event, with that session's filter, also
+# after tracerd was restarted. tracerd runs with its default settings.
 . "$(dirname "$0")/lib.sh"
 STARTER=./tests/integration/starter
 LIB=$RECORD_PRELOAD${RECORD_PRELOAD:+:}$(pwd)/libtracer/.libs/libtracer.so
@@ -119,11 +118,30 @@ check "that event and the later ones are in the new tracerd's session ($n of 4)"
 
 # ---- started while no session records -----------------------------------
 
+# waiting PID: does status list PID among the processes that wait?
+waiting() {
+	"$TRACECTL" status | sed -n '/^waiting /,$p' | grep -q "^ *$1 starter$"
+}
+
 spawn l env LD_PRELOAD="$LIB" "$STARTER" 'an argument' with%percent
-check "a program started with no session is registered (status lists it)" \
-	bash -c "'$TRACECTL' status | grep -q '^ *$l_pid '"
-check "its events are known to tracerd (tracectl list --pid)" \
-	bash -c "'$TRACECTL' list --pid $l_pid | grep -q '^libc:open '"
+check "a program started with no session waits for one (status)" \
+	waiting "$l_pid"
+check "... alone (tracerd, which maps the page too, is not listed)" \
+	[ "$("$TRACECTL" status | sed -n 's/^waiting \([0-9]*\) .*/\1/p')" = 1 ]
+check "... and in status --json" \
+	bash -c "'$TRACECTL' status --json | python3 -c 'import json, sys; \
+		sys.exit(not any(w[\"pid\"] == $l_pid and w[\"name\"] == \"starter\" \
+			for w in json.load(sys.stdin)[\"waiting\"]))'"
+check "it is not connected: no descriptor of the tracer, tracerd knows nothing of it" \
+	bash -c "! ls -l /proc/$l_pid/fd | grep -q 'socket:' &&
+		! grep -q 'pid $l_pid' '$LOG'"
+"$TRACECTL" list --pid "$l_pid" >"$T/l.list"
+check "list --pid lists its events all the same (read from its files)" \
+	grep -Eq '^libc:open +1 yes +path %s flags %#x mode %#o fd %d%s$' "$T/l.list"
+check "... RECORDED as the default filter says (libc:malloc: no)" \
+	grep -Eq '^libc:malloc +1 no ' "$T/l.list"
+check "... and so does list" \
+	bash -c "'$TRACECTL' list | grep -Eq '^libc:open +1 yes '"
 listens "$l_pid"
 check "it runs no listener thread" [ $? -ne 0 ]
 cmd l "o $T/before" >/dev/null
@@ -132,7 +150,10 @@ r1=$(cmd l "o $T/during-1")
 r2=$(cmd l "o $T/during-2")
 check "a session starts: the program goes on ($r1 $r2)" \
 	[ "$r1 $r2" = "ok ok" ]
-check "and runs its listener from then on" listens "$l_pid"
+check "it is registered now (status lists it among the processes)" \
+	bash -c "'$TRACECTL' status | sed '/^waiting /,\$d' | grep -q '^ *$l_pid '"
+listens "$l_pid"
+check "and still runs no listener thread" [ $? -ne 0 ]
 session_cmd stop >/dev/null
 quit l
 view "$dir" >"$T/l.view"
@@ -148,20 +169,41 @@ check "its arguments, given at its start, are in process.meta" \
 	grep -qx "argv $STARTER an%20argument with%25percent" \
 		"$dir/starter-$l_pid/tracer/process.meta"
 
+# ---- a module loaded while it waits ---------------------------------------
+
+# 2048 call sites (more than a socket buffer holds) loaded while no
+# session records: they go with the registration when one starts.
+DLOPENER=./tests/integration/dlopener
+DLMOD=$(pwd)/tests/integration/.libs/dlmod.so
+spawn m env LD_PRELOAD="$LIB" "$DLOPENER"
+r=$(cmd m "d $DLMOD")
+check "a waiting program loads a module with 2048 call sites ($r)" [ "$r" = "ok 2048" ]
+check "list reads them from the module it maps" \
+	[ "$("$TRACECTL" list --pid "$m_pid" | grep -c '^dl:event')" -eq 2048 ]
+dir=$(session_cmd start)
+r=$(cmd m "d $DLMOD")	# its first events since: it registers
+check "a session starts: it goes on ($r)" [ "$r" = "ok 2048" ]
+check "it is registered now" \
+	bash -c "'$TRACECTL' status | sed '/^waiting /,\$d' | grep -q '^ *$m_pid '"
+check "tracerd knows all 2048 (list --pid, from tracerd)" \
+	[ "$("$TRACECTL" list --pid "$m_pid" | grep -c '^dl:event')" -eq 2048 ]
+session_cmd stop >/dev/null
+quit m
+check "the module's events of the session are in the trace" \
+	bash -c "'$TRACECTL' view --no-symbols '$dir' | grep -q ' $m_pid .*dl:event'"
+
 # ---- tracerd restarted meanwhile ------------------------------------------
 
 spawn r env LD_PRELOAD="$LIB" "$STARTER"
-check "another program starts with no session" \
-	bash -c "'$TRACECTL' status | grep -q '^ *$r_pid '"
+check "another program starts with no session" waiting "$r_pid"
 kill_daemon
 check "tracerd is killed and starts again" start_daemon
 dir=$(session_cmd start)
 # Its first event after the restart: it registers with the new tracerd
 # before going on, so that this event is the new session's too.
 cmd r "o $T/after-restart-0" >/dev/null
-# Registered with the old tracerd, and again with the new one.
 check "at its first event, it registers with the new tracerd" \
-	[ "$(await_log "registered pid $r_pid " 2)" -eq 2 ]
+	[ "$(await_log "registered pid $r_pid " 1)" -eq 1 ]
 n=$(opens_after r "$T/after-restart")
 quit r
 check "that event and the later ones are in the new tracerd's session ($n of 4)" \
