@@ -1633,6 +1633,7 @@ static int register_now(int fd, const struct timespec *t0, int timeout_ms)
 {
 	int ret, reply;
 
+	tracer__modules_init();	/* where everything is, before recording */
 	fd = tracer__fd_keep(SOCK, fd);
 	if (fd < 0) {
 		say("no room for the tracer's descriptors: %s", strerror(-fd));

@@ -398,8 +398,11 @@ void tracer__proc_record_start(void) TRACER_HIDDEN;
 void tracer__proc_fork_child(void) TRACER_HIDDEN;
 
 /*
- * The module map (modules.c). tracer__modules_init() fills it (library
- * initialisation); tracer__modules_sync() brings it up to date after a
+ * The module map (modules.c). tracer__modules_init() fills it, once,
+ * when the process registers (a process that never meets a session never
+ * builds it; until then tracer__modules_sync() does nothing and
+ * tracer__modules_exe() says "(executable)"); tracer__modules_sync()
+ * brings it up to date after a
  * dlopen() or dlclose() (not from a signal handler: it takes a lock and
  * the loader's). tracer__modules_record() records one proc:module event
  * per loaded object, without lock or allocation (record_start()).

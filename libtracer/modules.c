@@ -53,6 +53,8 @@ static uint64_t not_kept;		/* atomic: objects the table missed */
 static char exe_path[PATH_MAX];		/* the executable (/proc/self/exe) */
 static unsigned long long last_adds = ~0ULL, last_subs = ~0ULL;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+/* Atomic: the table and exe_path are filled (tracer__modules_init()). */
+static int filled;
 
 /* Copy path (cut to fit an event) into the arena; NULL when full. */
 static const char *keep_path(const char *path)
@@ -154,23 +156,32 @@ static void scan(void)
 			__atomic_store_n(&table[i].live, 0, __ATOMIC_RELAXED);
 }
 
+/* Not filled yet: tracer__modules_init() will find everything. */
 void tracer__modules_sync(void)
 {
+	if (!__atomic_load_n(&filled, __ATOMIC_ACQUIRE))
+		return;
 	pthread_mutex_lock(&lock);
 	scan();
 	pthread_mutex_unlock(&lock);
 }
 
+/* Once, before the process first records (its registration): a process
+ * that never meets a session never pays for the table. */
 void tracer__modules_init(void)
 {
-	ssize_t n = readlink("/proc/self/exe", exe_path, sizeof(exe_path) - 1);
+	ssize_t n;
 
-	exe_path[n > 0 ? n : 0] = '\0';
+	if (__atomic_load_n(&filled, __ATOMIC_ACQUIRE))
+		return;
 	pthread_mutex_lock(&lock);
-	/* A dlopen() before this (another library's constructor) scanned
-	 * without the executable's path: look again. */
-	last_adds = ~0ULL;
-	scan();
+	if (!filled) {
+		n = readlink("/proc/self/exe", exe_path, sizeof(exe_path) - 1);
+		exe_path[n > 0 ? n : 0] = '\0';
+		scan();
+		/* The table and the path before the flag. */
+		__atomic_store_n(&filled, 1, __ATOMIC_RELEASE);
+	}
 	pthread_mutex_unlock(&lock);
 }
 

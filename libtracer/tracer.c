@@ -576,7 +576,6 @@ tracer_init(int argc, char **argv, char **envp)
 		return;
 	tracer__fd_owner_pid = (uint32_t)getpid();
 	WRAP_GUARD_ENTER();
-	tracer__modules_init();
 	pthread_atfork(fork_prepare, fork_parent, fork_child);
 	tracer__client_start(register_timeout_ms(), argc > 0 ? argv : NULL);
 	WRAP_GUARD_EXIT();

@@ -165,6 +165,9 @@ check "the session's filter was in force from its first event (no libc:write, no
 	bash -c "! grep -q ' $l_pid .*libc:\(write\|close\)' '$T/l.view'"
 check "its start events are there (it joined the session)" \
 	grep -q " $l_pid .*proc:start: " "$T/l.view"
+check "... naming its executable and the objects it maps (built at its registration)" \
+	bash -c "grep -q ' $l_pid .*proc:start: .* exe $(realpath "$STARTER") ' '$T/l.view' &&
+		grep -q ' $l_pid .*proc:module: path .*libtracer.so' '$T/l.view'"
 check "its arguments, given at its start, are in process.meta" \
 	grep -qx "argv $STARTER an%20argument with%25percent" \
 		"$dir/starter-$l_pid/tracer/process.meta"
