@@ -30,7 +30,10 @@
  * records committed in its slot before it was opened. The reader remembers,
  * per slot, how many records it has accounted for (read or lost); the
  * difference is exactly the number of records overwritten before it could
- * read them, so recorded + overwritten + discarded == produced.
+ * read them, so recorded + overwritten + discarded == produced. A reader that
+ * takes over a channel another one read (tracerd adopting the pool of a
+ * process whose tracerd died) starts from what that one accounted for
+ * (slot_baseline()), so the laps it read are not taken for overwritten.
  *
  * Nothing read from the region is trusted: counters are range-checked,
  * packets are parsed from the caller's private copy.
@@ -75,6 +78,45 @@ static void restore_partial(struct tracer_rb_reader *r,
 	r->partial_records = TRACER_READ_ONCE(hdr->partial_records);
 }
 
+/*
+ * The records of slot i that a reader before us accounted for (read, or
+ * counted as overwritten): those of the laps before the one it reads next
+ * there, the first sub-buffer at or after read_count in slot i (number
+ * seq), plus what it took of that one already (partial). In the slot's
+ * first lap nothing came before. Opened by the writer (write count w
+ * past its start) with its header of that lap: the header's slot_records.
+ * Not opened yet, or being opened: every record the slot holds came
+ * before. A writer that lapped the reader (flight mode, no reader
+ * meanwhile) left a newer header: the laps in between cannot be told
+ * apart, and count as read.
+ */
+static uint64_t slot_baseline(const struct tracer_rb_reader *r, uint64_t i,
+			      uint64_t w)
+{
+	uint64_t s = r->geo.subbuf_size, n = r->geo.subbuf_count;
+	uint64_t first = r->read_count / s;
+	uint64_t seq = first + ((i - first) & (n - 1));
+	uint64_t part = seq == first ? r->partial_records : 0;
+	const struct tracer_rb_packet *h = (const void *)(r->data + i * s);
+
+	if (seq < n)
+		return part;
+	if (seq * s < w && TRACER_READ_ONCE(h->packet_seq_num) == seq)
+		return TRACER_READ_ONCE(h->slot_records) + part;
+	return TRACER_READ_ONCE(r->commit[i].records);
+}
+
+/* Each slot's records accounted for by the readers before us. */
+static void restore_slot_records(struct tracer_rb_reader *r)
+{
+	uint64_t w = TRACER_READ_ONCE(r->hdr->write_count), i;
+
+	if (w == 0)
+		return;		/* a fresh channel */
+	for (i = 0; i < r->geo.subbuf_count; i++)
+		r->slot_records[i] = slot_baseline(r, i, w);
+}
+
 int tracer__rb_reader_attach(struct tracer_rb_reader *r, void *region,
 			     uint64_t size, const char **why)
 {
@@ -107,6 +149,7 @@ int tracer__rb_reader_attach(struct tracer_rb_reader *r, void *region,
 	r->stream_id = copy.stream_id;
 	r->stream_instance_id = copy.stream_instance_id;
 	r->instance_mask = ~0ULL;
+	restore_slot_records(r);
 	return 0;
 }
 

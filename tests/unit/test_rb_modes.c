@@ -2,7 +2,9 @@
  * test_rb_modes.c - discard and flight-recorder modes, checked exactly:
  * which records survive when the reader falls behind, that
  * recorded + lost == produced, what happens to a sub-buffer the reader is
- * copying, and the guard against a nested writer lapping the buffer.
+ * copying, the guard against a nested writer lapping the buffer, and a
+ * reader that takes over from one that went away (a new tracerd adopting
+ * a pool): it counts as overwritten only what was.
  */
 #include <errno.h>
 #include <string.h>
@@ -174,14 +176,66 @@ static void test_nested_lap(enum tracer_rb_mode mode, const char *name)
 	chan_close(&c);
 }
 
+/* A partial read of the open sub-buffer, as tracerd's live reads do. */
+static void read_part(struct chan *c)
+{
+	struct tracer_rb_packet_info info;
+
+	if (tracer__rb_read_partial(&c->r, copy, sizeof(copy), &info) == 0)
+		chk_packet(&c->st, copy, &info);
+}
+
+/*
+ * The first reader goes round the ring several times, reads part of the
+ * open sub-buffer, and goes away; a second one attaches to the same
+ * region (the read position and the partial read are in it) and reads on.
+ */
+static void test_takeover(enum tracer_rb_mode mode, const char *name)
+{
+	struct chan c;
+	int lap;
+
+	chan_open(&c, mode);
+	for (lap = 0; lap < 30; lap++) {	/* one slot each: 7 laps */
+		produce(&c, 5);
+		drain(&c);
+	}
+	produce(&c, 3);
+	read_part(&c);
+	produce(&c, 2);
+	is_u64(lost(&c), 0, "%s: the first reader lost nothing (%" PRIu64
+	       " records, %" PRIu64 " read)", name, c.produced,
+	       c.st.seen[0]);
+	tracer__rb_reader_detach(&c.r);
+	if (tracer__rb_reader_attach(&c.r, c.region, c.size, NULL))
+		bail_out("cannot attach again");
+	produce(&c, 10);
+	drain(&c);
+	ok(c.st.bad == 0, "%s: after a takeover, records in order, none "
+	   "twice %s", name, c.st.first_error);
+	is_u64(c.st.overwritten + tracer__rb_lost(&c.r), 0, "%s: after a "
+	       "takeover, nothing counted as lost", name);
+	is_u64(c.st.seen[0], c.produced, "%s: every record read once",
+	       name);
+	produce(&c, 1000);	/* the writer goes round the new reader */
+	drain(&c);
+	is_u64(c.st.seen[0] + lost(&c), c.produced, "%s: then recorded + "
+	       "lost == produced, exactly", name);
+	ok(lost(&c) > 0, "%s: those losses counted (%" PRIu64 ")", name,
+	   lost(&c));
+	chan_close(&c);
+}
+
 int main(void)
 {
-	plan(28);
+	plan(40);
 	test_discard_full();
 	test_flight_full();
 	test_held(TRACER_RB_DISCARD, "discard");
 	test_held(TRACER_RB_FLIGHT, "flight");
 	test_nested_lap(TRACER_RB_DISCARD, "discard");
 	test_nested_lap(TRACER_RB_FLIGHT, "flight");
+	test_takeover(TRACER_RB_DISCARD, "discard");
+	test_takeover(TRACER_RB_FLIGHT, "flight");
 	return done();
 }
