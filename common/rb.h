@@ -132,6 +132,10 @@ struct tracer_rb_reader {
 	uint64_t partial_len;		/* bytes consumed, 0: none */
 	uint64_t partial_records;	/* records consumed */
 	char error[160];		/* last corruption report */
+	/* Flight: records overwritten in every slot before the oldest packet
+	 * kept, found when the reader skipped them; told by the next packet
+	 * read (tracer_rb_packet_info.records_overwritten). */
+	uint64_t skipped_records;
 };
 
 /*

@@ -79,31 +79,34 @@ static void restore_partial(struct tracer_rb_reader *r,
 }
 
 /*
- * The records of slot i that a reader before us accounted for (read, or
- * counted as overwritten): those of the laps before the one it reads next
- * there, the first sub-buffer at or after read_count in slot i (number
- * seq), plus what it took of that one already (partial). In the slot's
- * first lap nothing came before. Opened by the writer (write count w
- * past its start) with its header of that lap: the header's slot_records.
- * Not opened yet, or being opened: every record the slot holds came
- * before. A writer that lapped the reader (flight mode, no reader
- * meanwhile) left a newer header: the laps in between cannot be told
- * apart, and count as read.
+ * The records slot i held before the sub-buffer the reader reads next
+ * there: the first at or after read_count in slot i (at pos), plus
+ * what was read of that one already (part). Opened by the writer (write
+ * count w past its start): the slot_records
+ * of its header, or of a newer lap's header if the writer lapped the
+ * reader (the laps in between cannot be told apart: they count as read).
+ * Not opened yet, or being opened: every record the slot holds.
+ *
+ * A reader that takes a channel over (a new tracerd adopting a pool)
+ * starts from this: what the reader before it accounted for. A reader
+ * that skips what the writer overwrote (flight) moves to it: the records
+ * skipped are those it had not accounted for.
  */
 static uint64_t slot_baseline(const struct tracer_rb_reader *r, uint64_t i,
-			      uint64_t w)
+			      uint64_t w, uint64_t part)
 {
-	uint64_t s = r->geo.subbuf_size, n = r->geo.subbuf_count;
-	uint64_t first = r->read_count / s;
-	uint64_t seq = first + ((i - first) & (n - 1));
-	uint64_t part = seq == first ? r->partial_records : 0;
-	const struct tracer_rb_packet *h = (const void *)(r->data + i * s);
+	uint32_t order = r->geo.subbuf_order;
+	uint64_t k = (i - (r->read_count >> order)) & (r->geo.subbuf_count - 1);
+	uint64_t pos = (r->read_count & ~r->smask) + (k << order);
+	const struct tracer_rb_packet *h = (const void *)(r->data +
+							  (i << order));
+	uint64_t hpos = TRACER_READ_ONCE(h->packet_seq_num) << order;
 
-	if (seq < n)
-		return part;
-	if (seq * s < w && TRACER_READ_ONCE(h->packet_seq_num) == seq)
-		return TRACER_READ_ONCE(h->slot_records) + part;
-	return TRACER_READ_ONCE(r->commit[i].records);
+	/* Counters wrap: positions are compared by their distance. */
+	if ((int64_t)(w - pos) <= 0 || (int64_t)(hpos - pos) < 0)
+		return TRACER_READ_ONCE(r->commit[i].records);
+	return TRACER_READ_ONCE(h->slot_records) +
+	       (hpos == pos && k == 0 ? part : 0);
 }
 
 /* Each slot's records accounted for by the readers before us. */
@@ -111,10 +114,8 @@ static void restore_slot_records(struct tracer_rb_reader *r)
 {
 	uint64_t w = TRACER_READ_ONCE(r->hdr->write_count), i;
 
-	if (w == 0)
-		return;		/* a fresh channel */
 	for (i = 0; i < r->geo.subbuf_count; i++)
-		r->slot_records[i] = slot_baseline(r, i, w);
+		r->slot_records[i] = slot_baseline(r, i, w, r->partial_records);
 }
 
 int tracer__rb_reader_attach(struct tracer_rb_reader *r, void *region,
@@ -176,6 +177,28 @@ void tracer__rb_publish(struct tracer_rb_reader *r, uint64_t pos)
 	tracer__store_release(r->read_count_shared, pos);
 }
 
+/*
+ * Moved past sub-buffers the writer overwrote (flight): every slot's
+ * records up to the sub-buffer read next there are accounted for now, and
+ * those not accounted for before were overwritten. They all came before
+ * the oldest packet kept, whichever slot held them: the next packet read
+ * tells them all (skipped_records), instead of each slot's next packet
+ * telling its own, among the kept ones.
+ */
+static void rebaseline(struct tracer_rb_reader *r, uint64_t wc)
+{
+	uint64_t i, b;
+
+	/* (A partial read counted its records in slot_records already.) */
+	for (i = 0; i < r->geo.subbuf_count; i++) {
+		b = slot_baseline(r, i, wc, 0);
+		if (b > r->slot_records[i]) {
+			r->skipped_records += b - r->slot_records[i];
+			r->slot_records[i] = b;
+		}
+	}
+}
+
 /* Flight mode, writer more than a buffer ahead: skip what it overwrote. */
 static void skip_overwritten(struct tracer_rb_reader *r, uint64_t wc)
 {
@@ -184,6 +207,7 @@ static void skip_overwritten(struct tracer_rb_reader *r, uint64_t wc)
 	r->packets_overwritten += (oldest - r->read_count) >>
 				  r->geo.subbuf_order;
 	tracer__rb_publish(r, oldest);
+	rebaseline(r, wc);
 }
 
 int tracer__rb_get_subbuf(struct tracer_rb_reader *r,
@@ -242,6 +266,7 @@ int tracer__rb_put_subbuf(struct tracer_rb_reader *r,
 	tracer__rb_publish(r, sb->pos + sb->size);
 	if (stale) {
 		r->packets_overwritten++;
+		rebaseline(r, tracer__load_acquire(&r->hdr->write_count));
 		return -ESTALE;
 	}
 	return 0;
@@ -333,7 +358,12 @@ int tracer__rb_packet_parse(struct tracer_rb_reader *r, const void *copy,
 	info->events_discarded = p->events_discarded;
 	info->tid = p->tid;
 	info->stream_instance_id = p->stream_instance_id;
-	info->records_overwritten = p->slot_records - r->slot_records[slot];
+	/* Below what is accounted for: a baseline that counted laps the
+	 * writer had not finished as read; nothing to add. */
+	info->records_overwritten = p->slot_records > r->slot_records[slot] ?
+		p->slot_records - r->slot_records[slot] : 0;
+	info->records_overwritten += r->skipped_records;
+	r->skipped_records = 0;
 	r->records_overwritten += info->records_overwritten;
 	r->slot_records[slot] = p->slot_records + n;
 	return 0;

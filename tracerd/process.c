@@ -520,23 +520,26 @@ static char *restart_batch(struct tracerd_process *p, char *pk,
 }
 
 /*
- * Records channel st lost since its last packet, as this packet tells:
- * dropped by the writer (its cumulative count went up since we last
- * looked) or overwritten before we could read them (flight mode). A count
- * that went backwards (corrupt shared memory) counts nothing.
+ * Records channel st lost since its last packet, as this packet tells.
+ * Returned: those overwritten before we could read them (flight mode),
+ * which came before its records; *after gets those dropped by the writer
+ * (its cumulative count went up since we last looked), which came after
+ * its records: the writer drops a record that does not fit in the open
+ * sub-buffer when the next one is not free, and the count is taken when
+ * the sub-buffer closes. A count that went backwards (corrupt shared
+ * memory) counts nothing.
  */
 static uint64_t packet_losses(struct tracerd_stream *st,
-			      const struct tracer_rb_packet_info *info)
+			      const struct tracer_rb_packet_info *info,
+			      uint64_t *after)
 {
-	uint64_t n = 0;
-
+	*after = 0;
 	if (info->events_discarded > st->lost_seen) {
-		n = info->events_discarded - st->lost_seen;
+		*after = info->events_discarded - st->lost_seen;
 		st->lost_seen = info->events_discarded;
 	}
-	if (info->records_overwritten <= INT64_MAX)
-		n = sat_add(n, info->records_overwritten);
-	return n;
+	return info->records_overwritten <= INT64_MAX ?
+	       info->records_overwritten : 0;
 }
 
 /*
@@ -634,6 +637,10 @@ static int ready_file(struct tracerd_process *p, const struct tracerd_sink *sink
 	int ret = 0;
 
 	if (st->fd < 0 || st->instance != info->stream_instance_id) {
+		/* The owner before: its file tells the losses after its last
+		 * packet (write_losses() leaves them pending if it cannot). */
+		if (st->fd >= 0 && st->pending)
+			write_losses(p, st, c, st->lost_seen);
 		ret = open_stream(sink, pair, b, c, info);
 		if (ret)
 			tracerd_write_failed(p->d, sink->dir, ret);
@@ -711,27 +718,32 @@ static void emit_to(struct tracerd_process *p, const struct tracerd_sink *sink,
 	char *pk = (char *)p->scratch + p->batch_len;
 	struct tracerd_stream *st = &pair[c];
 	bool same = st->fd >= 0 && st->instance == info->stream_instance_id;
-	uint64_t lost = packet_losses(st, info);
+	uint64_t after, before = packet_losses(st, info, &after);
 
 	if (!sink->dir) {
 		p->dropped_packets++;
 		if (p->in_session)	/* its directory could not be made */
-			no_directory(p, st, info, lost);
+			no_directory(p, st, info, sat_add(before, after));
 		return;
 	}
-	st->pending = sat_add(st->pending, lost);
-	if (info->records == 0 && !(same && st->pending))
+	st->pending = sat_add(st->pending, before);
+	if (info->records == 0 && !(same && st->pending)) {
+		st->pending = sat_add(st->pending, after);
 		return;		/* nothing to tell yet */
+	}
 	if (p->batch_stream != st || !same)
 		pk = restart_batch(p, pk, info->content_bytes);
 	if ((!same || st->seq == 0) && ready_file(p, sink, pair, b, c, info)) {
 		packet_failed(p, st, info);
+		st->pending = sat_add(st->pending, after);
 		return;
 	}
 	if (p->batch_len == 0)
 		begin_batch(p, st);
 	stamp_packet(st, (struct tracer_rb_packet *)(void *)pk,
 		     info->content_bytes);
+	/* Told by the next packet, or a marker after this one. */
+	st->pending = sat_add(st->pending, after);
 	if (c == TRACER_CHANNEL_VITAL)
 		note_renames(p, sink, pk, info);
 	p->batch_stream = st;
