@@ -475,6 +475,10 @@ void tracerd_process_end(struct tracerd_process *p, enum tracerd_end how)
 		tracerd_log("pid %d: %u record(s) torn mid-write dropped",
 			    (int)p->pid, torn);
 	tell_end(p, how);
+	/* A flight recorder's last events, for the next snapshot. */
+	if (p->in_session && p->d->session_id && !p->d->stopping &&
+	    p->d->sess.mode == TRACER_MODE_FLIGHT)
+		tracerd_ended_add(p->d, p->dir);
 	tracerd_process_remove(p);
 }
 

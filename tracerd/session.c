@@ -681,6 +681,7 @@ void tracerd_session_started(struct tracerd *d, struct tracerd_client *c,
 	d->starting = false;
 	d->session_id = d->last_session = d->pending_id;
 	d->snapshots = 0;
+	tracerd_ended_clear(d);
 	cds_list_for_each_entry(p, &d->processes, node)
 		join(p);
 	publish(d, d->session_id, false);
@@ -717,6 +718,7 @@ static void end_session(struct tracerd *d)
 	d->session_dir = NULL;
 	d->session_id = 0;
 	d->stopping = false;
+	tracerd_ended_clear(d);
 	clear_opts(d);
 }
 
@@ -924,6 +926,14 @@ void tracerd_session_snapshot(struct tracerd_client *c)
 				   "in discard mode use tracectl switch");
 		return;
 	}
+	if (cds_list_empty(&d->processes) && !d->nended) {
+		tracerd_send_error(c, -ENODATA, d->snapshots ?
+				   "nothing to snapshot: no traced process "
+				   "since the last snapshot" :
+				   "nothing to snapshot: no traced process "
+				   "since the session started");
+		return;
+	}
 	snprintf(dir, sizeof(dir), "%s/snapshot-%" PRIu64, d->session_dir,
 		 ++d->snapshots);
 	if (mkdir(dir, 0755) < 0) {
@@ -937,6 +947,7 @@ void tracerd_session_snapshot(struct tracerd_client *c)
 		n++;
 		failed += snapshot_one(p, dir) != 0;
 	}
+	n += tracerd_ended_snapshot(d, dir, &failed);
 	snprintf(why, sizeof(why), "%u process(es) could not be written "
 		 "(see tracerd's log)", failed);
 	tracerd_reply_done(c, n, dir, failed ? why : NULL);

@@ -102,6 +102,10 @@ struct tracerd {
 	uv_timer_t switch_timer;
 	uv_timer_t live_timer;
 	uint64_t snapshots;		/* snapshots taken in this session */
+	/* Flight mode: directories of the processes that ended since the
+	 * session started or the last snapshot (ended.c). */
+	char **ended;
+	size_t nended;
 	uint64_t pending_id;		/* id of the session starting */
 	int write_error;		/* errno of the write-error episode
 					   under way (output full), 0: none */
@@ -461,6 +465,18 @@ int tracerd_salvage_events(struct tracerd_process *p);
 int tracerd_watch_pid(struct tracerd_process *p);
 /* Salvage everything of p, tell its end in the trace, free it. */
 void tracerd_process_end(struct tracerd_process *p, enum tracerd_end how);
+
+/*
+ * ended.c: the processes of a flight-recorder session that ended, for the
+ * next snapshot. tracerd_ended_add(): remember dir (its last events were
+ * written there). tracerd_ended_snapshot(): link (or copy) each into dir,
+ * forget them; returns how many, *failed counting those that could not
+ * be placed (logged). tracerd_ended_clear(): forget them.
+ */
+void tracerd_ended_add(struct tracerd *d, const char *dir);
+unsigned tracerd_ended_snapshot(struct tracerd *d, const char *dir,
+				unsigned *failed);
+void tracerd_ended_clear(struct tracerd *d);
 /* A process registers with pid: the one tracerd has with it ran exec. */
 void tracerd_process_replaced(struct tracerd *d, pid_t pid);
 /* On each scan: vanished threads, or the end of a process that hung up
