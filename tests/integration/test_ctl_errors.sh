@@ -260,8 +260,9 @@ run filter 'test:*' -test:seq
 report "filter: 'filter PATTERNS applied to N process(es)'" eval \
 	'[ $rc -eq 0 ] && [[ $out == "filter '\''test:*,-test:seq'\'' applied to "[0-9]*" process(es)" ]]'
 run snapshot
-report "snapshot (flight): directory last" eval \
-	'[ $rc -eq 0 ] && last_dir && [[ $out == "snapshot of "* ]]'
+report "snapshot with nothing to hold: exit 1, one line, no directory" eval \
+	'one_line 1 && [[ $err == "tracectl: nothing to snapshot: "* ]] &&
+	 ! ls -d "$sdir"/snapshot-* 2>/dev/null'
 run record -- touch "$T/ran"
 report "record while a session is started: exit 1, program not run" eval \
 	'one_line 1 && [ ! -e "$T/ran" ]'
