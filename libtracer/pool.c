@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "pool_room.h"
 
 struct segment {
 	char *base;
@@ -177,15 +178,34 @@ void tracer__pool_add_lost(uint64_t n)
 		__atomic_fetch_add(&p->lost_no_buffer, n, __ATOMIC_RELAXED);
 }
 
-/* Least recently used FREE buffer, else an EMERGENCY one; counts FREE. */
-static struct tracer_pool_desc *pick(uint32_t *index, uint64_t *word,
-				     uint32_t *nfree, uint32_t *total)
-{
-	struct tracer_pool_desc *best = NULL, *spare = NULL;
-	uint64_t stamp = UINT64_MAX, spare_word = 0;
-	uint32_t n = segment_count(), s, i, spare_index = 0;
+/* A candidate of pick(): the least recently used of its kind. */
+struct choice {
+	struct tracer_pool_desc *d;
+	uint64_t word, stamp;
+	uint32_t index;
+};
 
-	*nfree = *total = 0;
+static void consider(struct choice *c, struct tracer_pool_desc *d,
+		     uint64_t w, uint32_t index)
+{
+	uint64_t stamp = TRACER_READ_ONCE(d->lru_stamp);
+
+	if (!c->d || stamp < c->stamp)
+		*c = (struct choice){ d, w, stamp, index };
+}
+
+/*
+ * The least recently used FREE buffer with room in its rings
+ * (pool_room.h), else the least recently used FREE one, else an EMERGENCY
+ * one. *nroom: FREE buffers with room; *total: all of them.
+ */
+static struct tracer_pool_desc *pick(uint32_t *index, uint64_t *word,
+				     uint32_t *nroom, uint32_t *total)
+{
+	struct choice room = { 0 }, full = { 0 }, spare = { 0 }, *c;
+	uint32_t n = segment_count(), s, i;
+
+	*nroom = *total = 0;
 	for (s = 0; s < n; s++) {
 		const struct tracer_pool_header *h = segs[s].hdr;
 
@@ -193,30 +213,28 @@ static struct tracer_pool_desc *pick(uint32_t *index, uint64_t *word,
 			struct tracer_pool_desc *d = &segs[s].desc[i];
 			uint64_t w = __atomic_load_n(&d->state,
 						     __ATOMIC_ACQUIRE);
+			uint32_t at = h->first_buffer + i;
 
 			(*total)++;
-			if (TRACER_BUF_STATE(w) == TRACER_BUF_EMERGENCY) {
-				spare = d;
-				spare_word = w;
-				spare_index = h->first_buffer + i;
-			}
+			if (TRACER_BUF_STATE(w) == TRACER_BUF_EMERGENCY)
+				consider(&spare, d, w, at);
 			if (TRACER_BUF_STATE(w) != TRACER_BUF_FREE)
 				continue;
-			(*nfree)++;
-			if (TRACER_READ_ONCE(d->lru_stamp) < stamp || !best) {
-				stamp = TRACER_READ_ONCE(d->lru_stamp);
-				best = d;
-				*word = w;
-				*index = h->first_buffer + i;
+			if (!tracer__buffer_has_room(segs[s].base +
+					h->buffer_offset +
+					(uint64_t)i * h->buffer_size,
+					segs[0].hdr->channel_offset)) {
+				consider(&full, d, w, at);
+				continue;
 			}
+			(*nroom)++;
+			consider(&room, d, w, at);
 		}
 	}
-	if (!best && spare) {
-		*word = spare_word;
-		*index = spare_index;
-		return spare;
-	}
-	return best;
+	c = room.d ? &room : full.d ? &full : &spare;
+	*word = c->word;
+	*index = c->index;
+	return c->d;
 }
 
 static char *buffer_base(uint32_t index)
@@ -238,12 +256,12 @@ static char *buffer_base(uint32_t index)
 int tracer__pool_acquire(struct tracer__buffer *b, uint32_t tid,
 			 const char *name)
 {
-	uint32_t tries, nfree, total, index = 0;
+	uint32_t tries, nroom, total, index = 0;
 	struct tracer_pool_desc *d = NULL;
 	uint64_t word = 0;
 
 	for (tries = 0; tries < 16 && !d; tries++) {
-		d = pick(&index, &word, &nfree, &total);
+		d = pick(&index, &word, &nroom, &total);
 		if (!d)
 			break;
 		/* Full barrier: the previous owner's writes are visible. */
@@ -253,9 +271,10 @@ int tracer__pool_acquire(struct tracer__buffer *b, uint32_t tid,
 				__ATOMIC_SEQ_CST, __ATOMIC_RELAXED))
 			d = NULL;
 	}
-	if (d && nfree > 0)
-		nfree--;
-	if (pool_line() && nfree * 4 < total) {
+	if (d && nroom > 0)
+		nroom--;
+	/* Grow ahead: before the buffers with room run out. */
+	if (pool_line() && nroom * 2 < total) {
 		TRACER_WRITE_ONCE(pool_line()->want_grow, 1);
 		tracer__pool_wake();
 	}

@@ -234,12 +234,13 @@ static void set_defaults(struct tracerd_config *cfg)
 	 * one (address space: pages are used as they are written). Many
 	 * small sub-buffers: each thread that exits closes one per channel,
 	 * so the count bounds how many exited threads a buffer holds before
-	 * tracerd has written them out (128 per buffer).
+	 * tracerd has written them out (256 per buffer, in both channels:
+	 * the vital one had 128 and filled first under thread churn).
 	 */
 	cfg->subbuf_size[TRACER_CHANNEL_DEFAULT] = 16 << 10;
 	cfg->subbuf_count[TRACER_CHANNEL_DEFAULT] = 256;
-	cfg->subbuf_size[TRACER_CHANNEL_VITAL] = 8 << 10;
-	cfg->subbuf_count[TRACER_CHANNEL_VITAL] = 128;
+	cfg->subbuf_size[TRACER_CHANNEL_VITAL] = 4 << 10;
+	cfg->subbuf_count[TRACER_CHANNEL_VITAL] = 256;
 	cfg->scan_ms = 100;
 }
 

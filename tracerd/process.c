@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "tracerd.h"
+#include "pool_room.h"
 #include "format.h"
 #include "pattern.h"
 
@@ -794,11 +795,19 @@ static bool drain_channel(struct tracerd_process *p, struct tracerd_buffer *b,
 			break;
 		else if (ret == -EBADMSG || ret == -EIO)
 			channel_error(p, b, c, ret);
+		/* A packet may take long (a file to create): a thread that
+		 * wants a larger pool is served before the next one (by
+		 * drain(): growing moves p->buf, and b with it). */
+		if (TRACER_READ_ONCE(pool_line(p)->want_grow))
+			break;
 	}
 	flush_batch(p);
 	return n == DRAIN_BUDGET;
 }
 
+static void maybe_grow(struct tracerd_process *p);
+
+/* One pass over the buffers. */
 static bool drain(struct tracerd_process *p)
 {
 	bool more = false;
@@ -806,8 +815,13 @@ static bool drain(struct tracerd_process *p)
 	int c;
 
 	for (i = 0; i < p->nbuf; i++)
-		for (c = 0; c < TRACER_POOL_CHANNELS; c++)
+		for (c = 0; c < TRACER_POOL_CHANNELS; c++) {
 			more |= drain_channel(p, &p->buf[i], c);
+			if (TRACER_READ_ONCE(pool_line(p)->want_grow)) {
+				maybe_grow(p);
+				more = true;
+			}
+		}
 	return more;
 }
 
@@ -964,7 +978,26 @@ static void send_segment(struct tracerd_process *p, int fd)
 		close(fd);
 }
 
-/* Double the pool when a thread asked or few buffers are free. */
+/* A FREE buffer whose rings have room for a new owner (pool_room.h). */
+static bool usable(const struct tracerd_buffer *b)
+{
+	int c;
+
+	if (TRACER_BUF_STATE(TRACER_READ_ONCE(b->desc->state)) !=
+	    TRACER_BUF_FREE)
+		return false;
+	for (c = 0; c < TRACER_POOL_CHANNELS; c++)
+		if (!b->broken[c] &&
+		    !tracer__channel_has_room(b->rd[c].hdr, b->rd[c].read_count))
+			return false;
+	return true;
+}
+
+/*
+ * Double the pool when a thread asked or few buffers are usable: FREE with
+ * room in their rings, not merely FREE (under thread churn buffers come
+ * back long before their last owners are written out).
+ */
 static void maybe_grow(struct tracerd_process *p)
 {
 	struct tracer_pool_header *h = pool_line(p);
@@ -972,12 +1005,10 @@ static void maybe_grow(struct tracerd_process *p)
 	int fd;
 
 	for (i = 0; i < p->nbuf; i++)
-		if (TRACER_BUF_STATE(TRACER_READ_ONCE(p->buf[i].desc->state))
-		    == TRACER_BUF_FREE)
-			nfree++;
+		nfree += usable(&p->buf[i]);
 	/* want_grow only brought us here early; the rule decides. */
 	TRACER_WRITE_ONCE(h->want_grow, 0);
-	if (nfree * 4 >= p->nbuf)
+	if (nfree * 2 >= p->nbuf)
 		return;
 	fd = add_segment(p, p->nbuf);
 	if (fd >= 0)
@@ -1053,10 +1084,11 @@ void tracerd_process_scan(struct tracerd_process *p)
 	if (p->client)
 		tracerd_client_read_all(p->client);
 	retry_directory(p);
-	if (flight_recording(p->d)) {
-		maybe_grow(p);
+	/* Growth first: a drain may take long (files to create), and the
+	 * threads need room meanwhile. */
+	maybe_grow(p);
+	if (flight_recording(p->d))
 		return;
-	}
 	more = drain(p);
 
 	close_idle_streams(p);

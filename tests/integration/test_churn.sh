@@ -1,8 +1,8 @@
 #!/bin/bash
 # Thread churn and the pool: 5,000 short-lived threads, 16 alive at a time,
-# reuse a bounded pool; tracerd's own memory stays flat; a pool that must
-# grow doubles up to its memory cap, and every event is either in the trace
-# or counted as lost.
+# with tracerd's default settings: every event is in the trace, and
+# tracerd's own memory stays flat; a pool that must grow doubles up to its
+# memory cap, and every event is either in the trace or counted as lost.
 . "$(dirname "$0")/lib.sh"
 
 TOTAL=5000
@@ -10,9 +10,10 @@ ALIVE=16
 # Small buffers for the growth test: 16 KiB x 4 default channel.
 GEOM="--subbuf-size 16K --subbuf-count 4"
 
-# Default buffers; a pool of 64 (+1 spare) under a 400 MiB cap.
-check "tracerd starts (64 buffers, cap 400 MiB)" \
-	start_daemon --buffers 64 --max-memory 400M
+# Default settings: the pool grows ahead of the churn (threads ask for it
+# when few FREE buffers have room in their rings, and tracerd serves the
+# request between packets), whatever tracerd's files cost to create.
+check "tracerd starts (default settings)" start_daemon
 dir=$(session_cmd start --events "$OWN_EVENTS")
 mkfifo "$T/in"
 "$TRACEE" churn $TOTAL $ALIVE $((TOTAL / 2)) <"$T/in" >"$T/tracee.out" & pid=$!
@@ -40,6 +41,11 @@ awk -v N=$TOTAL '
 	}' "$T/view" >"$T/check"
 ok $? "every one of the $TOTAL threads has its 3 events in the trace"
 sed 's/^/# /' "$T/check"
+n=$(grep -c ' tracer:thread_start: ' "$T/view")
+check "and its start in the vital channel ($n of $((TOTAL + 1)) with main)" \
+	[ "$n" -eq $((TOTAL + 1)) ]
+n=$(grep -c ' tracer:lost: ' "$T/view")
+check "no loss told anywhere ($n)" [ "$n" -eq 0 ]
 files=$(ls "$dir"/*/ | grep -c '^default-')
 check "one channel file per thread ($files)" [ "$files" -eq "$TOTAL" ]
 
