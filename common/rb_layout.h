@@ -120,6 +120,13 @@ struct tracer_rb_header {
 	uint64_t partial_pos;
 	uint64_t partial_len;		/* bytes, 0: none */
 	uint64_t partial_records;
+	/*
+	 * The writer's `lost` as the packets the reader wrote out told it
+	 * (their events_discarded): a reader taking over tells the losses
+	 * since, those of a time when no reader ran. 0 in a ring made
+	 * before it existed.
+	 */
+	uint64_t lost_told;
 } __attribute__((aligned(64)));
 
 /* Per-slot commit counters, one cache line each. */

@@ -154,6 +154,30 @@ static int init_channels(struct tracerd_process *p, char *buf, uint32_t index)
 	return 0;
 }
 
+/*
+ * The losses a reader before us told (rb_layout.h, lost_told): a pool
+ * adopted from a tracerd that died tells, in the new session, the losses
+ * of the time no tracerd ran. A fresh ring: 0. A value past the writer's
+ * count (nonsense) tells nothing more.
+ */
+static uint64_t lost_told(const struct tracer_rb_reader *r)
+{
+	uint64_t told = TRACER_READ_ONCE(r->hdr->lost_told);
+	uint64_t lost = tracer__rb_lost(r);
+
+	return told <= lost ? told : lost;
+}
+
+/* Publish what we told, for a reader after us (the reader's line). */
+static void tell_lost_told(struct tracer_rb_reader *r, uint64_t told)
+{
+	struct tracer_rb_header *h = (struct tracer_rb_header *)(uintptr_t)
+				     r->hdr;
+
+	if (TRACER_READ_ONCE(h->lost_told) != told)
+		TRACER_WRITE_ONCE(h->lost_told, told);
+}
+
 int tracerd_attach_buffer(struct tracerd_process *p, struct tracerd_buffer *b,
 			  char *buf, struct tracer_pool_desc *desc)
 {
@@ -173,7 +197,7 @@ int tracerd_attach_buffer(struct tracerd_process *p, struct tracerd_buffer *b,
 		if (ret)
 			return ret;
 		b->rd[c].instance_mask = INSTANCE_MASK;
-		b->st[c].lost_seen = tracer__rb_lost(&b->rd[c]);
+		b->st[c].lost_seen = lost_told(&b->rd[c]);
 	}
 	return 0;
 }
@@ -789,9 +813,10 @@ static bool drain_channel(struct tracerd_process *p, struct tracerd_buffer *b,
 
 		ret = tracer__rb_read(&b->rd[c], dst, p->scratch_size -
 				      p->batch_len, &info);
-		if (ret == 0)
+		if (ret == 0) {
 			emit_packet(p, b, c, &info);
-		else if (ret == -EAGAIN)
+			tell_lost_told(&b->rd[c], b->st[c].lost_seen);
+		} else if (ret == -EAGAIN)
 			break;
 		else if (ret == -EBADMSG || ret == -EIO)
 			channel_error(p, b, c, ret);
@@ -1699,7 +1724,7 @@ static void totals(const struct tracerd_process *p, uint64_t *records,
 	*lost += p->unwritten;
 }
 
-void tracerd_process_baseline(struct tracerd_process *p)
+void tracerd_process_baseline(struct tracerd_process *p, bool recovered)
 {
 	uint32_t i;
 	int c;
@@ -1707,8 +1732,12 @@ void tracerd_process_baseline(struct tracerd_process *p)
 	totals(p, &p->base_records, &p->base_lost);
 	for (i = 0; i < p->nbuf; i++)
 		for (c = 0; c < TRACER_POOL_CHANNELS; c++) {
-			p->buf[i].st[c].lost_seen =
-				tracer__rb_lost(&p->buf[i].rd[c]);
+			struct tracer_rb_reader *r = &p->buf[i].rd[c];
+
+			/* A pool kept for this session (its tracerd died)
+			 * brings the losses of that time with it. */
+			p->buf[i].st[c].lost_seen = recovered ? lost_told(r) :
+						    tracer__rb_lost(r);
 			p->buf[i].st[c].pending = 0;
 		}
 }

@@ -664,12 +664,14 @@ static void join(struct tracerd_process *p)
 	 * Not so for a process whose tracerd died: its buffers hold what it
 	 * recorded meanwhile, kept for this session.
 	 */
-	if (!p->recovering)
+	bool recovered = p->recovering;
+
+	if (!recovered)
 		tracerd_process_flush(p);
 	p->recovering = false;
 	tracerd_process_set_mode(p, p->d->sess.mode);
 	tracerd_session_add_process(p);
-	tracerd_process_baseline(p);
+	tracerd_process_baseline(p, recovered);
 	p->in_session = true;
 }
 

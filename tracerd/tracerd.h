@@ -379,9 +379,11 @@ void tracerd_process_status_free(Tracer__ProcessStatus *st);
 void tracerd_process_set_mode(struct tracerd_process *p, uint32_t mode);
 /*
  * Counters at session start, for status; losses before it are no file's
- * (doc/session-files.md, events_discarded).
+ * (doc/session-files.md, events_discarded), except, for a pool adopted
+ * while no session recorded (recovered), those since its last tracerd
+ * wrote: they are told in this session.
  */
-void tracerd_process_baseline(struct tracerd_process *p);
+void tracerd_process_baseline(struct tracerd_process *p, bool recovered);
 /* Live interval: make quiet channels' committed records readable. */
 void tracerd_process_live(struct tracerd_process *p);
 /*

@@ -10,7 +10,8 @@
 
 CONTROLEE=./tests/integration/controlee
 
-# told DIR PRODUCED: walks the session's test:burst numbers and
+# told DIR PRODUCED [FROM]: walks the session's test:burst numbers (FROM,
+# 0 by default, to PRODUCED - 1) and
 # tracer:lost markers; passes when every gap (before the first kept event
 # too, and after the last one) is told by markers right there, with its
 # exact size, and no marker is anywhere else. Prints what it found.
@@ -18,7 +19,8 @@ told() {
 	"$TRACECTL" view "$1" 2>/dev/null | python3 -c '
 import re, sys
 produced = int(sys.argv[1])
-expect = pending = markers = total = kept = 0
+expect = int(sys.argv[2])
+pending = markers = total = kept = 0
 bad = []
 for line in sys.stdin:
     m = re.search(r" tracer:lost: (\d+) events? lost in the default ", line)
@@ -36,8 +38,8 @@ if produced - expect != pending:
     bad.append("at the end: %d missing, %d told" % (produced - expect, pending))
 print("# %d kept, %d told lost in %d marker(s)%s" % (kept, total, markers,
       "".join("; " + b for b in bad[:3])))
-sys.exit(1 if bad or kept + total != produced else 0)
-' "$2"
+sys.exit(1 if bad or kept + total != produced - int(sys.argv[2]) else 0)
+' "$2" "${3:-0}"
 }
 
 # bt_discarded DIR: the events babeltrace2 says were discarded in DIR.
@@ -79,6 +81,33 @@ if command -v babeltrace2 >/dev/null; then
 else
 	ok 0 "# SKIP babeltrace2 is not installed (scripts/bootstrap)"
 fi
+
+# ---- restart: lost while no tracerd ran, told by the next one --------------
+
+dir=$(session_cmd start)
+spawn rs "$CONTROLEE" burst
+cmd rs "r 10" >/dev/null
+"$TRACECTL" switch >/dev/null	# the 10 written out by this tracerd
+kill -KILL "$DPID"
+tail --pid="$DPID" -f /dev/null
+DPID=
+r=$(cmd rs "r 200000")	# no tracerd: more than the ring holds
+check "restart: tracerd killed, the program records on ($r)" \
+	[ "$r" = "ok 200010" ]
+check "restart: tracerd starts again" start_daemon
+dir=$(session_cmd start)
+deadline=$(($(now_ms) + 10000))
+while ! grep -q "pid $rs_pid: pool adopted" "$LOG" &&
+      [ "$(now_ms)" -lt $deadline ]; do
+	cmd rs "r 0" >/dev/null	# its events see the hang-up
+	sleep 0.02	# polling the log, not waiting it out
+done
+"$TRACECTL" switch >/dev/null
+r=$(cmd rs "r 1000")
+quit rs
+session_cmd stop >/dev/null
+check "restart: the losses of the time no tracerd ran are told, at the gap" \
+	told "$dir" 201010 10
 
 # ---- flight: the oldest overwritten, all before the oldest kept ----------
 
