@@ -24,6 +24,16 @@ await_end() {
 	grep -q "pid $1 ([^)]*) is gone" "$LOG"
 }
 
+# holds SNAP PID LAST END WHAT: checks that snapshot SNAP holds PID's
+# events up to number LAST, and its end event (a view line matching END).
+holds() {
+	local last
+	last=$(last_seq "$1" "$2")
+	check "it holds the $5's last events ($last)" [ "$last" = "$3" ]
+	check "and the $5's end ($4)" \
+		bash -c "'$TRACECTL' view '$1' | grep -q ' $2 .*$4'"
+}
+
 # snap OUT: tracectl snapshot, its standard output into OUT; its status.
 snap() {
 	"$TRACECTL" snapshot >"$1" 2>"$1.err"
@@ -46,11 +56,8 @@ quit a
 check "the first program ended (tracerd saw it)" await_end "$a_pid"
 snap "$T/s1"
 check "a snapshot after it ended succeeds" [ $? -eq 0 ]
-s1=$(tail -n 1 "$T/s1")
-check "it holds its last events ($(last_seq "$s1" "$a_pid"))" \
-	[ "$(last_seq "$s1" "$a_pid")" = 4999 ]
-check "and its end: exited with status 0" \
-	bash -c "'$TRACECTL' view '$s1' | grep -q ' $a_pid .*tracer:process_exit: pid $a_pid exited with status 0'"
+holds "$(tail -n 1 "$T/s1")" "$a_pid" 4999 \
+	"tracer:process_exit: pid $a_pid exited with status 0" "exited one"
 
 # One killed, one running: both in the next snapshot, the first not again.
 spawn b "$CONTROLEE" burst
@@ -62,10 +69,9 @@ check "the second program was killed (tracerd saw it)" await_end "$b_pid"
 snap "$T/s2"
 check "a snapshot after a SIGKILL succeeds" [ $? -eq 0 ]
 s2=$(tail -n 1 "$T/s2")
-check "it holds the killed one's last events ($(last_seq "$s2" "$b_pid"))" \
-	[ "$(last_seq "$s2" "$b_pid")" = 2999 ]
-check "and its end: killed by signal 9" \
-	bash -c "'$TRACECTL' view '$s2' | grep -q ' $b_pid .*tracer:process_killed: pid $b_pid killed by signal 9 (SIGKILL)'"
+holds "$s2" "$b_pid" 2999 \
+	"tracer:process_killed: pid $b_pid killed by signal 9 (SIGKILL)" \
+	"killed one"
 check "and the running one's events ($(last_seq "$s2" "$c_pid"))" \
 	[ "$(last_seq "$s2" "$c_pid")" = 699 ]
 check "the one that ended before the last snapshot is not there again" \
