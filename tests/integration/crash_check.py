@@ -6,7 +6,8 @@ that died: for each of THREADS threads, the numbered events are exactly
 0..K-1 where K is what the thread had counted (PROGRESS, one uint64 per
 thread) or one more (killed between recording and counting), except for
 events view reports lost (dropped while tracerd was behind, on a loaded
-machine): those may be missing, and no others; the last event of the
+machine): those may be missing, the thread's last ones included (its
+buffer was full when the program died), and no others; the last event of the
 process matches the regular expression END. With LIMIT, thread 0
 stopped at exactly LIMIT events. Prints what is wrong and exits 1.
 """
@@ -53,7 +54,10 @@ def main():
         if lost and any(b <= a for a, b in zip(got, got[1:])):
             bad.append('thread %d: events out of order' % t)
         top = got[-1] + 1 if got else 0
-        if not counted[t] <= top <= counted[t] + 1 or k + lost < counted[t]:
+        # The last ones may be among those lost (a full buffer when the
+        # program died), never more than were lost.
+        low = counted[t] - lost if lost else counted[t]
+        if not low <= top <= counted[t] + 1 or k + lost < counted[t]:
             bad.append('thread %d: %d events in the trace (+%d lost), '
                        '%d committed' % (t, k, lost, counted[t]))
         if t == 0 and limit is not None and top != limit:
