@@ -4,8 +4,8 @@
 # each gap in the numbers and nowhere else, how many events are missing
 # there. Discard mode (tracerd stopped while the ring fills: the newest
 # are dropped) and flight mode (small rings: the oldest are overwritten,
-# all before the oldest kept). tracerd runs with its default settings,
-# except the flight session's ring size, which the scenario needs.
+# all before the oldest kept). tracerd and the sessions run with their
+# default settings.
 . "$(dirname "$0")/lib.sh"
 
 CONTROLEE=./tests/integration/controlee
@@ -111,19 +111,21 @@ check "restart: the losses of the time no tracerd ran are told, at the gap" \
 
 # ---- flight: the oldest overwritten, all before the oldest kept ----------
 
-dir=$(session_cmd start --mode flight --subbuf-size 4K --subbuf-count 4)
+dir=$(session_cmd start --mode flight)
 spawn fl "$CONTROLEE" burst
-r=$(cmd fl "r 100000")
+r=$(cmd fl "r 400000")	# 12.8 MB: the 4 MiB ring goes round 3 times
 quit fl
 session_cmd stop >/dev/null
-out=$(told "$dir" 100000)
+out=$(told "$dir" 400000)
 check "flight: the losses are told before the oldest kept event, once" \
-	told "$dir" 100000
+	told "$dir" 400000
 check "flight: in one marker" \
 	bash -c "echo '$out' | grep -q 'in 1 marker(s)'"
 if command -v babeltrace2 >/dev/null; then
 	b=$(bt_discarded "$dir")
-	check "flight: babeltrace2 counts the same ($b)" [ "$b" = 99500 ]
+	n=$(echo "$out" | sed -n 's/^# [0-9]* kept, \([0-9]*\) told.*/\1/p')
+	check "flight: babeltrace2 counts the same ($b, told $n)" \
+		[ "$b:$((n > 0))" = "$n:1" ]
 else
 	ok 0 "# SKIP babeltrace2 is not installed (scripts/bootstrap)"
 fi
