@@ -30,14 +30,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "elfsyms.h"		/* TRACER_ELF_SECTION_MAX */
+#include "elffile.h"
 #include "elfsites.h"
-
-#if __BYTE_ORDER == __LITTLE_ENDIAN
-# define HOST_DATA	ELFDATA2LSB
-#else
-# define HOST_DATA	ELFDATA2MSB
-#endif
 
 #define SITES_SECTION	"tracer_callsites"
 /* Table entries (relocations, descriptors) read at a time. */
@@ -92,8 +86,7 @@ struct pending {
 };
 
 struct reader {
-	int fd;
-	uint64_t size;			/* of the file */
+	struct tracer_elf_file f;
 	Elf64_Ehdr eh;
 	Elf64_Shdr *sh;			/* the section headers */
 	size_t nsh;
@@ -118,62 +111,6 @@ union chunk {
 	Elf64_Rela rela[CHUNK];
 	struct disk_site site[CHUNK];
 };
-
-/* Is [off, off + len) inside the file? */
-static bool fits(const struct reader *r, uint64_t off, uint64_t len)
-{
-	return off <= r->size && len <= r->size - off;
-}
-
-/* ... and a range that may be read at once? */
-static bool in_file(const struct reader *r, uint64_t off, uint64_t len)
-{
-	return len <= TRACER_ELF_SECTION_MAX && fits(r, off, len);
-}
-
-/* Read len bytes at off. Returns 0, -EBADMSG (the file ends first), or the
- * negative errno of pread. */
-static int read_at(const struct reader *r, void *buf, size_t len,
-		   uint64_t off)
-{
-	char *p = buf;
-	ssize_t got;
-
-	for (; len; p += got, len -= (size_t)got, off += (uint64_t)got) {
-		got = pread(r->fd, p, len, (off_t)off);
-		if (got < 0 && errno == EINTR)
-			got = 0;
-		else if (got < 0)
-			return -errno;
-		else if (got == 0)
-			return -EBADMSG;
-	}
-	return 0;
-}
-
-/* A new buffer *out with [off, off + len) of the file and a NUL after it.
- * Returns 0, -EBADMSG, -ENOMEM, or an errno of pread. */
-static int read_range(const struct reader *r, uint64_t off, uint64_t len,
-		      void **out)
-{
-	char *buf;
-	int ret;
-
-	*out = NULL;
-	if (!in_file(r, off, len))
-		return -EBADMSG;
-	buf = malloc((size_t)len + 1);
-	if (!buf)
-		return -ENOMEM;
-	ret = read_at(r, buf, (size_t)len, off);
-	if (ret) {
-		free(buf);
-		return ret;
-	}
-	buf[len] = '\0';
-	*out = buf;
-	return 0;
-}
 
 /* p (room for *cap elements of size bytes) with room for need: p itself,
  * a larger copy (*cap updated), or NULL (p left alone). */
@@ -205,7 +142,7 @@ static int each_entry(struct reader *r, uint64_t off, uint64_t n,
 
 	for (i = 0; i < n; i += m) {
 		m = n - i < CHUNK ? n - i : CHUNK;
-		ret = read_at(r, &buf, (size_t)m * size, off + i * size);
+		ret = tracer__elf_read_at(&r->f, &buf, (size_t)m * size, off + i * size);
 		for (k = 0; k < m && !ret; k++)
 			ret = fn(r, p + k * size, i + k);
 		if (ret)
@@ -216,55 +153,12 @@ static int each_entry(struct reader *r, uint64_t off, uint64_t n,
 
 /* ---- headers ---------------------------------------------------------- */
 
-/* The ELF header: -ENOEXEC unless ELF64 of the host's byte order. */
-static int read_header(struct reader *r)
-{
-	Elf64_Ehdr *eh = &r->eh;
-	size_t len = r->size < sizeof(*eh) ? (size_t)r->size : sizeof(*eh);
-	int ret;
-
-	if (len < SELFMAG)
-		return -ENOEXEC;
-	ret = read_at(r, eh, len, 0);
-	if (ret)
-		return ret;
-	if (memcmp(eh->e_ident, ELFMAG, SELFMAG))
-		return -ENOEXEC;
-	if (len < EI_NIDENT)
-		return -EBADMSG;
-	if (eh->e_ident[EI_CLASS] != ELFCLASS64 ||
-	    eh->e_ident[EI_DATA] != HOST_DATA)
-		return -ENOEXEC;
-	return len < sizeof(*eh) ? -EBADMSG : 0;
-}
-
 /* The section headers, if any (r->nsh stays 0 without). */
 static int read_sections(struct reader *r)
 {
-	uint64_t count = r->eh.e_shnum;
-	Elf64_Shdr first;
-	void *buf;
-	int ret;
+	int ret = tracer__elf_read_sections(&r->f, &r->eh, &r->sh, &r->nsh);
 
-	if (!r->eh.e_shoff)
-		return 0;
-	if (r->eh.e_shentsize != sizeof(first) ||
-	    !in_file(r, r->eh.e_shoff, sizeof(first)))
-		return -EBADMSG;
-	if (!count) {			/* extended numbering: in section 0 */
-		ret = read_at(r, &first, sizeof(first), r->eh.e_shoff);
-		if (ret)
-			return ret;
-		count = first.sh_size;
-	}
-	if (!count || count > TRACER_ELF_SECTION_MAX / sizeof(first))
-		return -EBADMSG;
-	ret = read_range(r, r->eh.e_shoff, count * sizeof(first), &buf);
-	if (ret)
-		return ret;
-	r->sh = buf;
-	r->nsh = (size_t)count;
-	return 0;
+	return ret == -ENODATA ? 0 : ret;
 }
 
 /* The section-name string table into a new *names (*len bytes, then a
@@ -284,7 +178,8 @@ static int read_names(const struct reader *r, char **names, uint64_t *len)
 		return 0;
 	if (i >= r->nsh || r->sh[i].sh_type != SHT_STRTAB)
 		return -EBADMSG;
-	ret = read_range(r, r->sh[i].sh_offset, r->sh[i].sh_size, &buf);
+	ret = tracer__elf_read_range(&r->f, r->sh[i].sh_offset,
+				     r->sh[i].sh_size, 0, &buf);
 	if (!ret) {
 		*names = buf;
 		*len = r->sh[i].sh_size;
@@ -298,7 +193,7 @@ static int take_section(struct reader *r, const Elf64_Shdr *s)
 	if (s->sh_type == SHT_NOBITS || !s->sh_size)
 		return 0;		/* nothing in the file */
 	if (s->sh_size % sizeof(struct disk_site) ||
-	    !in_file(r, s->sh_offset, s->sh_size))
+	    !tracer__elf_in_file(&r->f, s->sh_offset, s->sh_size))
 		return -EBADMSG;
 	r->addr = s->sh_addr;
 	r->off = s->sh_offset;
@@ -343,14 +238,15 @@ static int read_segments(struct reader *r)
 		return 0;
 	if (r->eh.e_phentsize != sizeof(*ph) || count > PHDRS_MAX)
 		return -EBADMSG;
-	ret = read_range(r, r->eh.e_phoff, count * sizeof(*ph), &buf);
+	ret = tracer__elf_read_range(&r->f, r->eh.e_phoff,
+				     count * sizeof(*ph), 0, &buf);
 	if (ret)
 		return ret;
 	r->load = ph = buf;
 	for (i = 0; i < count; i++) {
 		if (ph[i].p_type != PT_LOAD)
 			continue;
-		if (!fits(r, ph[i].p_offset, ph[i].p_filesz) ||
+		if (!tracer__elf_fits(&r->f, ph[i].p_offset, ph[i].p_filesz) ||
 		    ph[i].p_filesz > UINT64_MAX - ph[i].p_vaddr)
 			return -EBADMSG;
 		ph[r->nload++] = ph[i];
@@ -428,7 +324,7 @@ static int read_relocs(struct reader *r)
 			continue;
 		if (s->sh_entsize != sizeof(Elf64_Rela) ||
 		    s->sh_size % sizeof(Elf64_Rela) ||
-		    !in_file(r, s->sh_offset, s->sh_size))
+		    !tracer__elf_in_file(&r->f, s->sh_offset, s->sh_size))
 			return -EBADMSG;
 		ret = each_entry(r, s->sh_offset,
 				 s->sh_size / sizeof(Elf64_Rela),
@@ -509,7 +405,7 @@ static int take_string(struct reader *r, uint64_t vaddr, size_t *at)
 	if (!locate(r, vaddr, &off, &avail))
 		return 1;
 	len = avail < sizeof(buf) ? (size_t)avail : sizeof(buf);
-	ret = read_at(r, buf, len, off);
+	ret = tracer__elf_read_at(&r->f, buf, len, off);
 	if (ret)
 		return ret;
 	nul = memchr(buf, '\0', len);
@@ -620,7 +516,7 @@ static int read_file(struct reader *r, struct tracer_elf_sites *out)
 	size_t empty;
 	int ret;
 
-	ret = read_header(r);
+	ret = tracer__elf_read_header(&r->f, &r->eh);
 	if (!ret)
 		ret = read_sections(r);
 	if (!ret && r->nsh)
@@ -638,38 +534,16 @@ static int read_file(struct reader *r, struct tracer_elf_sites *out)
 	return ret ? ret : hand_over(r, out);
 }
 
-/* Open path, a regular file. */
-static int open_file(struct reader *r, const char *path)
-{
-	struct stat st;
-	int ret;
-
-	r->fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
-	if (r->fd < 0)
-		return -errno;
-	if (fstat(r->fd, &st) < 0)
-		ret = -errno;
-	else
-		ret = S_ISREG(st.st_mode) ? 0 : -ENOEXEC;
-	if (ret) {
-		close(r->fd);
-		r->fd = -1;
-		return ret;
-	}
-	r->size = (uint64_t)st.st_size;
-	return 0;
-}
-
 int tracer__elf_sites(const char *path, struct tracer_elf_sites *out)
 {
-	struct reader r = { .fd = -1 };
+	struct reader r = { .f.fd = -1 };
 	int ret;
 
 	memset(out, 0, sizeof(*out));
-	ret = open_file(&r, path);
+	ret = tracer__elf_open(&r.f, path);
 	if (!ret) {
 		ret = read_file(&r, out);
-		close(r.fd);
+		close(r.f.fd);
 	}
 	free(r.sh);
 	free(r.load);

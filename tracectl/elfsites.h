@@ -51,7 +51,7 @@ struct tracer_elf_sites {
  * libraries), or a negative errno: that of open/fstat/pread, -ENOEXEC (not
  * an ELF64 file of the host's byte order, or not a regular file), -EBADMSG
  * (headers or entries that do not fit the file, a section larger than
- * TRACER_ELF_SECTION_MAX (elfsyms.h), strings that add up to more, or more
+ * TRACER_ELF_SECTION_MAX (elffile.h), strings that add up to more, or more
  * program headers than the kernel would load: 64 KiB), -ENOMEM.
  * On error *out is empty (v and strings NULL, n 0).
  */

@@ -1,13 +1,11 @@
 /*
  * elfsyms.c - the symbols of an ELF64 file (elfsyms.h).
  *
- * The file is read with pread(), never mapped (a file truncated while it
- * is read cannot fault): the ELF header, the program headers (for the
- * extent of the loadable segments), the section headers, then one symbol
- * table and the string table it links to. Each range read is checked to
- * lie in the file and to be at most TRACER_ELF_SECTION_MAX bytes; each
- * symbol's name offset is checked against its string table, which is
- * copied with a NUL after it.
+ * The file is read through elffile.h (pread(), every range checked): the
+ * ELF header, the program headers (for the extent of the loadable
+ * segments), the section headers, then one symbol table and the string
+ * table it links to. Each symbol's name offset is checked against its
+ * string table, which is copied with a NUL after it.
  */
 #include <elf.h>
 #include <endian.h>
@@ -21,97 +19,12 @@
 
 #include "elfsyms.h"
 
-#if __BYTE_ORDER == __LITTLE_ENDIAN
-# define HOST_DATA	ELFDATA2LSB
-#else
-# define HOST_DATA	ELFDATA2MSB
-#endif
-
 /* Symbols kept when a name is looked for back from the nearest one. */
 #define FIND_BACK	8
 
-struct file {
-	int fd;
-	uint64_t size;
-};
-
-/* Is [off, off + len) inside the file (and len within the bound)? */
-static bool in_file(const struct file *f, uint64_t off, uint64_t len)
-{
-	return len <= TRACER_ELF_SECTION_MAX && off <= f->size &&
-	       len <= f->size - off;
-}
-
-/* Read exactly len bytes at off. Returns 0, -EBADMSG (the file ended
- * first), or the negative errno of pread. */
-static int read_at(const struct file *f, void *buf, size_t len, uint64_t off)
-{
-	char *p = buf;
-	ssize_t n;
-
-	while (len) {
-		n = pread(f->fd, p, len, (off_t)off);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -errno;
-		if (n == 0)
-			return -EBADMSG;
-		p += n;
-		len -= (size_t)n;
-		off += (uint64_t)n;
-	}
-	return 0;
-}
-
-/* A new buffer with [off, off + len) of the file (and `extra` zero bytes
- * after it). Returns 0, -EBADMSG, -ENOMEM, or an errno of pread. */
-static int read_range(const struct file *f, uint64_t off, uint64_t len,
-		      size_t extra, void **out)
-{
-	void *buf;
-	int ret;
-
-	*out = NULL;
-	if (!in_file(f, off, len))
-		return -EBADMSG;
-	buf = calloc(1, (size_t)len + extra + 1);
-	if (!buf)
-		return -ENOMEM;
-	ret = read_at(f, buf, (size_t)len, off);
-	if (ret) {
-		free(buf);
-		return ret;
-	}
-	*out = buf;
-	return 0;
-}
-
-/* The ELF header: checked to be ELF64 of this byte order. */
-static int read_header(const struct file *f, Elf64_Ehdr *eh)
-{
-	static const unsigned char magic[SELFMAG] = { ELFMAG0, ELFMAG1,
-						      ELFMAG2, ELFMAG3 };
-	int ret;
-
-	if (f->size < SELFMAG)
-		return -ENOEXEC;
-	ret = read_at(f, eh, f->size < sizeof(*eh) ? SELFMAG : sizeof(*eh), 0);
-	if (ret)
-		return ret;
-	if (memcmp(eh->e_ident, magic, SELFMAG))
-		return -ENOEXEC;
-	if (f->size < sizeof(*eh))
-		return -EBADMSG;
-	if (eh->e_ident[EI_CLASS] != ELFCLASS64 ||
-	    eh->e_ident[EI_DATA] != HOST_DATA)
-		return -ENOEXEC;
-	return 0;
-}
-
 /* [lo, hi) of the PT_LOAD segments; lo > hi when there is none (or the
  * program headers cannot be read: the symbols will tell). */
-static void read_extent(const struct file *f, const Elf64_Ehdr *eh,
+static void read_extent(const struct tracer_elf_file *f, const Elf64_Ehdr *eh,
 			struct tracer_elf *e)
 {
 	uint64_t len = (uint64_t)eh->e_phnum * sizeof(Elf64_Phdr), i;
@@ -120,7 +33,7 @@ static void read_extent(const struct file *f, const Elf64_Ehdr *eh,
 	e->lo = UINT64_MAX;
 	e->hi = 0;
 	if (!eh->e_phnum || eh->e_phentsize != sizeof(Elf64_Phdr) ||
-	    read_range(f, eh->e_phoff, len, 0, (void **)&ph))
+	    tracer__elf_read_range(f, eh->e_phoff, len, 0, (void **)&ph))
 		return;
 	for (i = 0; i < eh->e_phnum; i++) {
 		uint64_t end = ph[i].p_vaddr + ph[i].p_memsz;
@@ -133,36 +46,6 @@ static void read_extent(const struct file *f, const Elf64_Ehdr *eh,
 			e->hi = end;
 	}
 	free(ph);
-}
-
-/* The section headers into a new *sh (*n of them). */
-static int read_sections(const struct file *f, const Elf64_Ehdr *eh,
-			 Elf64_Shdr **sh, size_t *n)
-{
-	uint64_t count = eh->e_shnum;
-	Elf64_Shdr first;
-	int ret;
-
-	*sh = NULL;
-	*n = 0;
-	if (!eh->e_shoff)
-		return -ENODATA;	/* no sections: nothing to name */
-	if (eh->e_shentsize != sizeof(Elf64_Shdr) ||
-	    !in_file(f, eh->e_shoff, sizeof(first)))
-		return -EBADMSG;
-	if (count == 0) {		/* extended numbering: in section 0 */
-		ret = read_at(f, &first, sizeof(first), eh->e_shoff);
-		if (ret)
-			return ret;
-		count = first.sh_size;
-	}
-	if (count == 0 || count > TRACER_ELF_SECTION_MAX / sizeof(**sh))
-		return -EBADMSG;
-	ret = read_range(f, eh->e_shoff, count * sizeof(**sh), 0,
-			 (void **)sh);
-	if (!ret)
-		*n = (size_t)count;
-	return ret;
 }
 
 /* Is s a symbol that names code or data at an address? */
@@ -240,8 +123,8 @@ static int take_syms(struct tracer_elf *e, const Elf64_Sym *raw, size_t n,
 
 /* Load the symbol table of section i. Returns 0, -ENODATA (none usable),
  * -EBADMSG, -ENOMEM, or an errno of pread. */
-static int load_table(const struct file *f, const Elf64_Shdr *sh, size_t n,
-		      size_t i, struct tracer_elf *e)
+static int load_table(const struct tracer_elf_file *f, const Elf64_Shdr *sh,
+		      size_t n, size_t i, struct tracer_elf *e)
 {
 	const Elf64_Shdr *st = &sh[i], *str;
 	Elf64_Sym *raw;
@@ -253,11 +136,11 @@ static int load_table(const struct file *f, const Elf64_Shdr *sh, size_t n,
 	str = &sh[st->sh_link];
 	if (str->sh_type != SHT_STRTAB)
 		return -EBADMSG;
-	ret = read_range(f, str->sh_offset, str->sh_size, 1,
+	ret = tracer__elf_read_range(f, str->sh_offset, str->sh_size, 1,
 			 (void **)&e->strtab);
 	if (ret)
 		return ret;
-	ret = read_range(f, st->sh_offset, st->sh_size, 0, (void **)&raw);
+	ret = tracer__elf_read_range(f, st->sh_offset, st->sh_size, 0, (void **)&raw);
 	if (!ret)
 		ret = take_syms(e, raw, (size_t)(st->sh_size /
 						  sizeof(Elf64_Sym)),
@@ -274,8 +157,8 @@ static int load_table(const struct file *f, const Elf64_Shdr *sh, size_t n,
 }
 
 /* The first section of type `type` with symbols: -ENODATA if none. */
-static int load_type(const struct file *f, const Elf64_Shdr *sh, size_t n,
-		     uint32_t type, struct tracer_elf *e)
+static int load_type(const struct tracer_elf_file *f, const Elf64_Shdr *sh,
+		     size_t n, uint32_t type, struct tracer_elf *e)
 {
 	int ret = -ENODATA;
 	size_t i;
@@ -306,18 +189,18 @@ static void extent_from_syms(struct tracer_elf *e)
 	}
 }
 
-static int load_file(const struct file *f, struct tracer_elf *e)
+static int load_file(const struct tracer_elf_file *f, struct tracer_elf *e)
 {
 	Elf64_Ehdr eh;
 	Elf64_Shdr *sh;
 	size_t n;
 	int ret;
 
-	ret = read_header(f, &eh);
+	ret = tracer__elf_read_header(f, &eh);
 	if (ret)
 		return ret;
 	read_extent(f, &eh, e);
-	ret = read_sections(f, &eh, &sh, &n);
+	ret = tracer__elf_read_sections(f, &eh, &sh, &n);
 	if (ret)
 		return ret;
 	ret = load_type(f, sh, n, SHT_SYMTAB, e);
@@ -334,25 +217,14 @@ static int load_file(const struct file *f, struct tracer_elf *e)
 
 int tracer__elf_load(struct tracer_elf **ep, const char *path)
 {
-	struct file f = { .fd = -1 };
+	struct tracer_elf_file f = { .fd = -1 };
 	struct tracer_elf *e;
-	struct stat st;
 	int ret;
 
 	*ep = NULL;
-	f.fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
-	if (f.fd < 0)
-		return -errno;
-	if (fstat(f.fd, &st) < 0) {
-		ret = -errno;
-		close(f.fd);
+	ret = tracer__elf_open(&f, path);
+	if (ret)
 		return ret;
-	}
-	if (!S_ISREG(st.st_mode)) {
-		close(f.fd);
-		return -ENOEXEC;
-	}
-	f.size = (uint64_t)st.st_size;
 	e = calloc(1, sizeof(*e));
 	ret = e ? load_file(&f, e) : -ENOMEM;
 	close(f.fd);

@@ -17,8 +17,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Largest file section read (a symbol or string table). */
-#define TRACER_ELF_SECTION_MAX	(512ULL << 20)
+#include "elffile.h"
+
 
 struct tracer_elf_sym {
 	uint64_t value;
