@@ -100,10 +100,16 @@ static uint64_t slot_baseline(const struct tracer_rb_reader *r, uint64_t i,
 	uint64_t pos = (r->read_count & ~r->smask) + (k << order);
 	const struct tracer_rb_packet *h = (const void *)(r->data +
 							  (i << order));
-	uint64_t hpos = TRACER_READ_ONCE(h->packet_seq_num) << order;
+	uint64_t hpos;
 
-	/* Counters wrap: positions are compared by their distance. */
-	if ((int64_t)(w - pos) <= 0 || (int64_t)(hpos - pos) < 0)
+	/* Counters wrap: positions are compared by their distance. A slot
+	 * the writer has not reached has no header to read (its page may
+	 * not even exist yet: reading it would make one, in every new
+	 * ring). */
+	if ((int64_t)(w - pos) <= 0)
+		return TRACER_READ_ONCE(r->commit[i].records);
+	hpos = TRACER_READ_ONCE(h->packet_seq_num) << order;
+	if ((int64_t)(hpos - pos) < 0)
 		return TRACER_READ_ONCE(r->commit[i].records);
 	return TRACER_READ_ONCE(h->slot_records) +
 	       (hpos == pos && k == 0 ? part : 0);

@@ -8,6 +8,7 @@
 #include <pthread.h>
 #include <sched.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "rb.h"
 #include "rb_check.h"
@@ -184,9 +185,47 @@ static void test_random_bytes(void)
 	victim_close(&v);
 }
 
+/*
+ * A reader attaching to a ring (tracerd, at every process's registration)
+ * reads nothing of a sub-buffer the writer has not reached: in a new pool
+ * those pages do not exist yet, and reading them would make every one of
+ * them (17 ms of tracerd's time per process start, before this was
+ * tested). Here they are unreadable: touching one kills the test.
+ */
+static void test_attach_untouched(void)
+{
+	struct tracer_rb_config cfg = {
+		.subbuf_size = 4096, .subbuf_count = 64,
+		.mode = TRACER_RB_DISCARD,
+	};
+	struct tracer_rb_writer w;
+	struct tracer_rb_reader r;
+	struct tracer_rb_geometry geo;
+	uint64_t size;
+	char *region = chk_channel(&cfg, &size);
+	int i, ret;
+
+	if (!region || tracer__rb_geometry(&geo, cfg.subbuf_size,
+					   cfg.subbuf_count, NULL) ||
+	    tracer__rb_writer_attach(&w, region, size, 1, NULL))
+		bail_out("cannot make a channel");
+	for (i = 0; i < 10; i++)	/* in the first sub-buffer only */
+		chk_record(&w, 0, (uint64_t)i);
+	if (mprotect(region + geo.data_offset + cfg.subbuf_size,
+		     size - geo.data_offset - cfg.subbuf_size, PROT_NONE))
+		bail_out("mprotect: %s", strerror(errno));
+	ret = tracer__rb_reader_attach(&r, region, size, NULL);
+	ok(ret == 0, "a reader attaches without reading the sub-buffers "
+	   "the writer has not reached");
+	tracer__rb_reader_detach(&r);
+	mprotect(region, size, PROT_READ | PROT_WRITE);
+	free(region);
+}
+
 int main(void)
 {
-	plan(18);
+	plan(19);
+	test_attach_untouched();
 	test_threads(TRACER_RB_DISCARD, "discard");
 	test_threads(TRACER_RB_FLIGHT, "flight");
 	corrupt_packet("bad packet magic", 0, 0x1234, "magic");
