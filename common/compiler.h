@@ -19,4 +19,14 @@
 
 #define TRACER_ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 
+/*
+ * A large zero-initialised array that a program's start without a session
+ * does not touch:
+ * placed after the other variables (libtracer links with
+ * --sort-section=name), so that those share a few pages and a start
+ * takes fewer page faults (each first touch of a .bss page costs one,
+ * two for a read then a write: bench/start-results.md).
+ */
+#define TRACER_COLD_BSS	__attribute__((section(".bss.tracer_cold")))
+
 #endif /* TRACER_COMPILER_H */

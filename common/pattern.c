@@ -80,6 +80,48 @@ static bool matches(const struct tracer__pattern *v, const char *name,
 	}
 }
 
+/*
+ * A list of names only (the default filter, most --events) is indexed by a
+ * 256-bit set of name hashes: a name whose bit is clear matches none of
+ * them, found without looking at each (every call site of every program
+ * is matched at its start).
+ */
+static unsigned name_hash(const char *s, size_t len)
+{
+	return (unsigned)(len * 7 + (unsigned char)s[len - 1] +
+			  2u * (unsigned char)s[len / 2]) & 255;
+}
+
+static void index_names(struct tracer__patterns *p)
+{
+	size_t i;
+	unsigned h;
+
+	p->only_names = true;
+	memset(p->names, 0, sizeof(p->names));
+	for (i = 0; i < p->n; i++) {
+		if (p->v[i].kind != KIND_EXACT) {
+			p->only_names = false;
+			return;
+		}
+		h = name_hash(p->v[i].glob, p->v[i].len);
+		p->names[h >> 6] |= 1ull << (h & 63);
+	}
+}
+
+static bool maybe_named(const struct tracer__patterns *p, const char *name,
+			size_t nlen)
+{
+	unsigned h;
+
+	if (!p->only_names)
+		return true;
+	if (nlen == 0)
+		return false;
+	h = name_hash(name, nlen);
+	return p->names[h >> 6] >> (h & 63) & 1;
+}
+
 static int add(struct tracer__patterns *p, const char *g, size_t len,
 	       bool exclude, size_t *cap)
 {
@@ -150,6 +192,7 @@ int tracer__patterns_parse(const char *text, struct tracer__patterns *p,
 		return ret;
 	}
 	p->default_on = p->v[0].exclude;
+	index_names(p);
 	return 0;
 }
 
@@ -159,6 +202,8 @@ static int decide(const struct tracer__patterns *p, const char *name)
 {
 	size_t i = p->n, nlen = strlen(name);
 
+	if (!maybe_named(p, name, nlen))
+		return -1;
 	while (i-- > 0)
 		if (matches(&p->v[i], name, nlen))
 			return !p->v[i].exclude;
@@ -181,6 +226,61 @@ bool tracer__patterns_select(const struct tracer__patterns *p,
 	int d = decide(p, name);
 
 	return d >= 0 ? d : p->default_on;
+}
+
+/* The kind of g[0..len), checked as check_glob() would, without
+ * fnmatch(): -ENOTSUP when it needs it, -EINVAL when it is bad. */
+static int borrowed_kind(const char *g, size_t len, size_t *lit)
+{
+	size_t n;
+
+	if (len == 0 || len > TRACER_PATTERN_MAX_LEN)
+		return -EINVAL;
+	for (n = 0; n < len; n++) {
+		unsigned char ch = (unsigned char)g[n];
+
+		if (ch < 0x21 || ch > 0x7e)
+			return -EINVAL;
+		if (ch == '*' || ch == '?' || ch == '[' || ch == '\\')
+			break;
+	}
+	*lit = n;
+	if (n == len)
+		return KIND_EXACT;
+	return g[n] == '*' && n + 1 == len ? KIND_PREFIX : -ENOTSUP;
+}
+
+int tracer__patterns_borrow(const char *text, struct tracer__patterns *p,
+			    struct tracer__pattern *v, size_t cap)
+{
+	size_t len;
+	int kind;
+
+	memset(p, 0, sizeof(*p));
+	p->v = v;
+	for (; *text; text += len) {
+		while (is_separator(*text))
+			text++;
+		for (len = 0; text[len] && !is_separator(text[len]); len++)
+			if (text[len] == '\\' && text[len + 1])
+				len++;
+		if (!len)
+			continue;
+		if (p->n == cap)
+			return -E2BIG;
+		v[p->n].exclude = text[0] == '-';
+		v[p->n].glob = (char *)(text + v[p->n].exclude);
+		kind = borrowed_kind(v[p->n].glob, len - v[p->n].exclude,
+				     &v[p->n].len);
+		if (kind < 0)
+			return kind;
+		v[p->n++].kind = (uint8_t)kind;
+	}
+	if (p->n == 0)
+		return -EINVAL;
+	p->default_on = v[0].exclude;
+	index_names(p);
+	return 0;
 }
 
 void tracer__patterns_free(struct tracer__patterns *p)

@@ -50,6 +50,8 @@ struct tracer__patterns {
 	struct tracer__pattern *v;
 	size_t n;
 	bool default_on;		/* first pattern is an exclusion */
+	bool only_names;		/* every pattern is a name: */
+	uint64_t names[4];		/* a bit per name hash (pattern.c) */
 };
 
 /*
@@ -70,5 +72,16 @@ bool tracer__patterns_select(const struct tracer__patterns *p,
 			     const char *name);
 
 void tracer__patterns_free(struct tracer__patterns *p);
+
+/*
+ * Parse a constant text into p without allocating (libtracer's default
+ * filter, read at every program's start): p->v is v (room for cap
+ * patterns), each glob points into text and is not NUL-terminated, so
+ * only names and "prefix*" patterns are taken. Never free p; text must
+ * outlive it. Returns 0, -ENOTSUP (a pattern that needs fnmatch() or a
+ * quote), -E2BIG (more than cap patterns), -EINVAL (a bad pattern).
+ */
+int tracer__patterns_borrow(const char *text, struct tracer__patterns *p,
+			    struct tracer__pattern *v, size_t cap);
 
 #endif /* TRACER_PATTERN_H */

@@ -27,12 +27,22 @@
 #include "wrap.h"
 #include "pattern.h"
 
+/*
+ * The first 256 entries are static: a program that never meets a session
+ * allocates nothing for the library's own call sites (nor for its
+ * default filter: default_filter()).
+ */
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-static struct tracer_callsite **sites;	/* sites[id - 1]; NULL: unloaded */
-static size_t count, cap, sent;
+static struct tracer_callsite *first_sites[256] TRACER_COLD_BSS;
+static struct tracer_callsite **sites = first_sites;	/* sites[id - 1];
+							   NULL: unloaded */
+static size_t count, cap = TRACER_ARRAY_SIZE(first_sites), sent;
 static uint32_t next_id = 1;
 static struct tracer__patterns filter;	/* in force when have_filter */
 static bool have_filter;
+/* Else, TRACER_DEFAULT_EVENTS in force, without a table (a process that
+ * waits for its first session: tracer__callsites_default()). */
+static bool have_default;
 
 static uint32_t fixed_bit(const struct tracer_callsite *cs)
 {
@@ -45,21 +55,44 @@ static uint32_t fixed_bit(const struct tracer_callsite *cs)
 	return TRACER__CS_FIXED;
 }
 
+/*
+ * TRACER_DEFAULT_EVENTS parsed once, into static memory (its patterns are
+ * names: tracer__patterns_borrow()); NULL if it cannot be.
+ */
+static const struct tracer__patterns *default_filter(void)
+{
+	static struct tracer__pattern v[32];
+	static struct tracer__patterns p;
+	static int ret = 1;
+
+	if (ret == 1)
+		ret = tracer__patterns_borrow(TRACER_DEFAULT_EVENTS, &p, v,
+					      TRACER_ARRAY_SIZE(v));
+	return ret == 0 ? &p : NULL;
+}
+
 /* `enabled` for cs under the filter in force (table generation gen). */
 static uint32_t enable_value(const struct tracer_callsite *cs, uint32_t gen)
 {
-	if (!have_filter || !tracer__patterns_match(&filter, cs->name))
+	const struct tracer__patterns *p = have_filter ? &filter :
+					   have_default ? default_filter() :
+					   NULL;
+
+	if (!p || !tracer__patterns_match(p, cs->name))
 		return 0;
 	return TRACER__CS_WORD(gen, fixed_bit(cs));
 }
 
 static int grow(void)
 {
-	size_t ncap = cap ? cap * 2 : 256;
-	struct tracer_callsite **n = realloc(sites, ncap * sizeof(*n));
+	size_t ncap = cap * 2;
+	struct tracer_callsite **n = malloc(ncap * sizeof(*n));
 
 	if (!n)
 		return -1;
+	memcpy(n, sites, count * sizeof(*n));
+	if (sites != first_sites)
+		free(sites);
 	sites = n;
 	cap = ncap;
 	return 0;
@@ -84,7 +117,8 @@ static int grow(void)
  * came after the other's load. A handler that interrupted a writer in
  * its own thread finds `writing` set, so nobody waits for itself.
  */
-static struct tracer_callsite *module_begin[256], *module_end[256];
+static struct tracer_callsite *module_begin[256] TRACER_COLD_BSS;
+static struct tracer_callsite *module_end[256] TRACER_COLD_BSS;
 static size_t nmodules;
 static int writing, walking, walk_wanted;
 
@@ -258,7 +292,7 @@ void tracer__callsites_fork_child(bool consistent)
 	if (!consistent) {
 		/* Maybe half changed by another thread: forget, leak. */
 		memset(&filter, 0, sizeof(filter));
-		have_filter = false;
+		have_filter = have_default = false;
 	}
 }
 
@@ -349,10 +383,65 @@ int tracer__callsites_filter(const char *text, uint32_t *enabled,
 	tracer__patterns_free(&filter);
 	filter = p;
 	have_filter = true;
+	have_default = false;
 	*total = (uint32_t)count;
 	*old = switch_to(t);
 	pthread_mutex_unlock(&lock);
 	return 0;			/* 4. the caller retires *old */
+}
+
+/* Every word from enable_value(), the generation in force. */
+static void store_values(void)
+{
+	uint32_t gen = __atomic_load_n(&tracer__filter_gen, __ATOMIC_RELAXED);
+	size_t i;
+
+	for (i = 0; i < count; i++)
+		if (sites[i])
+			__atomic_store_n(&sites[i]->enabled,
+					 enable_value(sites[i], gen),
+					 __ATOMIC_RELAXED);
+}
+
+/*
+ * The library's own call sites (the wrappers'), one section: registered
+ * when the process registers with tracerd (the per-file constructors of
+ * <tracer.h> are left out of the library: TRACER_NO_AUTO_REGISTER), so
+ * that a process that never meets a session neither numbers them nor
+ * fills the registry.
+ */
+extern struct tracer_callsite __start_tracer_callsites[] TRACER_HIDDEN;
+extern struct tracer_callsite __stop_tracer_callsites[] TRACER_HIDDEN;
+
+void tracer__callsites_register_own(void)
+{
+	tracer_register_callsites(__start_tracer_callsites,
+				  __stop_tracer_callsites);
+}
+
+int tracer__callsites_default(void)
+{
+	uint32_t gen = __atomic_load_n(&tracer__filter_gen, __ATOMIC_RELAXED);
+	const struct tracer__patterns *p = default_filter();
+	struct tracer_callsite *cs;
+
+	if (!p)
+		return -ENOTSUP;
+	pthread_mutex_lock(&lock);
+	if (have_filter)
+		tracer__patterns_free(&filter);
+	have_filter = false;
+	have_default = true;
+	/* Ours, registered or not yet (their words are read all the same),
+	 * then every registered one. */
+	for (cs = __start_tracer_callsites; cs < __stop_tracer_callsites; cs++)
+		__atomic_store_n(&cs->enabled,
+				 tracer__patterns_match(p, cs->name) ?
+				 TRACER__CS_WORD(gen, fixed_bit(cs)) : 0,
+				 __ATOMIC_RELAXED);
+	store_values();
+	pthread_mutex_unlock(&lock);
+	return 0;
 }
 
 int tracer__callsites_refilter(struct tracer__filter_table **old)
@@ -363,6 +452,8 @@ int tracer__callsites_refilter(struct tracer__filter_table **old)
 	*old = NULL;
 	pthread_mutex_lock(&lock);
 	if (!have_filter) {
+		if (have_default)
+			store_values();
 		pthread_mutex_unlock(&lock);
 		return 0;
 	}
@@ -378,7 +469,7 @@ void tracer__callsites_disable(void)
 	size_t i;
 
 	pthread_mutex_lock(&lock);
-	have_filter = false;
+	have_filter = have_default = false;
 	for (i = 0; i < count; i++)
 		if (sites[i])
 			__atomic_store_n(&sites[i]->enabled, 0,

@@ -66,6 +66,7 @@
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/time.h>
 #include <sys/un.h>
 #include <time.h>
@@ -154,7 +155,10 @@ static int listener_state;
 static pthread_mutex_t wake_lock = PTHREAD_MUTEX_INITIALIZER;
 static const struct tracer_control *real_control;	/* the process's */
 static const struct tracer_control *state_page;	/* the daemon's */
-static char proc_name[17];	/* the main thread's name at the start */
+/* The main thread's name: at the start of a process that connects then,
+ * at the registration of one that waited for a session (its name then:
+ * main_name()); "" until taken. */
+static char proc_name[17];
 /* The program's arguments while the constructor registers, or NULL. */
 static char *const *start_argv;
 static int wake_timeout_ms;	/* for the reply, when woken */
@@ -255,6 +259,27 @@ static void prctl_name(char name[17])
 {
 	prctl(PR_GET_NAME, name, 0, 0, 0);
 	name[16] = '\0';
+}
+
+/* The main thread's name now, from any thread: its own, or its comm in
+ * /proc (else the calling thread's). */
+static void main_name(char name[17])
+{
+	int fd = -1;
+	ssize_t n = -1;
+
+	if ((pid_t)syscall(SYS_gettid) != getpid())
+		fd = open("/proc/self/comm", O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		n = read(fd, name, 16);
+		close(fd);
+	}
+	if (n <= 0) {
+		prctl_name(name);
+		return;
+	}
+	name[n] = '\0';
+	name[strcspn(name, "\n")] = '\0';
 }
 
 static void drop_queue_locked(void)
@@ -435,6 +460,8 @@ static int send_register(uint32_t adopt, uint64_t epoch, uint64_t token,
 	clock_gettime(CLOCK_REALTIME, &rt);
 	r.pid = (uint32_t)getpid();
 	r.ppid = (uint32_t)getppid();
+	if (!proc_name[0])
+		main_name(proc_name);
 	r.name = proc_name;
 	r.n_argv = n;
 	r.argv = argv;
@@ -1570,8 +1597,11 @@ static bool detach(void)
 	 * a call site that is off never reaches the slow path, so some must
 	 * be on for a session's start to be seen. (Not "*", cheaper here but
 	 * a cost on every malloc of a program that never meets a session.)
+	 * Without a table or an allocation when the default allows
+	 * (tracer__callsites_default()).
 	 */
-	if (!page || !idle_page(page) || provisional_filter() != 0) {
+	if (!page || !idle_page(page) ||
+	    (tracer__callsites_default() != 0 && provisional_filter() != 0)) {
 		if (page)
 			munmap((void *)page, TRACER_CONTROL_SIZE);
 		return false;
@@ -1633,6 +1663,13 @@ static int register_now(int fd, const struct timespec *t0, int timeout_ms)
 {
 	int ret, reply;
 
+	ret = tracer__thread_key_init();
+	if (ret) {
+		say("cannot make the thread-exit key: %s", strerror(-ret));
+		close(fd);
+		return ret;
+	}
+	tracer__callsites_register_own();
 	tracer__modules_init();	/* where everything is, before recording */
 	fd = tracer__fd_keep(SOCK, fd);
 	if (fd < 0) {
@@ -1690,15 +1727,19 @@ static int client_start(int timeout_ms)
 	struct timespec t0;
 	int fd;
 
-	clock_gettime(CLOCK_MONOTONIC, &t0);
 	verbose = getenv("TRACER_VERBOSE") != NULL;
+	if (verbose)	/* only said: no clock read on the way (its page) */
+		clock_gettime(CLOCK_MONOTONIC, &t0);
 	wake_timeout_ms = timeout_ms;
-	prctl_name(proc_name);	/* the main thread's, here */
+	proc_name[0] = '\0';	/* taken at the registration (a fork's
+				   child has its parent's) */
 	if (detach()) {
 		say("no session: waiting for one, not connected (%ld us)",
 		    since_us(&t0));
 		return 0;
 	}
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	prctl_name(proc_name);	/* the main thread's, here */
 	fd = connect_daemon(&t0, timeout_ms);
 	if (fd < 0) {
 		say("no tracerd to register with: %s", strerror(-fd));

@@ -77,8 +77,8 @@ static int slot[TRACER__FD_SLOTS] = {
 	[0 ... TRACER__FD_SLOTS - 1] = -1,
 };
 /* The file behind each slot, to tell a raw close (tracer__fd_intact). */
-static dev_t slot_dev[TRACER__FD_SLOTS];
-static ino_t slot_ino[TRACER__FD_SLOTS];
+static dev_t slot_dev[TRACER__FD_SLOTS] TRACER_COLD_BSS;
+static ino_t slot_ino[TRACER__FD_SLOTS] TRACER_COLD_BSS;
 static int lo = INT_MAX, hi = -1;	/* bounds of the numbers we hold */
 static int band_base = -1;		/* 0: no band; -1: not looked at */
 static unsigned phase;

@@ -11,6 +11,8 @@
  *   fds.c        the descriptors libtracer holds, kept above the program's
  *   signal.c     the update signal, the program's own actions for it
  *   wrap_*.c     the wrappers of libc and libpthread calls
+ *   next.c       what the wrappers forward to: dlsym(RTLD_NEXT)'s
+ *                answers, mostly without calling it
  *
  * Contexts. Code here runs in four kinds of context; each may take only
  * what the line says.
@@ -34,7 +36,12 @@
  *                    calls (tracer__intr, resume.h); sent by the kernel
  *                    for a dormant client's socket, it pokes the client
  *                    (client.c: atomic stores, and the call sites' walk
- *                    of callsites.c, which never waits).
+ *                    of callsites.c, which never waits). A wrapper
+ *                    a handler may call (the async-signal-safe ones:
+ *                    exec, _exit, the waits of wrap_wait.c) forwards to
+ *                    a function looked up before a handler of the
+ *                    program could run (the constructors), never with
+ *                    dlsym() in the handler.
  *   listener thread  client.c: reads tracerd's messages, sends what the
  *                    socket did not take, mends a broken connection.
  *                    Started when there is something to hear (a dormant
@@ -223,6 +230,21 @@ int tracer__callsites_filter(const char *patterns, uint32_t *enabled,
 			     struct tracer__filter_table **old) TRACER_HIDDEN;
 void tracer__callsites_disable(void) TRACER_HIDDEN;
 /*
+ * TRACER_DEFAULT_EVENTS in force without a table and without allocating:
+ * every word set from it, in the generation in force (0 in a process that
+ * never had a table: exact). For a process that waits for its first
+ * session (client.c, DETACHED); the registration's filter replaces it.
+ * Returns 0, or -ENOTSUP when the default has patterns that need a table
+ * (then use tracer__callsites_filter()).
+ */
+int tracer__callsites_default(void) TRACER_HIDDEN;
+/* Register the library's own call sites (at the registration with
+ * tracerd; again is harmless). */
+void tracer__callsites_register_own(void) TRACER_HIDDEN;
+/* The thread-exit key (tracer.c), made at the registration, before any
+ * thread takes a buffer. 0 or -errno. */
+int tracer__thread_key_init(void) TRACER_HIDDEN;
+/*
  * tracer__callsites_poke_all(): every call site that is off asks the
  * filter table instead (a word of generation 0), so that its next event
  * reaches tracer_record_emit() (a dormant client was poked: client.c).
@@ -396,6 +418,8 @@ void tracer__signal_fork_after(void) TRACER_HIDDEN;
  */
 void tracer__proc_record_start(void) TRACER_HIDDEN;
 void tracer__proc_fork_child(void) TRACER_HIDDEN;
+/* The process's pid, read by the library's first constructor. */
+pid_t tracer__proc_pid(void) TRACER_HIDDEN;
 
 /*
  * The module map (modules.c). tracer__modules_init() fills it, once,

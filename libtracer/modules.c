@@ -45,12 +45,12 @@ struct module {
 	uint8_t seen;			/* writer: found by the current scan */
 };
 
-static struct module table[MODULES_MAX];
+static struct module table[MODULES_MAX] TRACER_COLD_BSS;
 static uint32_t count;			/* atomic: entries published */
-static char text[MODULES_TEXT];
+static char text[MODULES_TEXT] TRACER_COLD_BSS;
 static size_t text_used;		/* writer */
 static uint64_t not_kept;		/* atomic: objects the table missed */
-static char exe_path[PATH_MAX];		/* the executable (/proc/self/exe) */
+static char exe_path[PATH_MAX] TRACER_COLD_BSS;		/* the executable (/proc/self/exe) */
 static unsigned long long last_adds = ~0ULL, last_subs = ~0ULL;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 /* Atomic: the table and exe_path are filled (tracer__modules_init()). */

@@ -26,7 +26,7 @@ struct segment {
 	struct tracer_pool_desc *desc;
 };
 
-static struct segment segs[TRACER_POOL_MAX_SEGMENTS];
+static struct segment segs[TRACER_POOL_MAX_SEGMENTS] TRACER_COLD_BSS;
 static uint32_t nsegs;		/* published count */
 
 static uint32_t segment_count(void)

@@ -61,7 +61,6 @@
  * the middle of it. Everything here is async-signal-safe and preserves
  * errno.
  */
-#include <dlfcn.h>
 #include <errno.h>
 #include <pthread.h>
 #include <sched.h>
@@ -73,6 +72,7 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "wrap.h"
 #include "resume.h"
 
 typedef int (*sigaction_fn)(int, const struct sigaction *,
@@ -89,7 +89,7 @@ struct app_action {
 };
 
 static int tsig;			/* 0: no update signal */
-static struct app_action app[NSIG];
+static struct app_action app[NSIG] TRACER_COLD_BSS;
 static int app_writer;			/* spin lock of the writers */
 static sigset_t app_intr;		/* siginterrupt(sig, 1) was called */
 /* Around fork: the forking thread's mask. */
@@ -104,7 +104,7 @@ __thread struct tracer__intr tracer__intr
 
 static void *next(const char *name)
 {
-	return dlsym(RTLD_NEXT, name);
+	return tracer__next(name);
 }
 
 #define REAL(type, name) \

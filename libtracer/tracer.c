@@ -481,6 +481,21 @@ static void exit_key_destructor(void *arg)
 	tracer__thread_exit();
 }
 
+static int key_error;
+
+static void make_key(void)
+{
+	key_error = pthread_key_create(&exit_key, exit_key_destructor);
+}
+
+int tracer__thread_key_init(void)
+{
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
+
+	pthread_once(&once, make_key);
+	return -key_error;
+}
+
 /*
  * The process starts now (constructor, or a child of fork()): when a
  * session records, the thread takes its buffer and records
@@ -572,9 +587,7 @@ tracer_init(int argc, char **argv, char **envp)
 	tracer__wrap_syscall_init();
 	tracer__signal_init();
 	tracer__wrap_dl_init();
-	if (pthread_key_create(&exit_key, exit_key_destructor))
-		return;
-	tracer__fd_owner_pid = (uint32_t)getpid();
+	tracer__fd_owner_pid = (uint32_t)tracer__proc_pid();
 	WRAP_GUARD_ENTER();
 	pthread_atfork(fork_prepare, fork_parent, fork_child);
 	tracer__client_start(register_timeout_ms(), argc > 0 ? argv : NULL);

@@ -4,7 +4,6 @@
  * values and socket addresses.
  */
 #include <arpa/inet.h>
-#include <dlfcn.h>
 #include <netinet/in.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -45,7 +44,7 @@ static void say(const char *s)
 
 void *tracer__wrap_next(const char *name)
 {
-	void *fn = dlsym(RTLD_NEXT, name);
+	void *fn = tracer__next(name);
 
 	if (!fn) {
 		say("libtracer: no definition of ");

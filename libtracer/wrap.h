@@ -140,6 +140,15 @@ static inline int tracer__wrap_active(void)
  * told on stderr and aborted (a wrapper has nothing it could forward to).
  */
 void *tracer__wrap_next(const char *name) TRACER_HIDDEN;
+/*
+ * The next definition of name after libtracer's, the one
+ * dlsym(RTLD_NEXT, name) gives, mostly without calling it (next.c);
+ * NULL when there is none. tracer__next_fast(): only what is answered
+ * without dlsym() (NULL: ask it); no lock, no call, so a signal handler
+ * may use it.
+ */
+void *tracer__next(const char *name) TRACER_HIDDEN;
+void *tracer__next_fast(const char *name) TRACER_HIDDEN;
 /* syscall()'s next definition, looked up now (wrap_io.c). */
 void tracer__wrap_syscall_init(void) TRACER_HIDDEN;
 

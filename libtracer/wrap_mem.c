@@ -33,7 +33,8 @@
 #define BOOT_SIZE	(64 * 1024)
 #define BOOT_ALIGN	16
 
-static char boot_arena[BOOT_SIZE] __attribute__((aligned(BOOT_ALIGN)));
+static char boot_arena[BOOT_SIZE] __attribute__((aligned(BOOT_ALIGN)))
+	TRACER_COLD_BSS;
 static size_t boot_used;		/* bump pointer (atomic) */
 
 /* Each block: its size in the 16 bytes before it (for realloc). */

@@ -88,6 +88,11 @@ void tracer__proc_fork_child(void)
 	proc_pid = getpid();
 }
 
+pid_t tracer__proc_pid(void)
+{
+	return __atomic_load_n(&proc_pid, __ATOMIC_RELAXED);
+}
+
 void tracer__proc_record_start(void)
 {
 	tracer_record_vital("proc:start", "pid %d ppid %d exe %s argv %s",

@@ -21,7 +21,6 @@
  * pthread_cond_wait and pthread_cond_timedwait (the C library retries its
  * own interrupted futex waits) ...
  */
-#include <dlfcn.h>
 #include <semaphore.h>
 #include <signal.h>
 #include <sys/msg.h>
@@ -82,7 +81,7 @@ static msgsnd_fn real_msgsnd;
 })
 
 #define LOOKUP(name) __atomic_store_n(&real_##name, \
-	(__typeof__(real_##name))dlsym(RTLD_NEXT, #name), __ATOMIC_RELAXED)
+	(__typeof__(real_##name))tracer__next(#name), __ATOMIC_RELAXED)
 
 static void __attribute__((constructor(101))) wait_resolve(void)
 {

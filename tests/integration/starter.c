@@ -6,11 +6,13 @@
  *
  *   t        "main SECONDS.NANOSECONDS": that first reading
  *   o PATH   open PATH for writing (created), write a line, close it
+ *   n NAME   name the main thread NAME (prctl PR_SET_NAME)
  *   q        exit 0
  */
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -29,6 +31,12 @@ int main(void)
 		if (!strcmp(line, "t")) {
 			printf("main %lld.%09ld\n", (long long)t.tv_sec,
 			       t.tv_nsec);
+			fflush(stdout);
+			continue;
+		}
+		if (!strncmp(line, "n ", 2)) {
+			printf("%s\n", prctl(PR_SET_NAME, line + 2, 0, 0, 0)
+			       ? "error" : "ok");
 			fflush(stdout);
 			continue;
 		}

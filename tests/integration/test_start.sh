@@ -195,6 +195,20 @@ quit m
 check "the module's events of the session are in the trace" \
 	bash -c "'$TRACECTL' view --no-symbols '$dir' | grep -q ' $m_pid .*dl:event'"
 
+# ---- renamed while it waits -------------------------------------------------
+
+# A waiting program registers under the name its main thread has then
+# (as ps shows it), not the one it had at its start.
+spawn n env LD_PRELOAD="$LIB" "$STARTER"
+r=$(cmd n "n renamed")
+check "a waiting program renames its main thread ($r)" [ "$r" = ok ]
+dir=$(session_cmd start)
+cmd n "o $T/n-1" >/dev/null
+session_cmd stop >/dev/null	# after the registration, in tracerd's order
+quit n
+check "a session starts: it registers under its new name" \
+	test -d "$dir/renamed-$n_pid"
+
 # ---- tracerd restarted meanwhile ------------------------------------------
 
 spawn r env LD_PRELOAD="$LIB" "$STARTER"

@@ -4,9 +4,11 @@
  * matching pattern deciding, the defaults, glob classes and escapes.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "compiler.h"
 #include "pattern.h"
 #include "tap.h"
 
@@ -174,9 +176,76 @@ static void test_globs(void)
 	match("a\\?", q2, "yn");
 }
 
+/*
+ * The allocation-free parse of a constant list (libtracer's default
+ * filter at every program's start): the same decisions as the parse, and
+ * what it refuses.
+ */
+static void test_borrow(void)
+{
+	static const char *const names[] = {
+		"libc:malloc", "libc:open", "libc:free", "libc:mallo",
+		"libc:mallocx", "pthread:mutex_lock", "pthread:cond_wait_entry",
+		"tracer:thread_start", "app:x", "",
+	};
+	struct tracer__pattern v[32], small[2];
+	struct tracer__patterns b, p;
+	size_t i;
+
+	ok(tracer__patterns_borrow(TRACER_DEFAULT_EVENTS, &b, v, 32) == 0,
+	   "borrowed: the default filter");
+	parse(TRACER_DEFAULT_EVENTS, &p);
+	for (i = 0; i < TRACER_ARRAY_SIZE(names); i++)
+		ok(tracer__patterns_match(&b, names[i]) ==
+		   tracer__patterns_match(&p, names[i]),
+		   "borrowed default, '%s': as parsed", names[i]);
+	tracer__patterns_free(&p);
+	ok(tracer__patterns_borrow("app:*,-app:x", &b, v, 32) == 0 &&
+	   tracer__patterns_match(&b, "app:y") &&
+	   !tracer__patterns_match(&b, "app:x"), "borrowed: a prefix");
+	ok(tracer__patterns_borrow("a?c", &b, v, 32) == -ENOTSUP,
+	   "borrowed: a glob needs fnmatch, refused");
+	ok(tracer__patterns_borrow("x[ab]", &b, v, 32) == -ENOTSUP,
+	   "borrowed: a class, refused");
+	ok(tracer__patterns_borrow("a\\,b", &b, v, 32) == -ENOTSUP,
+	   "borrowed: a quote, refused");
+	ok(tracer__patterns_borrow("a,b,c", &b, small, 2) == -E2BIG,
+	   "borrowed: more than the room");
+	ok(tracer__patterns_borrow(" , ", &b, v, 32) == -EINVAL,
+	   "borrowed: nothing");
+	ok(tracer__patterns_borrow("a,-", &b, v, 32) == -EINVAL,
+	   "borrowed: an empty exclusion");
+}
+
+/* A list of names only is indexed by name hash: no name it holds is
+ * missed, whatever its length and letters. */
+static void test_name_index(void)
+{
+	char text[8192], name[32];
+	struct tracer__patterns p;
+	size_t o = 0;
+	int i, wrong = 0;
+
+	for (i = 0; i < 300; i += 3)
+		o += (size_t)snprintf(text + o, sizeof(text) - o,
+				      "%s-p%d:e%0*d", o ? "," : "", i % 7,
+				      i % 11, i);
+	parse(text, &p);
+	for (i = 0; i < 300; i++) {
+		snprintf(name, sizeof(name), "p%d:e%0*d", i % 7, i % 11, i);
+		wrong += tracer__patterns_match(&p, name) != (i % 3 != 0);
+	}
+	ok(p.only_names && wrong == 0,
+	   "100 excluded names among 300: every decision right (%d wrong)",
+	   wrong);
+	tracer__patterns_free(&p);
+}
+
 int main(void)
 {
-	plan(98);
+	plan(117);
+	test_borrow();
+	test_name_index();
 	test_errors();
 	test_too_many();
 	test_empty();
