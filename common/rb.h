@@ -264,6 +264,14 @@ static inline uint64_t tracer__rb_records_committed(
 /* Records discarded by the writer so far (as it reports them). */
 uint64_t tracer__rb_lost(const struct tracer_rb_reader *r);
 
+/*
+ * Flight: records the writer overwrote that this reader had not read nor
+ * told yet, as a reader moving to the oldest sub-buffer now would find
+ * them (and the next packet read would tell them); 0 in discard mode.
+ * Reads the ring, changes nothing: for reports, while the writer writes.
+ */
+uint64_t tracer__rb_overwritten(const struct tracer_rb_reader *r);
+
 /* What tracer__rb_salvage() could not keep of a dead writer's sub-buffer. */
 struct tracer_rb_salvage {
 	uint32_t torn;			/* records dropped: being written */

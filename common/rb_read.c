@@ -571,3 +571,20 @@ uint64_t tracer__rb_lost(const struct tracer_rb_reader *r)
 {
 	return TRACER_READ_ONCE(r->hdr->lost);
 }
+
+uint64_t tracer__rb_overwritten(const struct tracer_rb_reader *r)
+{
+	struct tracer_rb_reader at = *r;	/* moved, in this copy only */
+	uint64_t wc = tracer__load_acquire(&r->hdr->write_count);
+	uint64_t sum = r->skipped_records, i, b;
+
+	if (r->mode != TRACER_RB_FLIGHT || wc - r->read_count <= bufsize(r))
+		return sum;
+	at.read_count = TRACER_ALIGN_UP(wc - bufsize(r), r->geo.subbuf_size);
+	for (i = 0; i < r->geo.subbuf_count; i++) {
+		b = slot_baseline(&at, i, wc, 0);
+		if (b > r->slot_records[i])
+			sum += b - r->slot_records[i];
+	}
+	return sum;
+}

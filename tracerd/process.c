@@ -1705,6 +1705,19 @@ static uint64_t records_committed(const struct tracerd_buffer *b, int c)
 					    b->rd[c].geo.subbuf_count);
 }
 
+/*
+ * Flight: records of channel c of b the writer overwrote before they
+ * were read (at most made, the records committed): lost, not written,
+ * for status as for the trace, which tells them when it reads the ring.
+ */
+static uint64_t overwritten(const struct tracerd_buffer *b, int c,
+			    uint64_t made)
+{
+	uint64_t n = tracer__rb_overwritten(&b->rd[c]);
+
+	return n < made ? n : made;
+}
+
 static void totals(const struct tracerd_process *p, uint64_t *records,
 		   uint64_t *lost)
 {
@@ -1716,8 +1729,12 @@ static void totals(const struct tracerd_process *p, uint64_t *records,
 				 lost_no_buffer);
 	for (i = 0; i < p->nbuf; i++)
 		for (c = 0; c < TRACER_POOL_CHANNELS; c++) {
-			*records += records_committed(&p->buf[i], c);
-			*lost += TRACER_READ_ONCE(p->buf[i].rd[c].hdr->lost);
+			uint64_t made = records_committed(&p->buf[i], c),
+				 over = overwritten(&p->buf[i], c, made);
+
+			*records += made - over;
+			*lost += TRACER_READ_ONCE(p->buf[i].rd[c].hdr->lost) +
+				 over;
 		}
 	/* Records tracerd could not write are lost, not written. */
 	*records -= p->unwritten;
@@ -1814,14 +1831,15 @@ static void thread_status(const struct tracerd_process *p, uint32_t i,
 	t->name = name ? name : no_name;
 	t->buffer = i;
 	for (c = 0; c < TRACER_POOL_CHANNELS; c++) {
-		uint64_t unwritten = owner_unwritten(b, c);
+		uint64_t unwritten = owner_unwritten(b, c),
+			 made = records_committed(b, c) -
+				TRACER_READ_ONCE(b->desc->records_base[c]),
+			 over = overwritten(b, c, made - unwritten);
 
-		t->events_written += records_committed(b, c) -
-				     TRACER_READ_ONCE(b->desc->records_base[c]) -
-				     unwritten;
+		t->events_written += made - unwritten - over;
 		t->events_lost += TRACER_READ_ONCE(b->rd[c].hdr->lost) -
 				  TRACER_READ_ONCE(b->desc->lost_base[c]) +
-				  unwritten;
+				  unwritten + over;
 	}
 	t->use_permille = use_permille(b);
 }

@@ -114,6 +114,13 @@ check "restart: the losses of the time no tracerd ran are told, at the gap" \
 dir=$(session_cmd start --mode flight)
 spawn fl "$CONTROLEE" burst
 r=$(cmd fl "r 400000")	# 12.8 MB: the 4 MiB ring goes round 3 times
+status_counts() {
+	"$TRACECTL" status --json | python3 -c '
+import json, sys
+ps = json.load(sys.stdin)["processes"]
+print(sum(p["events_written"] for p in ps), sum(p["events_lost"] for p in ps))'
+}
+read -r written lost <<<"$(status_counts)"
 quit fl
 session_cmd stop >/dev/null
 out=$(told "$dir" 400000)
@@ -121,9 +128,14 @@ check "flight: the losses are told before the oldest kept event, once" \
 	told "$dir" 400000
 check "flight: in one marker" \
 	bash -c "echo '$out' | grep -q 'in 1 marker(s)'"
+n=$(echo "$out" | sed -n 's/^# [0-9]* kept, \([0-9]*\) told.*/\1/p')
+kept=$(echo "$out" | sed -n 's/^# \([0-9]*\) kept, .*/\1/p')
+check "flight: status counted the overwritten as lost before the end ($lost, told $n)" \
+	[ "$lost:$((n > 0))" = "$n:1" ]
+check "flight: ... and as written only what the rings held ($written >= kept $kept)" \
+	test "$written" -ge "$kept" -a "$((written + lost))" -ge 400000
 if command -v babeltrace2 >/dev/null; then
 	b=$(bt_discarded "$dir")
-	n=$(echo "$out" | sed -n 's/^# [0-9]* kept, \([0-9]*\) told.*/\1/p')
 	check "flight: babeltrace2 counts the same ($b, told $n)" \
 		[ "$b:$((n > 0))" = "$n:1" ]
 else

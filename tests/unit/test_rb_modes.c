@@ -4,7 +4,8 @@
  * recorded + lost == produced, what happens to a sub-buffer the reader is
  * copying, the guard against a nested writer lapping the buffer, and a
  * reader that takes over from one that went away (a new tracerd adopting
- * a pool): it counts as overwritten only what was.
+ * a pool): it counts as overwritten only what was, and a count of the
+ * overwritten made without reading (status) agrees with the read.
  */
 #include <errno.h>
 #include <string.h>
@@ -89,12 +90,22 @@ static void test_discard_full(void)
 static void test_flight_full(void)
 {
 	struct chan c;
+	uint64_t over;
 
 	chan_open(&c, TRACER_RB_FLIGHT);
+	is_u64(tracer__rb_overwritten(&c.r), 0,
+	       "flight: nothing overwritten in a new ring");
 	produce(&c, 1000);
+	tracer__rb_flush(&c.w);
+	over = tracer__rb_overwritten(&c.r);	/* what status says */
 	drain(&c);
 	ok(c.st.bad == 0, "flight: surviving records intact %s",
 	   c.st.first_error);
+	ok(over > 0 && over == c.st.overwritten,
+	   "flight: counted before the read as the read tells them (%"
+	   PRIu64 ", told %" PRIu64 ")", over, c.st.overwritten);
+	is_u64(tracer__rb_overwritten(&c.r), 0,
+	       "flight: none left to count once told");
 	is_u64(tracer__rb_lost(&c.r), 0, "flight: the writer discarded none");
 	is_u64(c.st.seen[0] + lost(&c), c.produced,
 	       "flight: recorded + overwritten == produced");
@@ -228,7 +239,7 @@ static void test_takeover(enum tracer_rb_mode mode, const char *name)
 
 int main(void)
 {
-	plan(40);
+	plan(43);
 	test_discard_full();
 	test_flight_full();
 	test_held(TRACER_RB_DISCARD, "discard");
