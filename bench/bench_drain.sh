@@ -286,6 +286,23 @@ drain_case() {
 	run "$T/dcount.out" "$BENCH" count "$dir"
 	rm -rf "$dir"
 	drain_row "$n" "${mbps:+paced $mbps MB/s}" "$((cpu1 - cpu0))" "$st"
+	[ -n "$mbps" ] || dd_row "$(val bytes "$T/dcount.out")"
+}
+
+# dd_row BYTES: dd writing as many bytes (1 MB blocks from /dev/zero) into
+# a file beside the trace, just after: the file system's page cache rate
+# on this machine at this moment, and the CPU dd used for it.
+dd_row() {
+	local n=$(( ($1 + 999999) / 1000000 )) t TIMEFORMAT='%R %U %S'
+
+	[ "$n" -gt 0 ] || return 0
+	t=$({ time dd if=/dev/zero of="$T/dd.out" bs=1000000 count="$n" \
+		status=none; } 2>&1) || die "dd failed: $t"
+	rm -f "$T/dd.out"
+	echo "$t" | awk -v mb="$n" '{
+		printf "%-7s %-16s %9s %9s %9.1f %9s %12s %8s %10s %6.0f%%\n",
+		       "dd", "same volume", "", "", mb / $1, "", "", "", "",
+		       100 * ($2 + $3) / $1 }'
 }
 
 # drain_row THREADS LOAD CPU_MS STATUS_LOST
@@ -324,7 +341,8 @@ bench_drain() {
 	     "wrote: channel files' bytes and bench events; lost: sum of the" \
 	     "threads' tracer:thread_exit 'lost N'; status LOST: tracectl" \
 	     "status just after the writers exited; tracerd CPU: its CPU" \
-	     "time over the writers' wall time"
+	     "time over the writers' wall time; dd: as many bytes written" \
+	     "by dd just after (wrote MB/s, and its CPU in the last column)"
 	echo
 }
 
