@@ -650,6 +650,65 @@ void tracer__chan_close(struct tracer_chan *c)
 	c->fd = -1;
 }
 
+void tracer__chan_park(struct tracer_chan *c)
+{
+	if (c->fd >= 0)
+		close(c->fd);
+	c->fd = -1;
+	free(c->buf);
+	c->buf = NULL;
+	c->buf_size = 0;
+}
+
+bool tracer__chan_parked(const struct tracer_chan *c)
+{
+	return c->path && c->fd < 0;
+}
+
+static int reserve(struct tracer_chan *c, uint64_t n, char *err,
+		   size_t err_size);
+static int pread_full(int fd, void *buf, size_t n, uint64_t off);
+static int read_error(const struct tracer_chan *c, uint64_t off, int ret,
+		      char *err, size_t err_size);
+
+/* Reopen c's file and read its current packet again. 0 or -errno. */
+static int reopen(struct tracer_chan *c, char *err, size_t err_size)
+{
+	struct stat st;
+	int ret;
+
+	c->fd = open(c->path, O_RDONLY | O_CLOEXEC);
+	if (c->fd < 0 || fstat(c->fd, &st) < 0)
+		return fail_open(err, err_size, -errno, c->path);
+	if ((uint64_t)st.st_size < c->file_size)
+		return fail(err, err_size, -EBADMSG, "%s: the file shrank "
+			    "while being read", c->path);
+	posix_fadvise(c->fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+	if (!c->content)
+		return 0;
+	ret = reserve(c, c->content, err, err_size);
+	if (ret)
+		return ret;
+	ret = pread_full(c->fd, c->buf, c->content, c->packet_offset);
+	return ret ? read_error(c, c->packet_offset, ret, err, err_size) : 0;
+}
+
+int tracer__chan_unpark(struct tracer_chan *c, struct tracer_chan_record *rec,
+			char *err, size_t err_size)
+{
+	int ret = reopen(c, err, err_size);
+
+	if (ret) {
+		tracer__chan_park(c);
+		return ret;
+	}
+	/* The record last returned is in the current packet. */
+	if (rec && !rec->lost && c->content)
+		rec->payload = c->buf + rec->offset +
+			       sizeof(struct tracer_rb_event);
+	return 0;
+}
+
 /* "PATH: packet at offset N: ..." into err; returns -EBADMSG. */
 static int bad_packet(const struct tracer_chan *c, uint64_t off, char *err,
 		      size_t err_size, const char *fmt, ...)

@@ -169,4 +169,19 @@ int tracer__chan_next(struct tracer_chan *c, struct tracer_chan_record *rec,
 /* Close a channel file (also after a failed open). */
 void tracer__chan_close(struct tracer_chan *c);
 
+/*
+ * Park an open channel file: its descriptor is closed and its packet buffer
+ * freed, its place kept (the current packet, the next record), so that a
+ * reader of more files than it may hold open (a trace of many threads)
+ * takes each up again when it needs it. The payload of the record last
+ * returned is gone until tracer__chan_unpark() gives rec (that record, or
+ * NULL) a new one. tracer__chan_parked(): is it parked?
+ * tracer__chan_unpark() returns 0, or the negative errno of open or pread,
+ * -EBADMSG (the file is shorter than it was), -ENOMEM (err says what).
+ */
+void tracer__chan_park(struct tracer_chan *c);
+bool tracer__chan_parked(const struct tracer_chan *c);
+int tracer__chan_unpark(struct tracer_chan *c, struct tracer_chan_record *rec,
+			char *err, size_t err_size);
+
 #endif /* TRACER_TRACE_DIR_H */

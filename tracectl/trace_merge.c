@@ -12,6 +12,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 
 #include "format.h"
@@ -77,6 +78,9 @@ struct tracer_merge {
 	size_t nrenames, renames_cap;
 	bool renames_given;		/* the last item took them */
 	bool skipping;			/* before --since: no renames */
+	size_t nopen;			/* sources with their file open */
+	size_t max_open;		/* at most (open_budget()) */
+	size_t clock;			/* the next to park, when full */
 };
 
 /* What the note of a %p value is about: the record being formatted. */
@@ -256,6 +260,8 @@ static int open_channel(struct tracer_merge *m,
 	s->pid = p->meta.pid;
 	s->vital = cn->vital;
 	m->nsrcs++;
+	/* Taken up when its first record is wanted (build_heap). */
+	tracer__chan_park(&s->chan);
 	return 0;
 }
 
@@ -553,12 +559,80 @@ static void sift_down(struct merge_src **heap, size_t n, size_t i)
 	heap[i] = top;
 }
 
+/* ----------------------------------------------------------------------
+ * Open files. A trace of many threads has more channel files than a
+ * process may hold open (100,000 threads of a churning program: 200,000
+ * files): at most max_open sources have their file open, the others are
+ * parked (tracer__chan_park()) and taken up again when their record is
+ * wanted, parking another one in turn (the next open one after the
+ * clock hand: threads of a churning program come and go in time order,
+ * so most parked files are done or not yet begun).
+ */
+
+/* Half the descriptors this process may open, 16 to 4096. */
+static size_t open_budget(void)
+{
+	struct rlimit rl;
+	rlim_t n = getrlimit(RLIMIT_NOFILE, &rl) == 0 ? rl.rlim_cur / 2 : 16;
+
+	return n < 16 ? 16 : n > 4096 ? 4096 : (size_t)n;
+}
+
+static void park(struct tracer_merge *m, struct merge_src *s)
+{
+	if (s->chan.fd >= 0) {
+		tracer__chan_park(&s->chan);
+		m->nopen--;
+	}
+}
+
+/* Park an open source other than keep, the clock hand's next. */
+static void park_another(struct tracer_merge *m, const struct merge_src *keep)
+{
+	size_t i;
+
+	for (i = 0; i < m->nsrcs && m->nopen >= m->max_open; i++) {
+		struct merge_src *s = &m->srcs[m->clock];
+
+		m->clock = (m->clock + 1) % m->nsrcs;
+		if (s != keep)
+			park(m, s);
+	}
+}
+
+/* s's file open, its record's payload there: false after an error
+ * (reported; the file is then closed). */
+static bool take_up(struct tracer_merge *m, struct merge_src *s)
+{
+	if (!tracer__chan_parked(&s->chan))
+		return s->chan.path != NULL;
+	if (m->nopen >= m->max_open)
+		park_another(m, s);
+	if (tracer__chan_unpark(&s->chan, &s->rec, m->errbuf,
+				sizeof(m->errbuf))) {
+		tracer__merge_error(m, "%s", m->errbuf);
+		tracer__chan_close(&s->chan);
+		return false;
+	}
+	m->nopen++;
+	return true;
+}
+
+static void close_src(struct tracer_merge *m, struct merge_src *s)
+{
+	if (s->chan.fd >= 0)
+		m->nopen--;
+	tracer__chan_close(&s->chan);
+}
+
 /* Move a source to its next record: false at its end or after an error it
  * cannot read on from (reported); the file is then closed. */
 static bool advance(struct tracer_merge *m, struct merge_src *s)
 {
 	int ret;
 
+	if (!take_up(m, s))
+		return false;
 	for (;;) {
 		ret = tracer__chan_next(&s->chan, &s->rec, m->errbuf,
 					sizeof(m->errbuf));
@@ -568,7 +642,7 @@ static bool advance(struct tracer_merge *m, struct merge_src *s)
 			break;
 	}
 	if (ret <= 0)
-		tracer__chan_close(&s->chan);
+		close_src(m, s);
 	return ret == 1;
 }
 
@@ -600,6 +674,8 @@ static bool advance_past(struct tracer_merge *m, struct merge_src *s,
 			 uint64_t since)
 {
 	while (s->rec.timestamp < since) {
+		if (!take_up(m, s))
+			return false;
 		note_name(m, s);	/* the names at since */
 		if (!advance(m, s))
 			return false;
@@ -811,6 +887,12 @@ int tracer__merge_next(struct tracer_merge *m, struct tracer_item *it)
 		s = m->heap[0];
 		if (s->rec.timestamp > m->until)
 			return 0;	/* every other source is later too */
+		if (!take_up(m, s)) {	/* reported */
+			m->heap[0] = m->heap[--m->nheap];
+			if (m->nheap)
+				sift_down(m->heap, m->nheap, 0);
+			continue;
+		}
 		note_name(m, s);
 		take = wanted(m, s);
 		if (take)
@@ -852,6 +934,7 @@ static int merge_start(struct tracer_merge *m, const char *dir)
 	size_t n = 0;
 	int ret;
 
+	m->max_open = open_budget();
 	m->msg = malloc(MSG_INITIAL);
 	m->msg_size = MSG_INITIAL;
 	ret = m->msg && root ? find_procs(m, root, &dirs, &n) : -ENOMEM;

@@ -1,12 +1,13 @@
 #!/bin/bash
-# Thread churn and the pool: 5,000 short-lived threads, 16 alive at a time,
+# Thread churn and the pool: 5,000 short-lived threads, 16 alive at a time
+# (CHURN_TOTAL, CHURN_ALIVE),
 # with tracerd's default settings: every event is in the trace, and
 # tracerd's own memory stays flat; a pool that must grow doubles up to its
 # memory cap, and every event is either in the trace or counted as lost.
 . "$(dirname "$0")/lib.sh"
 
-TOTAL=5000
-ALIVE=16
+TOTAL=${CHURN_TOTAL:-5000}	# tests/stress/stress_churn.sh: 100,000
+ALIVE=${CHURN_ALIVE:-16}	# and 64
 # Small buffers for the growth test: 16 KiB x 4 default channel.
 GEOM="--subbuf-size 16K --subbuf-count 4"
 
@@ -48,6 +49,10 @@ n=$(grep -c ' tracer:lost: ' "$T/view")
 check "no loss told anywhere ($n)" [ "$n" -eq 0 ]
 files=$(ls "$dir"/*/ | grep -c '^default-')
 check "one channel file per thread ($files)" [ "$files" -eq "$TOTAL" ]
+# Twice as many files as threads; view holds a few open at a time.
+(ulimit -n 64 && exec "$TRACECTL" view "$dir") >"$T/view64" 2>"$T/view64.err"
+check "view allowed 64 descriptors: the same trace, no error ($(head -c 200 "$T/view64.err"))" \
+	bash -c "cmp -s '$T/view' '$T/view64' && ! [ -s '$T/view64.err' ]"
 
 # The process is gone from status once it exited; its pool was reported
 # while alive through the log. Check the pool of a live process instead:
