@@ -57,7 +57,7 @@ static uint32_t fixed_bit(const struct tracer_callsite *cs)
 
 /*
  * TRACER_DEFAULT_EVENTS parsed once, into static memory (its patterns are
- * names: tracer__patterns_borrow()); NULL if it cannot be.
+ * names: tracer__patterns_borrow()); NULL if it cannot be. Under the lock.
  */
 static const struct tracer__patterns *default_filter(void)
 {
@@ -422,12 +422,15 @@ void tracer__callsites_register_own(void)
 int tracer__callsites_default(void)
 {
 	uint32_t gen = __atomic_load_n(&tracer__filter_gen, __ATOMIC_RELAXED);
-	const struct tracer__patterns *p = default_filter();
+	const struct tracer__patterns *p;
 	struct tracer_callsite *cs;
 
-	if (!p)
+	pthread_mutex_lock(&lock);	/* default_filter()'s too */
+	p = default_filter();
+	if (!p) {
+		pthread_mutex_unlock(&lock);
 		return -ENOTSUP;
-	pthread_mutex_lock(&lock);
+	}
 	if (have_filter)
 		tracer__patterns_free(&filter);
 	have_filter = false;
