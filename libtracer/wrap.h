@@ -144,8 +144,8 @@ void *tracer__wrap_next(const char *name) TRACER_HIDDEN;
  * The next definition of name after libtracer's, the one
  * dlsym(RTLD_NEXT, name) gives, mostly without calling it (next.c);
  * NULL when there is none. tracer__next_fast(): only what is answered
- * without dlsym() (NULL: ask it); no lock, no call, so a signal handler
- * may use it.
+ * without dlsym() (NULL: ask it); it takes no lock and calls only
+ * strcmp(), so a signal handler may use it.
  */
 void *tracer__next(const char *name) TRACER_HIDDEN;
 void *tracer__next_fast(const char *name) TRACER_HIDDEN;
