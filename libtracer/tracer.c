@@ -63,6 +63,7 @@ static __thread struct tracer__thread tls
 #define CONTROL_TRIES	64	/* sequence-lock attempts before giving up */
 
 static pthread_key_t exit_key;
+static bool key_made;		/* exit_key exists (tracer__thread_key_init) */
 static uint64_t process_start_session;
 
 const char *tracer_version(void)
@@ -202,6 +203,8 @@ static void switch_channels(struct tracer__thread *t)
 		tracer__rb_flush(&t->ch[c]);
 }
 
+static void tell_unbuffered(void);
+
 /* The library's own events: the thread is ready for session s. */
 static void record_start(struct tracer__thread *t, uint64_t s)
 {
@@ -221,6 +224,7 @@ static void record_start(struct tracer__thread *t, uint64_t s)
 		tracer_record_vital("tracer:lost", "%llu events dropped before "
 				    "this thread had a buffer",
 				    (unsigned long long)t->lost_no_buffer);
+	tell_unbuffered();
 }
 
 /*
@@ -238,8 +242,32 @@ static void count_lost(struct tracer__thread *t,
 		    TRACER_READ_ONCE(tracer__filter_gen) &&
 		    !tracer__filter_allows(cs)))
 		return;
-	t->lost_no_buffer++;
+	/* Its end must be seen even if it never has a buffer (the key's
+	 * value: a store into the thread's own block). */
+	if (t->lost_no_buffer++ == 0 &&
+	    __atomic_load_n(&key_made, __ATOMIC_ACQUIRE))
+		pthread_setspecific(exit_key, t);
 	tracer__pool_add_lost(1);
+}
+
+/*
+ * Events dropped by threads that ended before they had a buffer: no
+ * stream of theirs can tell them, so the next thread of the process to
+ * start recording, or to end, tells them (tracer:lost_unbuffered) in its
+ * vital channel. Added to at a thread's end, taken whole (atomic).
+ */
+static uint64_t lost_unbuffered;
+
+static void tell_unbuffered(void)
+{
+	uint64_t n = __atomic_exchange_n(&lost_unbuffered, 0,
+					 __ATOMIC_RELAXED);
+
+	if (n)
+		tracer_record_vital("tracer:lost_unbuffered", "%llu events "
+				    "dropped by threads that ended before "
+				    "they had a buffer",
+				    (unsigned long long)n);
 }
 
 /*
@@ -442,12 +470,19 @@ void tracer__thread_exit(void)
 	int saved = errno, c;
 	bool keep = false;
 
+	if (t->state == TRACER__THREAD_NEW && t->lost_no_buffer) {
+		__atomic_fetch_add(&lost_unbuffered, t->lost_no_buffer,
+				   __ATOMIC_RELAXED);
+		t->lost_no_buffer = 0;
+	}
 	if (t->state != TRACER__THREAD_READY || t->busy)
 		return;
 	t->busy = 1;
 	WRAP_GUARD_ENTER();
 	if (t->session != 0 && still_recording(t)) {
 		uint64_t lost = 0;
+
+		tell_unbuffered();
 
 		prctl(PR_GET_NAME, t->name, 0, 0, 0);	/* it may have changed */
 		t->name[15] = '\0';
@@ -486,6 +521,7 @@ static int key_error;
 static void make_key(void)
 {
 	key_error = pthread_key_create(&exit_key, exit_key_destructor);
+	__atomic_store_n(&key_made, key_error == 0, __ATOMIC_RELEASE);
 }
 
 int tracer__thread_key_init(void)
@@ -548,6 +584,7 @@ static void fork_child(void)
 			 __ATOMIC_RELEASE);
 	tls = (struct tracer__thread){ .epoch = UINT64_MAX };
 	process_start_session = 0;
+	lost_unbuffered = 0;		/* the parent's to tell */
 	tracer__fd_owner_pid = (uint32_t)getpid();
 	WRAP_GUARD_ENTER();
 	tracer__signal_fork_after();
