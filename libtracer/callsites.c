@@ -71,16 +71,20 @@ static const struct tracer__patterns *default_filter(void)
 	return ret == 0 ? &p : NULL;
 }
 
-/* `enabled` for cs under the filter in force (table generation gen). */
-static uint32_t enable_value(const struct tracer_callsite *cs, uint32_t gen)
+/* `enabled` for cs under patterns p (NULL: off), table generation gen. */
+static uint32_t word_under(const struct tracer__patterns *p,
+			   const struct tracer_callsite *cs, uint32_t gen)
 {
-	const struct tracer__patterns *p = have_filter ? &filter :
-					   have_default ? default_filter() :
-					   NULL;
-
 	if (!p || !tracer__patterns_match(p, cs->name))
 		return 0;
 	return TRACER__CS_WORD(gen, fixed_bit(cs));
+}
+
+/* `enabled` for cs under the filter in force. */
+static uint32_t enable_value(const struct tracer_callsite *cs, uint32_t gen)
+{
+	return word_under(have_filter ? &filter :
+			  have_default ? default_filter() : NULL, cs, gen);
 }
 
 static int grow(void)
@@ -438,9 +442,7 @@ int tracer__callsites_default(void)
 	/* Ours, registered or not yet (their words are read all the same),
 	 * then every registered one. */
 	for (cs = __start_tracer_callsites; cs < __stop_tracer_callsites; cs++)
-		__atomic_store_n(&cs->enabled,
-				 tracer__patterns_match(p, cs->name) ?
-				 TRACER__CS_WORD(gen, fixed_bit(cs)) : 0,
+		__atomic_store_n(&cs->enabled, word_under(p, cs, gen),
 				 __ATOMIC_RELAXED);
 	store_values();
 	pthread_mutex_unlock(&lock);

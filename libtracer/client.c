@@ -1535,18 +1535,6 @@ static const struct tracer_control *map_state(const char *sock_path)
 	return c;
 }
 
-/* The default filter, without telling tracerd. Returns 0 or -errno. */
-static int provisional_filter(void)
-{
-	struct tracer__filter_table *old = NULL;
-	uint32_t on, total;
-	int ret = tracer__callsites_filter(TRACER_DEFAULT_EVENTS, &on, &total,
-					   &old);
-
-	tracer__filter_retire(old);
-	return ret;
-}
-
 /* What is left of timeout_ms since t0, >= 0. */
 static int ms_left(const struct timespec *t0, int timeout_ms)
 {
@@ -1597,11 +1585,10 @@ static bool detach(void)
 	 * a call site that is off never reaches the slow path, so some must
 	 * be on for a session's start to be seen. (Not "*", cheaper here but
 	 * a cost on every malloc of a program that never meets a session.)
-	 * Without a table or an allocation when the default allows
-	 * (tracer__callsites_default()).
+	 * Without a table or an allocation (tracer__callsites_default();
+	 * test_pattern checks that the default allows it).
 	 */
-	if (!page || !idle_page(page) ||
-	    (tracer__callsites_default() != 0 && provisional_filter() != 0)) {
+	if (!page || !idle_page(page) || tracer__callsites_default() != 0) {
 		if (page)
 			munmap((void *)page, TRACER_CONTROL_SIZE);
 		return false;

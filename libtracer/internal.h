@@ -235,7 +235,7 @@ void tracer__callsites_disable(void) TRACER_HIDDEN;
  * never had a table: exact). For a process that waits for its first
  * session (client.c, DETACHED); the registration's filter replaces it.
  * Returns 0, or -ENOTSUP when the default has patterns that need a table
- * (then use tracer__callsites_filter()).
+ * (the process then connects at its start, as with a session).
  */
 int tracer__callsites_default(void) TRACER_HIDDEN;
 /* Register the library's own call sites (at the registration with
