@@ -41,6 +41,9 @@ struct tracer_rb_config {
 	uint32_t stream_id;
 	uint64_t stream_instance_id;
 	uint64_t start_count;		/* initial counters, multiple of S (tests) */
+	bool zeroed;			/* region is all zero bytes (a new memfd):
+					 * only non-zero fields are written, so
+					 * pages that stay zero stay untouched */
 };
 
 /* Writer handle: one per thread and channel, private memory. */
@@ -184,6 +187,13 @@ int tracer__rb_flush(struct tracer_rb_writer *w);
  */
 int tracer__rb_reader_attach(struct tracer_rb_reader *r, void *region,
 			     uint64_t size, const char **why);
+/*
+ * The same for a channel that tracer__rb_init() made and no writer has
+ * used yet: nothing was accounted for before, so the commit array is not
+ * read (in a zeroed region, its pages are not touched). Same returns.
+ */
+int tracer__rb_reader_attach_new(struct tracer_rb_reader *r, void *region,
+				 uint64_t size, const char **why);
 void tracer__rb_reader_detach(struct tracer_rb_reader *r);
 
 /*

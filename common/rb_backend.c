@@ -107,7 +107,8 @@ int tracer__rb_init(void *region, uint64_t size,
 	if (size < geo.region_size)
 		return fail(why, "region too small for this geometry",
 			    -ENOSPC);
-	memset(region, 0, geo.data_offset);
+	if (!cfg->zeroed)
+		memset(region, 0, geo.data_offset);
 	hdr->version = TRACER_RB_VERSION;
 	hdr->header_size = TRACER_RB_HEADER_SIZE;
 	hdr->packet_header_size = TRACER_RB_PACKET_SIZE;
@@ -124,8 +125,14 @@ int tracer__rb_init(void *region, uint64_t size,
 	hdr->read_count = cfg->start_count;
 	commit = (struct tracer_rb_commit *)(void *)((char *)region +
 					     geo.commit_offset);
-	for (i = 0; i < geo.subbuf_count; i++)
-		commit[i].count = first_base(&geo, cfg->start_count, i);
+	for (i = 0; i < geo.subbuf_count; i++) {
+		uint64_t base = first_base(&geo, cfg->start_count, i);
+
+		/* A lap base is 0 in the first lap from 0: in a zeroed
+		 * region, the commit array's pages are not touched. */
+		if (base || !cfg->zeroed)
+			commit[i].count = base;
+	}
 	/* Everything above is visible before the magic that validates it. */
 	tracer__store_release(&hdr->magic, TRACER_RB_MAGIC);
 	return 0;

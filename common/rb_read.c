@@ -124,8 +124,8 @@ static void restore_slot_records(struct tracer_rb_reader *r)
 		r->slot_records[i] = slot_baseline(r, i, w, r->partial_records);
 }
 
-int tracer__rb_reader_attach(struct tracer_rb_reader *r, void *region,
-			     uint64_t size, const char **why)
+static int attach(struct tracer_rb_reader *r, void *region, uint64_t size,
+		  const char **why)
 {
 	struct tracer_rb_header copy;
 	struct tracer_rb_header *hdr = region;
@@ -156,8 +156,24 @@ int tracer__rb_reader_attach(struct tracer_rb_reader *r, void *region,
 	r->stream_id = copy.stream_id;
 	r->stream_instance_id = copy.stream_instance_id;
 	r->instance_mask = ~0ULL;
-	restore_slot_records(r);
 	return 0;
+}
+
+int tracer__rb_reader_attach(struct tracer_rb_reader *r, void *region,
+			     uint64_t size, const char **why)
+{
+	int ret = attach(r, region, size, why);
+
+	if (!ret)
+		restore_slot_records(r);
+	return ret;
+}
+
+/* A new channel: every slot's count is 0, as calloc() left it. */
+int tracer__rb_reader_attach_new(struct tracer_rb_reader *r, void *region,
+				 uint64_t size, const char **why)
+{
+	return attach(r, region, size, why);
 }
 
 void tracer__rb_reader_detach(struct tracer_rb_reader *r)

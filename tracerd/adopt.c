@@ -94,7 +94,7 @@ static int attach_all(struct tracerd_process *p, char *base,
 
 		ret = tracerd_attach_buffer(p, b, base + h->buffer_offset +
 					    (uint64_t)i * h->buffer_size,
-					    &desc[i]);
+					    &desc[i], false);
 		if (ret)
 			return ret;
 		for (c = 0; c < TRACER_POOL_CHANNELS; c++) {

@@ -142,6 +142,7 @@ static int init_channels(struct tracerd_process *p, char *buf, uint32_t index)
 		rc.mode = TRACER_RB_DISCARD;
 		rc.stream_id = (uint32_t)c;
 		rc.stream_instance_id = (uint64_t)index << 32;
+		rc.zeroed = true;	/* a new memfd's pages read as zero */
 		ret = tracer__rb_init(buf + p->channel_offset[c],
 				      tracer__pool_channel_size(
 					p->channel_offset, p->buffer_size, c),
@@ -179,8 +180,11 @@ static void tell_lost_told(struct tracer_rb_reader *r, uint64_t told)
 }
 
 int tracerd_attach_buffer(struct tracerd_process *p, struct tracerd_buffer *b,
-			  char *buf, struct tracer_pool_desc *desc)
+			  char *buf, struct tracer_pool_desc *desc, bool fresh)
 {
+	int (*attach)(struct tracer_rb_reader *, void *, uint64_t,
+		      const char **) = fresh ? tracer__rb_reader_attach_new
+					     : tracer__rb_reader_attach;
 	int c, ret;
 
 	memset(b, 0, sizeof(*b));
@@ -188,12 +192,10 @@ int tracerd_attach_buffer(struct tracerd_process *p, struct tracerd_buffer *b,
 	for (c = 0; c < TRACER_POOL_CHANNELS; c++) {
 		b->st[c].fd = -1;
 		b->st[c].counted = true;
-		ret = tracer__rb_reader_attach(&b->rd[c],
-					       buf + p->channel_offset[c],
-					       tracer__pool_channel_size(
-						p->channel_offset,
-						p->buffer_size, c),
-					       NULL);
+		ret = attach(&b->rd[c], buf + p->channel_offset[c],
+			     tracer__pool_channel_size(p->channel_offset,
+						       p->buffer_size, c),
+			     NULL);
 		if (ret)
 			return ret;
 		b->rd[c].instance_mask = INSTANCE_MASK;
@@ -254,7 +256,7 @@ static int fill_segment(struct tracerd_process *p, char *base,
 		ret = init_channels(p, buf, p->nbuf + i);
 		if (!ret)
 			ret = tracerd_attach_buffer(p, &p->buf[p->nbuf + i],
-						    buf, &desc[i]);
+						    buf, &desc[i], true);
 		if (ret)
 			return ret;
 	}
@@ -331,9 +333,11 @@ void tracerd_process_close_files(struct tracerd_process *p)
 	uint32_t i;
 	int c;
 
+	tracerd_files_forget(p);
 	for (i = 0; i < p->nbuf; i++)
 		for (c = 0; c < TRACER_POOL_CHANNELS; c++)
 			close_stream(&p->buf[i].st[c]);
+	tracerd_files_drop_ahead(p);
 	if (p->meta && fclose(p->meta))
 		tracerd_log("pid %d: cannot write process.meta: %s",
 			    (int)p->pid, strerror(errno));
@@ -372,7 +376,8 @@ static int create_file(const char *dir, int c, uint32_t tid)
  * two streams (default, vital), pair[c] the one to use. Returns 0 or a
  * negative errno.
  */
-static int open_stream(const struct tracerd_sink *sink,
+static int open_stream(struct tracerd_process *p,
+		       const struct tracerd_sink *sink,
 		       struct tracerd_stream *pair, struct tracerd_buffer *b,
 		       int c, const struct tracer_rb_packet_info *info)
 {
@@ -380,7 +385,9 @@ static int open_stream(const struct tracerd_sink *sink,
 	char name[17];
 
 	close_stream(st);
-	st->fd = create_file(sink->dir, c, info->tid);
+	st->fd = tracerd_files_take_ahead(p, sink->dir, c, info->tid, false);
+	if (st->fd < 0)
+		st->fd = create_file(sink->dir, c, info->tid);
 	if (st->fd < 0) {
 		int err = st->fd;
 
@@ -666,7 +673,7 @@ static int ready_file(struct tracerd_process *p, const struct tracerd_sink *sink
 		 * packet (write_losses() leaves them pending if it cannot). */
 		if (st->fd >= 0 && st->pending)
 			write_losses(p, st, c, st->lost_seen);
-		ret = open_stream(sink, pair, b, c, info);
+		ret = open_stream(p, sink, pair, b, c, info);
 		if (ret)
 			tracerd_write_failed(p->d, sink->dir, ret);
 	}
@@ -904,7 +911,11 @@ void tracerd_write_end(struct tracerd_process *p, const void *packet,
 
 	if (!p->dir)
 		return;
-	fd = create_file(p->dir, TRACER_CHANNEL_VITAL, (uint32_t)p->pid);
+	fd = tracerd_files_take_ahead(p, p->dir, TRACER_CHANNEL_VITAL,
+				      (uint32_t)p->pid, true);
+	if (fd < 0)
+		fd = create_file(p->dir, TRACER_CHANNEL_VITAL,
+				 (uint32_t)p->pid);
 	if (fd < 0)
 		return;
 	ret = write_all(fd, packet, len);
@@ -979,6 +990,8 @@ unsigned tracerd_process_flush(struct tracerd_process *p)
 	uint32_t i;
 	int c;
 
+	if (p->files_job)
+		return 1;	/* nowhere to write yet */
 	for (i = 0; i < p->nbuf; i++)
 		for (c = 0; c < TRACER_POOL_CHANNELS; c++)
 			busy += flush_channel(p, &p->buf[i], c);
@@ -1108,6 +1121,8 @@ void tracerd_process_scan(struct tracerd_process *p)
 	 */
 	if (p->client)
 		tracerd_client_read_all(p->client);
+	if (p->files_job)
+		return;		/* drained once its files are in */
 	retry_directory(p);
 	/* Growth first: a drain may take long (files to create), and the
 	 * threads need room meanwhile. */
@@ -1389,7 +1404,8 @@ int tracerd_process_go_live(struct tracerd_process *p, int ctl_fd,
 	pool_line(p)->wake_armed = 1;
 	ret = send_registered(p, ctl_fd, seg_fd);
 	/* The session's files after the reply, which the process waits
-	 * for: nothing is drained before they exist (same loop turn). */
+	 * for; made on the thread pool (files.c), and nothing is drained
+	 * before they exist. */
 	if (!ret && p->in_session)
 		tracerd_session_add_process(p);
 	return ret;
@@ -1605,6 +1621,16 @@ int tracerd_process_callsites(struct tracerd_process *p,
 
 /* ------------------------------------------------------------------ */
 /* End of a process                                                    */
+
+void tracerd_files_done(struct tracerd_process *p, int ret)
+{
+	if (p->end_waits) {
+		p->end_waits = false;
+		tracerd_process_end(p, p->end_how);
+	} else if (ret == 0) {
+		tracerd_process_scan(p);
+	}
+}
 
 /*
  * The client hung up. The pidfd tells a death; a process still alive may

@@ -58,10 +58,10 @@ uint64_t tracerd_now_ms(void)
 	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
 }
 
-/* Percent-encode s (doc/session-files.md) onto f. */
-static void put_field(FILE *f, const char *s)
+/* Percent-encode s (doc/session-files.md) onto f; "%" for empty. */
+void tracerd_put_field(FILE *f, const char *s)
 {
-	if (!*s) {
+	if (!s || !*s) {
 		fputc('%', f);
 		return;
 	}
@@ -92,46 +92,45 @@ static FILE *open_meta(struct tracerd *d, const char *dir, const char *mode)
 	return f;
 }
 
+/* process.meta lines of p's call sites from index `from` on. */
 static void put_callsites(FILE *f, const struct tracerd_process *p,
 			  size_t from)
 {
 	size_t i;
 
-	for (i = from; i < p->ncs; i++) {
-		const struct tracerd_callsite *cs = &p->cs[i];
+	for (i = from; i < p->ncs; i++)
+		tracerd_site_text_write(&p->cs[i], f, NULL);
+}
 
-		fprintf(f, "callsite %" PRIu32 " %d %s %" PRIu32 " ", cs->id,
-			cs->vital ? 1 : 0, cs->types[0] ? cs->types : "-",
-			cs->line);
-		put_field(f, cs->file);
+/* process.meta's head: who the process is, its call sites so far. */
+static int put_meta_head(FILE *f, const struct tracerd_process *p)
+{
+	size_t i;
+
+	fprintf(f, "tracer-process 1\npid %d\nppid %d\nname ", (int)p->pid,
+		(int)p->ppid);
+	tracerd_put_field(f, p->name);
+	fprintf(f, "\nstart_time %" PRIu64 "\nclock_offset %" PRIu64 "\nargv",
+		p->start_time_ns, p->clock_offset_ns);
+	for (i = 0; i < p->argc; i++) {
 		fputc(' ', f);
-		put_field(f, cs->name);
-		fputc(' ', f);
-		put_field(f, cs->format);
-		fputc('\n', f);
+		tracerd_put_field(f, p->argv[i]);
 	}
+	fputc('\n', f);
+	put_callsites(f, p, 0);
+	return fflush(f) ? -errno : 0;
 }
 
 FILE *tracerd_process_meta(struct tracerd_process *p, const char *dir)
 {
 	FILE *f = open_meta(p->d, dir, "w");
-	size_t i;
+	int ret;
 
 	if (!f)
 		return NULL;
-	fprintf(f, "tracer-process 1\npid %d\nppid %d\nname ", (int)p->pid,
-		(int)p->ppid);
-	put_field(f, p->name);
-	fprintf(f, "\nstart_time %" PRIu64 "\nclock_offset %" PRIu64 "\nargv",
-		p->start_time_ns, p->clock_offset_ns);
-	for (i = 0; i < p->argc; i++) {
-		fputc(' ', f);
-		put_field(f, p->argv[i]);
-	}
-	fputc('\n', f);
-	put_callsites(f, p, 0);
-	if (fflush(f)) {
-		tracerd_write_failed(p->d, dir, -errno);
+	ret = put_meta_head(f, p);
+	if (ret) {
+		tracerd_write_failed(p->d, dir, ret);
 		fclose(f);
 		return NULL;
 	}
@@ -199,16 +198,20 @@ static int put_events(FILE *f, const struct tracerd_process *p, size_t from)
 	size_t i;
 	int ret = 0;
 
-	for (i = from; i < p->ncs && !ret; i++) {
-		const struct tracerd_callsite *cs = &p->cs[i];
-		struct tracer_ctf_event e = {
-			.id = cs->id, .name = cs->name, .format = cs->format,
-			.types = cs->types, .stream_id = cs->vital ?
-			TRACER_CTF_STREAM_VITAL : TRACER_CTF_STREAM_DEFAULT,
-		};
+	for (i = from; i < p->ncs && !ret; i++)
+		ret = tracerd_site_text_write(&p->cs[i], NULL, f);
+	return ret;
+}
 
-		ret = tracer__ctf_write_event(f, &e);
-	}
+/* The CTF metadata's head: preamble, call sites so far. */
+static int put_ctf_head(FILE *f, const struct tracerd_process *p)
+{
+	int ret = put_preamble(f, p);
+
+	if (!ret)
+		ret = put_events(f, p, 0);
+	if (!ret && fflush(f))
+		ret = -errno;
 	return ret;
 }
 
@@ -225,11 +228,7 @@ static FILE *open_ctf(const struct tracerd_process *p, const char *dir)
 		tracerd_write_failed(p->d, path, -errno);
 		return NULL;
 	}
-	ret = put_preamble(f, p);
-	if (!ret)
-		ret = put_events(f, p, 0);
-	if (!ret && fflush(f))
-		ret = -errno;
+	ret = put_ctf_head(f, p);
 	if (!ret)
 		return f;
 	tracerd_write_failed(p->d, path, ret);
@@ -262,7 +261,7 @@ void tracerd_note_thread(FILE *meta, uint32_t tid, const char *name,
 {
 	if (meta) {
 		fprintf(meta, "thread %" PRIu32 " ", tid);
-		put_field(meta, name);
+		tracerd_put_field(meta, name);
 		if (since)
 			fprintf(meta, " %" PRIu64, since);
 		fputc('\n', meta);
@@ -329,7 +328,8 @@ static void remove_dir(const char *dir)
 	rmdir(dir);
 }
 
-int tracerd_session_add_process(struct tracerd_process *p)
+/* The files of p made here, on the loop (the thread pool refused). */
+static int add_now(struct tracerd_process *p)
 {
 	p->dir = make_process_dir(p, p->d->session_dir);
 	if (!p->dir)
@@ -346,6 +346,55 @@ int tracerd_session_add_process(struct tracerd_process *p)
 		return -EIO;
 	}
 	return 0;
+}
+
+/*
+ * p joins the session: its files are made on the thread pool (files.c),
+ * and p is not drained until they are in (tracerd_session_files_ready()).
+ */
+int tracerd_session_add_process(struct tracerd_process *p)
+{
+	char name[128];
+
+	if (p->files_job || p->dir)
+		return 0;
+	process_dir_name(p, name, sizeof(name));
+	if (tracerd_files_start(p, name) == 0)
+		return 0;
+	return add_now(p);
+}
+
+int tracerd_session_files_ready(struct tracerd_process *p, char *dir,
+				int meta_fd, int ctf_fd)
+{
+	FILE *meta = fdopen(meta_fd, "w");
+	FILE *ctf = meta ? fdopen(ctf_fd, "w") : NULL;
+	int ret = meta && ctf ? 0 : -errno;
+
+	p->dir = dir;
+	if (!ret)
+		ret = put_meta_head(meta, p);
+	if (!ret)
+		ret = put_ctf_head(ctf, p);
+	if (!ret) {
+		p->meta = meta;
+		p->ctf = ctf;
+		return 0;
+	}
+	tracerd_write_failed(p->d, dir, ret);
+	if (meta)
+		fclose(meta);
+	else
+		close(meta_fd);
+	if (ctf)
+		fclose(ctf);
+	else
+		close(ctf_fd);
+	tracerd_files_drop_ahead(p);
+	remove_dir(dir);	/* the next try makes it again */
+	free(dir);
+	p->dir = NULL;
+	return -EIO;
 }
 
 const char *tracerd_session_filter_text(struct tracerd *d)

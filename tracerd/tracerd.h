@@ -205,6 +205,21 @@ struct tracerd_callsite {
 	uint32_t line;
 };
 
+/* Files made ahead for a process joining a session (files.c). */
+enum {
+	TRACERD_AHEAD_DEFAULT,		/* default-PID: its main thread's */
+	TRACERD_AHEAD_VITAL,		/* vital-PID: the same */
+	TRACERD_AHEAD_END,		/* vital-PID.1: its end */
+	TRACERD_AHEAD
+};
+
+enum tracerd_end {
+	TRACERD_END_DIED,		/* its pidfd says so */
+	TRACERD_END_EXEC,		/* the same pid registered again */
+	TRACERD_END_HANGUP,		/* connection closed, no pidfd */
+	TRACERD_END_UNTRACED,		/* alive, cannot reach us any more */
+};
+
 struct tracerd_process {
 	struct tracerd *d;
 	struct cds_list_head node;
@@ -268,18 +283,19 @@ struct tracerd_process {
 					   (0: none yet) */
 	bool lazy;			/* runs no listener yet: do not wait
 					   for its confirmations */
+	struct tracerd_files_job *files_job;	/* its session files are
+						   being made (files.c) */
+	int ahead_fd1[TRACERD_AHEAD];	/* fd + 1 of the files made ahead,
+					   0: none or used (a zeroed
+					   process has none) */
+	bool end_waits;			/* its end waits for files_job */
+	enum tracerd_end end_how;
 };
 
 /* Event ids of tracerd's own events (salvage.c); programs use fewer. */
 #define TRACERD_EVENT_BASE	0x7fffff00u
 /* stream_instance_id of the file that tells a process's end. */
 #define TRACERD_END_INSTANCE	0xffffffff00000000ULL
-enum tracerd_end {
-	TRACERD_END_DIED,		/* its pidfd says so */
-	TRACERD_END_EXEC,		/* the same pid registered again */
-	TRACERD_END_HANGUP,		/* connection closed, no pidfd */
-	TRACERD_END_UNTRACED,		/* alive, cannot reach us any more */
-};
 
 /* main.c */
 void tracerd_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -401,11 +417,53 @@ FILE *tracerd_process_meta(struct tracerd_process *p, const char *dir);
  */
 void tracerd_note_thread(FILE *meta, uint32_t tid, const char *name,
 			 uint64_t since);
+/* Percent-encode s (doc/session-files.md) onto f; "%" for empty. */
+void tracerd_put_field(FILE *f, const char *s);
+/*
+ * The files of p's process directory dir (malloc'ed, taken) are made:
+ * write the heads of process.meta (meta_fd) and the CTF metadata (ctf_fd),
+ * both taken, and start draining into them. Returns 0 or -EIO (then the
+ * directory is undone and tried again later).
+ */
+int tracerd_session_files_ready(struct tracerd_process *p, char *dir,
+				int meta_fd, int ctf_fd);
+
+/* files.c */
+/*
+ * Make p's session files (directory `name` under the session's) on the
+ * thread pool; tracerd_files_done(p, ret) is called on the loop when they
+ * are p's, or failed. Returns 0 or a negative errno (nothing started).
+ */
+int tracerd_files_start(struct tracerd_process *p, const char *name);
+/* p no longer waits for its files: they are undone when made. */
+void tracerd_files_forget(struct tracerd_process *p);
+/*
+ * The file made ahead for the stream (channel c, thread tid) in directory
+ * dir, or for p's end (end), if there is one: its fd, taken. -1: none.
+ */
+int tracerd_files_take_ahead(struct tracerd_process *p, const char *dir,
+			     int c, uint32_t tid, bool end);
+/* Close and remove the files made ahead and not used. */
+void tracerd_files_drop_ahead(struct tracerd_process *p);
+/* process.c: p's files are made (ret 0) or could not be: go on. */
+void tracerd_files_done(struct tracerd_process *p, int ret);
+/*
+ * Write call site cs's process.meta line to meta and its CTF event class
+ * to ctf (either may be NULL), from a table of the texts of the sites seen
+ * last (sitetext.c). Returns 0, or tracer__ctf_write_event()'s error.
+ */
+int tracerd_site_text_write(const struct tracerd_callsite *cs, FILE *meta,
+			    FILE *ctf);
+/* Free the table (at exit, for leak checkers). */
+void tracerd_site_text_free(void);
 /* The latest registration of pid (NULL: none). */
 struct tracerd_process *tracerd_process_find(struct tracerd *d, pid_t pid);
-/* Attach the readers of buffer b at buf (descriptor desc). */
+/*
+ * Attach the readers of buffer b at buf (descriptor desc); fresh: its
+ * channels were just made and no writer had them (nothing to restore).
+ */
 int tracerd_attach_buffer(struct tracerd_process *p, struct tracerd_buffer *b,
-			  char *buf, struct tracer_pool_desc *desc);
+			  char *buf, struct tracer_pool_desc *desc, bool fresh);
 /*
  * p's pool is complete: watch it, give it the session, send Registered
  * (control page ctl_fd, and seg_fd unless -1). Returns 0 or -errno.

@@ -2,10 +2,14 @@
  * test_rb_basic.c - single-threaded behaviour of a channel: records come
  * back as written, sub-buffer boundaries (exact fill, a record that needs a
  * switch, flush), the CTF packet header fields, and counters that wrap
- * modulo 2^64 during the test.
+ * modulo 2^64 during the test; a channel made in a zeroed region (a new
+ * memfd) is the same as one made anywhere else, without touching the pages
+ * that stay zero.
  */
 #include <errno.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "rb.h"
 #include "rb_check.h"
@@ -179,13 +183,75 @@ static void test_wrap(enum tracer_rb_mode mode, const char *name)
 	chan_close(&c);
 }
 
+/* Pages of [p, p + len) that are resident (touched), by mincore(). */
+static unsigned resident_pages(void *p, uint64_t len)
+{
+	unsigned char vec[64];
+	uint64_t n = len / 4096, i;
+	unsigned count = 0;
+
+	if (n > sizeof(vec) || mincore(p, len, vec) < 0)
+		return ~0u;
+	for (i = 0; i < n; i++)
+		count += vec[i] & 1;
+	return count;
+}
+
+/*
+ * tracerd makes its channels in a new memfd (all zero): the init writes
+ * only what is not zero, so a channel's commit array (a 64-byte line per
+ * sub-buffer: 16 KiB for 256) costs no page until the writer reaches it.
+ */
+static void test_zeroed(uint64_t start)
+{
+	struct tracer_rb_config cfg = { .subbuf_size = 4096,
+		.subbuf_count = 256, .mode = TRACER_RB_DISCARD, .stream_id = 1,
+		.stream_instance_id = 7, .start_count = start };
+	struct tracer_rb_geometry geo;
+	const char *why;
+	char *fresh, *other;
+	uint64_t head;
+	int fd = memfd_create("test-zeroed", MFD_CLOEXEC);
+
+	if (fd < 0 || tracer__rb_geometry(&geo, 4096, 256, &why) ||
+	    ftruncate(fd, (off_t)geo.data_offset) < 0)
+		bail_out("cannot make a memfd");
+	fresh = mmap(NULL, geo.data_offset, PROT_READ | PROT_WRITE,
+		     MAP_SHARED, fd, 0);
+	other = aligned_alloc(4096, geo.data_offset);
+	if (fresh == MAP_FAILED || !other)
+		bail_out("cannot map the memfd");
+	memset(other, 0xa5, geo.data_offset);
+	cfg.zeroed = true;
+	ok(tracer__rb_init(fresh, geo.region_size, &cfg, &why) == 0,
+	   "zeroed init (start %llu)", (unsigned long long)start);
+	cfg.zeroed = false;
+	ok(tracer__rb_init(other, geo.region_size, &cfg, &why) == 0,
+	   "init over garbage (start %llu)", (unsigned long long)start);
+	/* Before anything reads it: a read of shmem allocates pages too. */
+	head = TRACER_ALIGN_UP(geo.commit_offset, 4096) / 4096;
+	if (start == 0)
+		is_u64(resident_pages(fresh, geo.data_offset), head,
+		       "from 0: only the header's page is touched");
+	else
+		ok(resident_pages(fresh, geo.data_offset) > head,
+		   "from another start: the commit array is written");
+	ok(memcmp(fresh, other, geo.data_offset) == 0,
+	   "both make the same header and commit array");
+	munmap(fresh, geo.data_offset);
+	free(other);
+	close(fd);
+}
+
 int main(void)
 {
-	plan(29);
+	plan(37);
 	test_round_trip();
 	test_exact_fill();
 	test_switch();
 	test_wrap(TRACER_RB_DISCARD, "discard");
 	test_wrap(TRACER_RB_FLIGHT, "flight");
+	test_zeroed(0);
+	test_zeroed(77ULL * 4096 * 256 + 5 * 4096);
 	return done();
 }
