@@ -255,6 +255,18 @@ int tracerd_files_start(struct tracerd_process *p, const char *name)
 	return 0;
 }
 
+void tracerd_files_drop_queue(void)
+{
+	struct tracerd_files_job *j, *tmp;
+
+	cds_list_for_each_entry_safe(j, tmp, &queue, node) {
+		cds_list_del(&j->node);
+		if (j->p)
+			j->p->files_job = NULL;
+		free_job(j);
+	}
+}
+
 void tracerd_files_forget(struct tracerd_process *p)
 {
 	if (p->files_job)

@@ -58,23 +58,6 @@ uint64_t tracerd_now_ms(void)
 	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
 }
 
-/* Percent-encode s (doc/session-files.md) onto f; "%" for empty. */
-void tracerd_put_field(FILE *f, const char *s)
-{
-	if (!s || !*s) {
-		fputc('%', f);
-		return;
-	}
-	for (; *s; s++) {
-		unsigned char ch = (unsigned char)*s;
-
-		if (ch <= 0x20 || ch == '%' || ch == 0x7f)
-			fprintf(f, "%%%02X", ch);
-		else
-			fputc(ch, f);
-	}
-}
-
 static FILE *open_meta(struct tracerd *d, const char *dir, const char *mode)
 {
 	char path[4096];

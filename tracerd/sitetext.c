@@ -13,6 +13,9 @@
  * The table is bounded (SLOTS entries, none larger than MAX_TEXT) and
  * emptied when it is full, so a process sending many different sites costs
  * what it did before, and at most SLOTS * MAX_TEXT bytes stay kept.
+ * The percent-encoding of process.meta's fields (tracerd_put_field()) is
+ * here too; session.c uses it for the rest of the file.
+ *
  * Single-threaded: tracerd's loop.
  */
 #include <errno.h>
@@ -39,6 +42,23 @@ struct text {
 
 static struct text *table[SLOTS];
 static unsigned filled;
+
+/* Percent-encode s (doc/session-files.md) onto f; "%" for empty. */
+void tracerd_put_field(FILE *f, const char *s)
+{
+	if (!s || !*s) {
+		fputc('%', f);
+		return;
+	}
+	for (; *s; s++) {
+		unsigned char ch = (unsigned char)*s;
+
+		if (ch <= 0x20 || ch == '%' || ch == 0x7f)
+			fprintf(f, "%%%02X", ch);
+		else
+			fputc(ch, f);
+	}
+}
 
 static uint64_t mix(uint64_t h, const void *p, size_t n)
 {

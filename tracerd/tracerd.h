@@ -435,6 +435,8 @@ int tracerd_session_files_ready(struct tracerd_process *p, char *dir,
  * are p's, or failed. Returns 0 or a negative errno (nothing started).
  */
 int tracerd_files_start(struct tracerd_process *p, const char *name);
+/* Free the jobs not started yet (tracerd is quitting). */
+void tracerd_files_drop_queue(void);
 /* p no longer waits for its files: they are undone when made. */
 void tracerd_files_forget(struct tracerd_process *p);
 /*

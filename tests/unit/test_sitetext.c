@@ -13,23 +13,6 @@
 #include "tracerd/tracerd.h"
 #include "tap.h"
 
-/* sitetext.c's one dependency on session.c, as it is there. */
-void tracerd_put_field(FILE *f, const char *s)
-{
-	if (!s || !*s) {
-		fputc('%', f);
-		return;
-	}
-	for (; *s; s++) {
-		unsigned char ch = (unsigned char)*s;
-
-		if (ch <= 0x20 || ch == '%' || ch == 0x7f)
-			fprintf(f, "%%%02X", ch);
-		else
-			fputc(ch, f);
-	}
-}
-
 struct out {
 	char *meta, *ctf;
 	size_t meta_len, ctf_len;
