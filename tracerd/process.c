@@ -1121,14 +1121,12 @@ void tracerd_process_scan(struct tracerd_process *p)
 	 */
 	if (p->client)
 		tracerd_client_read_all(p->client);
-	if (p->files_job)
-		return;		/* drained once its files are in */
 	retry_directory(p);
 	/* Growth first: a drain may take long (files to create), and the
 	 * threads need room meanwhile. */
 	maybe_grow(p);
-	if (flight_recording(p->d))
-		return;
+	if (flight_recording(p->d) || p->files_job)
+		return;		/* files_job: drained once its files are in */
 	more = drain(p);
 
 	close_idle_streams(p);
