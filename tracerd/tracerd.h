@@ -419,6 +419,16 @@ void tracerd_note_thread(FILE *meta, uint32_t tid, const char *name,
 			 uint64_t since);
 /* Percent-encode s (doc/session-files.md) onto f; "%" for empty. */
 void tracerd_put_field(FILE *f, const char *s);
+
+/* meta.c */
+/*
+ * mkdir dir/NAME-PID for p, or NAME-PID.N with the first N free. Returns
+ * its path (malloc'ed) or NULL (logged).
+ */
+char *tracerd_meta_make_dir(const struct tracerd_process *p, const char *dir);
+/* Write dir/metadata for p (preamble, call sites so far); NULL on error
+ * (logged). */
+FILE *tracerd_meta_open_ctf(const struct tracerd_process *p, const char *dir);
 /*
  * The files of p's process directory dir (malloc'ed, taken) are made:
  * write the heads of process.meta (meta_fd) and the CTF metadata (ctf_fd),
