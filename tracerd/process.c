@@ -29,16 +29,14 @@
 #include "format.h"
 #include "pattern.h"
 
-#define PAGE		4096ULL
-#define INSTANCE_MASK	0xffffffff00000000ULL
+#define TRACERD_INSTANCE_MASK	0xffffffff00000000ULL
 #define MAX_CALLSITES	65536
 #define MAX_STRING	4096
 #define DRAIN_BUDGET	32	/* packets per channel per pass, then the
 				   loop serves others (see yield_drain) */
 #define SNAPSHOT_BUDGET	(1 << 20)	/* packets per channel, at most */
 #define MAX_ARGS	8	/* TRACER_MAX_ARGS */
-#define BATCH_BYTES	(1 << 20)	/* packets gathered per write(2) */
-#define ROOM_AGAIN	(4 * BATCH_BYTES)	/* free bytes that end a
+#define ROOM_AGAIN	(4 * TRACERD_BATCH_BYTES)	/* free bytes that end a
 						   write-error episode */
 #define DIR_RETRY_MS	1000	/* a process directory that could not be
 				   written is tried again this often */
@@ -63,258 +61,6 @@ static char *dup_bounded(const char *s, size_t max)
 static uint64_t sat_add(uint64_t a, uint64_t b)
 {
 	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
-}
-
-/* Sizes of one buffer of p: both channels, each page aligned. */
-static int buffer_geometry(const struct tracerd_process *p,
-			   uint32_t off[TRACER_POOL_CHANNELS], uint64_t *size)
-{
-	struct tracer_rb_geometry g;
-	uint64_t at = 0;
-	const char *why;
-	int c, ret;
-
-	for (c = 0; c < TRACER_POOL_CHANNELS; c++) {
-		ret = tracer__rb_geometry(&g, p->subbuf_size[c],
-					  p->subbuf_count[c], &why);
-		if (ret) {
-			tracerd_log("%s channel: %s", channel_name[c], why);
-			return ret;
-		}
-		off[c] = (uint32_t)at;
-		at += TRACER_ALIGN_UP(g.region_size, PAGE);
-	}
-	if (at > UINT32_MAX)
-		return -EINVAL;
-	*size = at;
-	return 0;
-}
-
-static uint64_t segment_bytes(uint64_t buffer_size, uint32_t count,
-			      uint64_t *desc_off, uint64_t *buf_off)
-{
-	*desc_off = sizeof(struct tracer_pool_header);
-	*buf_off = TRACER_ALIGN_UP(*desc_off + (uint64_t)count *
-				   sizeof(struct tracer_pool_desc), PAGE);
-	return *buf_off + (uint64_t)count * buffer_size;
-}
-
-/* Largest count <= want that fits under the memory cap. */
-static uint32_t fit_count(const struct tracerd_process *p, uint32_t want)
-{
-	uint64_t cap = p->d->cfg.max_memory, d, b;
-
-	while (want > 0 && p->pool_bytes +
-	       segment_bytes(p->buffer_size, want, &d, &b) > cap)
-		want--;
-	return want;
-}
-
-/* A sealed memfd of size bytes, mapped; returns the fd or -errno. */
-static int make_memfd(const char *name, uint64_t size, void **map)
-{
-	int fd = memfd_create(name, MFD_CLOEXEC | MFD_ALLOW_SEALING), ret;
-
-	if (fd < 0)
-		return -errno;
-	if (ftruncate(fd, (off_t)size) < 0 ||
-	    fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW) < 0)
-		goto fail;
-	*map = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	if (*map == MAP_FAILED)
-		goto fail;
-	return fd;
-fail:
-	ret = -errno;
-	close(fd);
-	return ret;
-}
-
-static int init_channels(struct tracerd_process *p, char *buf, uint32_t index)
-{
-	struct tracer_rb_config rc = { 0 };
-	const char *why;
-	int c, ret;
-
-	for (c = 0; c < TRACER_POOL_CHANNELS; c++) {
-		rc.subbuf_size = p->subbuf_size[c];
-		rc.subbuf_count = p->subbuf_count[c];
-		rc.mode = TRACER_RB_DISCARD;
-		rc.stream_id = (uint32_t)c;
-		rc.stream_instance_id = (uint64_t)index << 32;
-		rc.zeroed = true;	/* a new memfd's pages read as zero */
-		ret = tracer__rb_init(buf + p->channel_offset[c],
-				      tracer__pool_channel_size(
-					p->channel_offset, p->buffer_size, c),
-				      &rc, &why);
-		if (ret) {
-			tracerd_log("cannot create a channel: %s", why);
-			return ret;
-		}
-	}
-	return 0;
-}
-
-/*
- * The losses a reader before us told (rb_layout.h, lost_told): a pool
- * adopted from a tracerd that died tells, in the new session, the losses
- * of the time no tracerd ran. A fresh ring: 0. A value past the writer's
- * count (nonsense) tells nothing more.
- */
-static uint64_t lost_told(const struct tracer_rb_reader *r)
-{
-	uint64_t told = TRACER_READ_ONCE(r->hdr->lost_told);
-	uint64_t lost = tracer__rb_lost(r);
-
-	return told <= lost ? told : lost;
-}
-
-/* Publish what we told, for a reader after us (the reader's line). */
-static void tell_lost_told(struct tracer_rb_reader *r, uint64_t told)
-{
-	struct tracer_rb_header *h = (struct tracer_rb_header *)(uintptr_t)
-				     r->hdr;
-
-	if (TRACER_READ_ONCE(h->lost_told) != told)
-		TRACER_WRITE_ONCE(h->lost_told, told);
-}
-
-int tracerd_attach_buffer(struct tracerd_process *p, struct tracerd_buffer *b,
-			  char *buf, struct tracer_pool_desc *desc, bool fresh)
-{
-	int (*attach)(struct tracer_rb_reader *, void *, uint64_t,
-		      const char **) = fresh ? tracer__rb_reader_attach_new
-					     : tracer__rb_reader_attach;
-	int c, ret;
-
-	memset(b, 0, sizeof(*b));
-	b->desc = desc;
-	for (c = 0; c < TRACER_POOL_CHANNELS; c++) {
-		b->st[c].fd = -1;
-		b->st[c].counted = true;
-		ret = attach(&b->rd[c], buf + p->channel_offset[c],
-			     tracer__pool_channel_size(p->channel_offset,
-						       p->buffer_size, c),
-			     NULL);
-		if (ret)
-			return ret;
-		b->rd[c].instance_mask = INSTANCE_MASK;
-		b->st[c].lost_seen = lost_told(&b->rd[c]);
-	}
-	return 0;
-}
-
-static void init_header(struct tracerd_process *p, struct tracer_pool_header *h,
-			uint32_t count, uint64_t size, uint64_t desc_off,
-			uint64_t buf_off)
-{
-	int c;
-
-	h->version = TRACER_POOL_VERSION;
-	h->header_size = sizeof(*h);
-	h->desc_size = sizeof(struct tracer_pool_desc);
-	h->segment_index = p->nseg;
-	h->buffer_count = count;
-	h->first_buffer = p->nbuf;
-	h->segment_size = size;
-	h->desc_offset = desc_off;
-	h->buffer_offset = buf_off;
-	h->buffer_size = p->buffer_size;
-	for (c = 0; c < TRACER_POOL_CHANNELS; c++)
-		h->channel_offset[c] = p->channel_offset[c];
-}
-
-/* Does any buffer wait in reserve (EMERGENCY)? */
-static bool has_spare(const struct tracerd_process *p)
-{
-	uint32_t i;
-
-	for (i = 0; i < p->nbuf; i++)
-		if (TRACER_BUF_STATE(TRACER_READ_ONCE(p->buf[i].desc->state))
-		    == TRACER_BUF_EMERGENCY)
-			return true;
-	return false;
-}
-
-static int fill_segment(struct tracerd_process *p, char *base,
-			uint32_t count, uint64_t size, uint64_t desc_off,
-			uint64_t buf_off)
-{
-	struct tracer_pool_header *h = (void *)base;
-	struct tracer_pool_desc *desc = (void *)(base + desc_off);
-	bool spare = !has_spare(p);
-	uint32_t i;
-	int ret;
-
-	init_header(p, h, count, size, desc_off, buf_off);
-	for (i = 0; i < count; i++) {
-		char *buf = base + buf_off + (uint64_t)i * p->buffer_size;
-
-		desc[i].state = TRACER_BUF_WORD(0ULL, spare && i == count - 1 &&
-						count > 1 ? TRACER_BUF_EMERGENCY
-							  : TRACER_BUF_FREE);
-		ret = init_channels(p, buf, p->nbuf + i);
-		if (!ret)
-			ret = tracerd_attach_buffer(p, &p->buf[p->nbuf + i],
-						    buf, &desc[i], true);
-		if (ret)
-			return ret;
-	}
-	/* Everything above is visible before the header that validates it. */
-	__atomic_store_n(&h->magic, TRACER_POOL_MAGIC, __ATOMIC_RELEASE);
-	return 0;
-}
-
-/*
- * Create a segment of `count` buffers (fewer under the memory cap).
- * Returns its fd (the caller sends it), or -ENOSPC (at the cap), -ENOMEM,
- * -E2BIG (too many segments), or the errno of memfd/mmap.
- */
-static int add_segment(struct tracerd_process *p, uint32_t count)
-{
-	struct tracerd_segment *s = &p->seg[p->nseg];
-	uint64_t desc_off, buf_off, size;
-	struct tracerd_buffer *nb;
-	void *base;
-	int fd, ret;
-
-	if (p->nseg == TRACER_POOL_MAX_SEGMENTS)
-		return -E2BIG;
-	count = fit_count(p, count);
-	if (count == 0)
-		return -ENOSPC;
-	size = segment_bytes(p->buffer_size, count, &desc_off, &buf_off);
-	nb = realloc(p->buf, sizeof(*nb) * (p->nbuf + count));
-	if (!nb)
-		return -ENOMEM;
-	p->buf = nb;
-	fd = make_memfd("tracer-pool", size, &base);
-	if (fd < 0)
-		return fd;
-	ret = fill_segment(p, base, count, size, desc_off, buf_off);
-	if (ret) {
-		munmap(base, size);
-		close(fd);
-		return ret;
-	}
-	s->base = base;
-	s->size = size;
-	s->first = p->nbuf;
-	s->count = count;
-	p->nseg++;
-	p->nbuf += count;
-	p->pool_bytes += size;
-	return fd;
-}
-
-/* The pool line, or a line of nobody's while p has no pool yet. */
-static struct tracer_pool_header *pool_line(struct tracerd_process *p)
-{
-	static struct tracer_pool_header none;
-
-	if (!p->nseg)
-		return &none;
-	return (struct tracer_pool_header *)(void *)p->seg[0].base;
 }
 
 /* ------------------------------------------------------------------ */
@@ -520,7 +266,8 @@ static void batch_failed(struct tracerd_process *p, struct tracerd_stream *st)
 
 /*
  * Packets are gathered in p->scratch, one stream at a time, and written
- * with one write(2) per batch (BATCH_BYTES): large, block-friendly writes.
+ * with one write(2) per batch (TRACERD_BATCH_BYTES): large, block-friendly
+ * writes.
  * The batch is empty outside drain_channel() and flush_channel().
  */
 static void flush_batch(struct tracerd_process *p)
@@ -795,6 +542,16 @@ static void emit_packet(struct tracerd_process *p, struct tracerd_buffer *b,
 	emit_to(p, &sink, b->st, b, c, info);
 }
 
+/* Publish what we told, for a reader after us (the reader's line). */
+static void tell_lost_told(struct tracer_rb_reader *r, uint64_t told)
+{
+	struct tracer_rb_header *h = (struct tracer_rb_header *)(uintptr_t)
+				     r->hdr;
+
+	if (TRACER_READ_ONCE(h->lost_told) != told)
+		TRACER_WRITE_ONCE(h->lost_told, told);
+}
+
 /* ------------------------------------------------------------------ */
 /* Draining                                                            */
 
@@ -830,14 +587,13 @@ static bool drain_channel(struct tracerd_process *p, struct tracerd_buffer *b,
 		/* A packet may take long (a file to create): a thread that
 		 * wants a larger pool is served before the next one (by
 		 * drain(): growing moves p->buf, and b with it). */
-		if (TRACER_READ_ONCE(pool_line(p)->want_grow))
+		if (TRACER_READ_ONCE(tracerd_pool_line(p)->want_grow))
 			break;
 	}
 	flush_batch(p);
 	return n == DRAIN_BUDGET;
 }
 
-static void maybe_grow(struct tracerd_process *p);
 
 /* One pass over the buffers. */
 static bool drain(struct tracerd_process *p)
@@ -849,8 +605,8 @@ static bool drain(struct tracerd_process *p)
 	for (i = 0; i < p->nbuf; i++)
 		for (c = 0; c < TRACER_POOL_CHANNELS; c++) {
 			more |= drain_channel(p, &p->buf[i], c);
-			if (TRACER_READ_ONCE(pool_line(p)->want_grow)) {
-				maybe_grow(p);
+			if (TRACER_READ_ONCE(tracerd_pool_line(p)->want_grow)) {
+				tracerd_pool_maybe_grow(p);
 				more = true;
 			}
 		}
@@ -927,20 +683,6 @@ void tracerd_write_end(struct tracerd_process *p, const void *packet,
 	p->packets_written++;
 }
 
-void tracerd_buffer_release(struct tracerd_process *p,
-			    struct tracerd_buffer *b, uint64_t word)
-{
-	uint64_t stamp = __atomic_add_fetch(&pool_line(p)->release_clock, 1,
-					    __ATOMIC_RELAXED);
-
-	TRACER_WRITE_ONCE(b->desc->lru_stamp, stamp);
-	/* The repaired channels before the buffer is free to take. */
-	__atomic_compare_exchange_n(&b->desc->state, &word,
-				    TRACER_BUF_WORD(TRACER_BUF_GEN(word),
-						    TRACER_BUF_FREE),
-				    false, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED);
-}
-
 /*
  * Packets are left: come back through the loop (our own eventfd), so that
  * requests and other processes are served in between, not after a writer
@@ -996,64 +738,6 @@ unsigned tracerd_process_flush(struct tracerd_process *p)
 		for (c = 0; c < TRACER_POOL_CHANNELS; c++)
 			busy += flush_channel(p, &p->buf[i], c);
 	return busy;
-}
-
-/* ------------------------------------------------------------------ */
-/* Growth                                                              */
-
-static void send_segment(struct tracerd_process *p, int fd)
-{
-	Tracer__Message m = TRACER__MESSAGE__INIT;
-	Tracer__Segment s = TRACER__SEGMENT__INIT;
-
-	s.index = p->nseg - 1;
-	s.size = p->seg[p->nseg - 1].size;
-	m.body_case = TRACER__MESSAGE__BODY_SEGMENT;
-	m.segment = &s;
-	if (p->client)
-		tracerd_send(p->client, &m, &fd, 1);
-	else
-		close(fd);
-}
-
-/* A FREE buffer whose rings have room for a new owner (pool_room.h). */
-static bool usable(const struct tracerd_buffer *b)
-{
-	int c;
-
-	if (TRACER_BUF_STATE(TRACER_READ_ONCE(b->desc->state)) !=
-	    TRACER_BUF_FREE)
-		return false;
-	for (c = 0; c < TRACER_POOL_CHANNELS; c++)
-		if (!b->broken[c] &&
-		    !tracer__channel_has_room(b->rd[c].hdr, b->rd[c].read_count))
-			return false;
-	return true;
-}
-
-/*
- * Double the pool when a thread asked or few buffers are usable: FREE with
- * room in their rings, not merely FREE (under thread churn buffers come
- * back long before their last owners are written out).
- */
-static void maybe_grow(struct tracerd_process *p)
-{
-	struct tracer_pool_header *h = pool_line(p);
-	uint32_t i, nfree = 0;
-	int fd;
-
-	for (i = 0; i < p->nbuf; i++)
-		nfree += usable(&p->buf[i]);
-	/* want_grow only brought us here early; the rule decides. */
-	TRACER_WRITE_ONCE(h->want_grow, 0);
-	if (nfree * 2 >= p->nbuf)
-		return;
-	fd = add_segment(p, p->nbuf);
-	if (fd >= 0)
-		send_segment(p, fd);
-	else if (fd != -ENOSPC && fd != -E2BIG)
-		tracerd_log("pid %d: cannot grow the pool: %s", (int)p->pid,
-			    strerror(-fd));
 }
 
 /*
@@ -1124,15 +808,15 @@ void tracerd_process_scan(struct tracerd_process *p)
 	retry_directory(p);
 	/* Growth first: a drain may take long (files to create), and the
 	 * threads need room meanwhile. */
-	maybe_grow(p);
+	tracerd_pool_maybe_grow(p);
 	if (flight_recording(p->d) || p->files_job)
 		return;		/* files_job: drained once its files are in */
 	more = drain(p);
 
 	close_idle_streams(p);
-	maybe_grow(p);
+	tracerd_pool_maybe_grow(p);
 	/* Arm the wake-up, then look again: no close goes unnoticed. */
-	__atomic_store_n(&pool_line(p)->wake_armed, 1, __ATOMIC_SEQ_CST);
+	__atomic_store_n(&tracerd_pool_line(p)->wake_armed, 1, __ATOMIC_SEQ_CST);
 	more |= drain(p);
 	if (more)
 		yield_drain(p);
@@ -1157,7 +841,7 @@ static void on_wake(uv_poll_t *h, int status, int events)
 static int make_control(struct tracerd_process *p)
 {
 	void *map;
-	int fd = make_memfd("tracer-control", TRACER_CONTROL_SIZE, &map);
+	int fd = tracerd_make_memfd("tracer-control", TRACER_CONTROL_SIZE, &map);
 
 	if (fd < 0)
 		return fd;
@@ -1193,42 +877,6 @@ static int copy_identity(struct tracerd_process *p, const Tracer__Register *r)
 	p->clock_offset_ns = r->start_time_ns - r->monotonic_ns;
 	p->signal = r->signal;
 	return 0;
-}
-
-/* tracerd's geometry, or the session's for the default channel. */
-static void pick_geometry(struct tracerd_process *p)
-{
-	const struct tracerd *d = p->d;
-	int c;
-
-	for (c = 0; c < TRACER_POOL_CHANNELS; c++) {
-		p->subbuf_size[c] = d->cfg.subbuf_size[c];
-		p->subbuf_count[c] = d->cfg.subbuf_count[c];
-	}
-	if ((d->session_id || d->starting) && d->sess.subbuf_size)
-		p->subbuf_size[0] = d->sess.subbuf_size;
-	if ((d->session_id || d->starting) && d->sess.subbuf_count)
-		p->subbuf_count[0] = d->sess.subbuf_count;
-}
-
-static int create_pool(struct tracerd_process *p)
-{
-	uint64_t max = 0;
-	int c, ret;
-
-	pick_geometry(p);
-	ret = buffer_geometry(p, p->channel_offset, &p->buffer_size);
-	if (ret)
-		return ret;
-	for (c = 0; c < TRACER_POOL_CHANNELS; c++)
-		if (p->subbuf_size[c] > max)
-			max = p->subbuf_size[c];
-	p->scratch_size = max > BATCH_BYTES ? max : BATCH_BYTES;
-	p->scratch = aligned_alloc(64, p->scratch_size);
-	if (!p->scratch)
-		return -ENOMEM;
-	/* The initial buffers plus one in reserve. */
-	return add_segment(p, p->d->cfg.buffers + 1);
 }
 
 static void close_fds(const int *fds, int n)
@@ -1280,24 +928,6 @@ static int send_registered(struct tracerd_process *p, int ctl_fd, int seg_fd)
 	return tracerd_send(p->client, &m, fds, n);
 }
 
-int tracerd_process_ensure_pool(struct tracerd_process *p)
-{
-	int fd;
-
-	if (p->nseg || p->adopting || !p->client)
-		return 0;
-	free(p->scratch);	/* create_pool() makes it to its measure */
-	p->scratch = NULL;
-	fd = create_pool(p);
-	if (fd < 0) {
-		tracerd_log("pid %d: cannot make its pool: %s", (int)p->pid,
-			    strerror(-fd));
-		return fd;
-	}
-	send_segment(p, fd);
-	return 0;
-}
-
 int tracerd_process_make_pool(struct tracerd_process *p, int *ctl_fd,
 			      int *seg_fd)
 {
@@ -1305,41 +935,8 @@ int tracerd_process_make_pool(struct tracerd_process *p, int *ctl_fd,
 	*ctl_fd = make_control(p);
 	if (*ctl_fd < 0)
 		return *ctl_fd;
-	*seg_fd = create_pool(p);
+	*seg_fd = tracerd_pool_create(p);
 	return *seg_fd < 0 ? *seg_fd : 0;
-}
-
-bool tracerd_process_pool_fits(const struct tracerd_process *shadow)
-{
-	struct tracerd_process want = { .d = shadow->d };
-	int c;
-
-	pick_geometry(&want);
-	for (c = 0; c < TRACER_POOL_CHANNELS; c++)
-		if (want.subbuf_size[c] != shadow->subbuf_size[c] ||
-		    want.subbuf_count[c] != shadow->subbuf_count[c])
-			return false;
-	return true;
-}
-
-void tracerd_process_take_pool(struct tracerd_process *p,
-			       struct tracerd_process *shadow)
-{
-	memcpy(p->seg, shadow->seg, sizeof(p->seg));
-	p->nseg = shadow->nseg;
-	p->buf = shadow->buf;
-	p->nbuf = shadow->nbuf;
-	p->pool_bytes = shadow->pool_bytes;
-	p->buffer_size = shadow->buffer_size;
-	memcpy(p->channel_offset, shadow->channel_offset,
-	       sizeof(p->channel_offset));
-	memcpy(p->subbuf_size, shadow->subbuf_size, sizeof(p->subbuf_size));
-	memcpy(p->subbuf_count, shadow->subbuf_count, sizeof(p->subbuf_count));
-	p->scratch = shadow->scratch;
-	p->scratch_size = shadow->scratch_size;
-	p->control = shadow->control;
-	p->control->tracerd_pid = (uint32_t)getpid();
-	free(shadow);
 }
 
 /*
@@ -1369,7 +966,7 @@ static int setup(struct tracerd_process *p, const Tracer__Register *r,
 		*ctl_fd = make_control(p);
 		if (*ctl_fd < 0)
 			return *ctl_fd;
-		p->scratch_size = BATCH_BYTES;
+		p->scratch_size = TRACERD_BATCH_BYTES;
 		p->scratch = aligned_alloc(64, p->scratch_size);
 		return p->scratch ? 0 : -ENOMEM;
 	}
@@ -1399,7 +996,7 @@ int tracerd_process_go_live(struct tracerd_process *p, int ctl_fd,
 					false);
 		p->in_session = true;
 	}
-	pool_line(p)->wake_armed = 1;
+	tracerd_pool_line(p)->wake_armed = 1;
 	ret = send_registered(p, ctl_fd, seg_fd);
 	/* The session's files after the reply, which the process waits
 	 * for; made on the thread pool (files.c), and nothing is drained
@@ -1513,7 +1110,7 @@ int tracerd_process_untraced(struct tracerd_process *p)
 
 	if (!p->nseg)
 		return 0;
-	e = __atomic_load_n(&pool_line(p)->untraced_errno, __ATOMIC_ACQUIRE);
+	e = __atomic_load_n(&tracerd_pool_line(p)->untraced_errno, __ATOMIC_ACQUIRE);
 	return e > 0 && e < 4096 ? (int)e : e ? EIO : 0;
 }
 
@@ -1749,7 +1346,7 @@ static void totals(const struct tracerd_process *p, uint64_t *records,
 	int c;
 
 	*records = 0;
-	*lost = TRACER_READ_ONCE(pool_line((struct tracerd_process *)p)->
+	*lost = TRACER_READ_ONCE(tracerd_pool_line((struct tracerd_process *)p)->
 				 lost_no_buffer);
 	for (i = 0; i < p->nbuf; i++)
 		for (c = 0; c < TRACER_POOL_CHANNELS; c++) {
@@ -1777,7 +1374,7 @@ void tracerd_process_baseline(struct tracerd_process *p, bool recovered)
 
 			/* A pool kept for this session (its tracerd died)
 			 * brings the losses of that time with it. */
-			p->buf[i].st[c].lost_seen = recovered ? lost_told(r) :
+			p->buf[i].st[c].lost_seen = recovered ? tracerd_lost_told(r) :
 						    tracer__rb_lost(r);
 			p->buf[i].st[c].pending = 0;
 		}

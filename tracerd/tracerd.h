@@ -292,6 +292,11 @@ struct tracerd_process {
 	enum tracerd_end end_how;
 };
 
+/* Bytes of packets gathered per write(2): the scratch buffer's least size. */
+#define TRACERD_BATCH_BYTES	(1 << 20)
+/* The buffer generation part of stream_instance_id (the rest: its index). */
+#define TRACERD_INSTANCE_MASK	0xffffffff00000000ULL
+
 /* Event ids of tracerd's own events (salvage.c); programs use fewer. */
 #define TRACERD_EVENT_BASE	0x7fffff00u
 /* stream_instance_id of the file that tells a process's end. */
@@ -468,6 +473,23 @@ int tracerd_site_text_write(const struct tracerd_callsite *cs, FILE *meta,
 			    FILE *ctf);
 /* Free the table (at exit, for leak checkers). */
 void tracerd_site_text_free(void);
+/* pool.c */
+/*
+ * Make p's pool for the geometry in force (the session's default channel
+ * geometry, else tracerd's): its scratch buffer and its first segment of
+ * --buffers + 1 buffers. Returns the segment's memfd, -ENOSPC (at the
+ * memory cap), -ENOMEM, -EINVAL (geometry), or the errno of memfd/mmap.
+ */
+int tracerd_pool_create(struct tracerd_process *p);
+/* Grow p's pool if fewer than half of its buffers are usable, or a thread
+ * asked (want_grow): a new segment, sent to the process. */
+void tracerd_pool_maybe_grow(struct tracerd_process *p);
+/* The pool header (segment 0): counters shared with the process. */
+struct tracer_pool_header *tracerd_pool_line(struct tracerd_process *p);
+/* A sealed memfd of size bytes, mapped at *map. Returns it or -errno. */
+int tracerd_make_memfd(const char *name, uint64_t size, void **map);
+/* The losses a reader before us told in ring r (0 for a new ring). */
+uint64_t tracerd_lost_told(const struct tracer_rb_reader *r);
 /* The latest registration of pid (NULL: none). */
 struct tracerd_process *tracerd_process_find(struct tracerd *d, pid_t pid);
 /*

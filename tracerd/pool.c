@@ -1,0 +1,432 @@
+/*
+ * pool.c - a process's pool: its geometry, its memfd segments, their
+ * buffers and rings, and their growth.
+ *
+ * tracerd makes a pool's segments (pool_layout.h): a header, a descriptor
+ * per buffer, the buffers, each holding one ring per channel (rb.h), all
+ * in a new sealed memfd that it maps and passes to the process. It
+ * attaches a reader to every ring at once (the drain is process.c's). The
+ * pool starts with --buffers buffers plus a spare, and doubles (a new
+ * segment) when fewer than half of its buffers are usable for a new
+ * thread (pool_room.h), up to --max-memory. Pools are also made ahead, in
+ * idle time, for processes still to come (stock.c):
+ * tracerd_process_take_pool() moves one into a process.
+ *
+ * What the process writes into its pool is never trusted here: descriptor
+ * states are only compared and counted, the rings are read through rb.h's
+ * checks.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "tracerd.h"
+#include "pool_room.h"
+
+#define PAGE		4096ULL
+
+/* Sizes of one buffer of p: both channels, each page aligned. */
+static int buffer_geometry(const struct tracerd_process *p,
+			   uint32_t off[TRACER_POOL_CHANNELS], uint64_t *size)
+{
+	struct tracer_rb_geometry g;
+	uint64_t at = 0;
+	const char *why;
+	int c, ret;
+
+	for (c = 0; c < TRACER_POOL_CHANNELS; c++) {
+		ret = tracer__rb_geometry(&g, p->subbuf_size[c],
+					  p->subbuf_count[c], &why);
+		if (ret) {
+			tracerd_log("%s channel: %s", tracerd_channel_name(c), why);
+			return ret;
+		}
+		off[c] = (uint32_t)at;
+		at += TRACER_ALIGN_UP(g.region_size, PAGE);
+	}
+	if (at > UINT32_MAX)
+		return -EINVAL;
+	*size = at;
+	return 0;
+}
+
+static uint64_t segment_bytes(uint64_t buffer_size, uint32_t count,
+			      uint64_t *desc_off, uint64_t *buf_off)
+{
+	*desc_off = sizeof(struct tracer_pool_header);
+	*buf_off = TRACER_ALIGN_UP(*desc_off + (uint64_t)count *
+				   sizeof(struct tracer_pool_desc), PAGE);
+	return *buf_off + (uint64_t)count * buffer_size;
+}
+
+/* Largest count <= want that fits under the memory cap. */
+static uint32_t fit_count(const struct tracerd_process *p, uint32_t want)
+{
+	uint64_t cap = p->d->cfg.max_memory, d, b;
+
+	while (want > 0 && p->pool_bytes +
+	       segment_bytes(p->buffer_size, want, &d, &b) > cap)
+		want--;
+	return want;
+}
+
+/* A sealed memfd of size bytes, mapped; returns the fd or -errno. */
+int tracerd_make_memfd(const char *name, uint64_t size, void **map)
+{
+	int fd = memfd_create(name, MFD_CLOEXEC | MFD_ALLOW_SEALING), ret;
+
+	if (fd < 0)
+		return -errno;
+	if (ftruncate(fd, (off_t)size) < 0 ||
+	    fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW) < 0)
+		goto fail;
+	*map = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (*map == MAP_FAILED)
+		goto fail;
+	return fd;
+fail:
+	ret = -errno;
+	close(fd);
+	return ret;
+}
+
+static int init_channels(struct tracerd_process *p, char *buf, uint32_t index)
+{
+	struct tracer_rb_config rc = { 0 };
+	const char *why;
+	int c, ret;
+
+	for (c = 0; c < TRACER_POOL_CHANNELS; c++) {
+		rc.subbuf_size = p->subbuf_size[c];
+		rc.subbuf_count = p->subbuf_count[c];
+		rc.mode = TRACER_RB_DISCARD;
+		rc.stream_id = (uint32_t)c;
+		rc.stream_instance_id = (uint64_t)index << 32;
+		rc.zeroed = true;	/* a new memfd's pages read as zero */
+		ret = tracer__rb_init(buf + p->channel_offset[c],
+				      tracer__pool_channel_size(
+					p->channel_offset, p->buffer_size, c),
+				      &rc, &why);
+		if (ret) {
+			tracerd_log("cannot create a channel: %s", why);
+			return ret;
+		}
+	}
+	return 0;
+}
+
+/*
+ * The losses a reader before us told (rb_layout.h, lost_told): a pool
+ * adopted from a tracerd that died tells, in the new session, the losses
+ * of the time no tracerd ran. A fresh ring: 0. A value past the writer's
+ * count (nonsense) tells nothing more.
+ */
+uint64_t tracerd_lost_told(const struct tracer_rb_reader *r)
+{
+	uint64_t told = TRACER_READ_ONCE(r->hdr->lost_told);
+	uint64_t lost = tracer__rb_lost(r);
+
+	return told <= lost ? told : lost;
+}
+
+int tracerd_attach_buffer(struct tracerd_process *p, struct tracerd_buffer *b,
+			  char *buf, struct tracer_pool_desc *desc, bool fresh)
+{
+	int (*attach)(struct tracer_rb_reader *, void *, uint64_t,
+		      const char **) = fresh ? tracer__rb_reader_attach_new
+					     : tracer__rb_reader_attach;
+	int c, ret;
+
+	memset(b, 0, sizeof(*b));
+	b->desc = desc;
+	for (c = 0; c < TRACER_POOL_CHANNELS; c++) {
+		b->st[c].fd = -1;
+		b->st[c].counted = true;
+		ret = attach(&b->rd[c], buf + p->channel_offset[c],
+			     tracer__pool_channel_size(p->channel_offset,
+						       p->buffer_size, c),
+			     NULL);
+		if (ret)
+			return ret;
+		b->rd[c].instance_mask = TRACERD_INSTANCE_MASK;
+		b->st[c].lost_seen = tracerd_lost_told(&b->rd[c]);
+	}
+	return 0;
+}
+
+static void init_header(struct tracerd_process *p, struct tracer_pool_header *h,
+			uint32_t count, uint64_t size, uint64_t desc_off,
+			uint64_t buf_off)
+{
+	int c;
+
+	h->version = TRACER_POOL_VERSION;
+	h->header_size = sizeof(*h);
+	h->desc_size = sizeof(struct tracer_pool_desc);
+	h->segment_index = p->nseg;
+	h->buffer_count = count;
+	h->first_buffer = p->nbuf;
+	h->segment_size = size;
+	h->desc_offset = desc_off;
+	h->buffer_offset = buf_off;
+	h->buffer_size = p->buffer_size;
+	for (c = 0; c < TRACER_POOL_CHANNELS; c++)
+		h->channel_offset[c] = p->channel_offset[c];
+}
+
+/* Does any buffer wait in reserve (EMERGENCY)? */
+static bool has_spare(const struct tracerd_process *p)
+{
+	uint32_t i;
+
+	for (i = 0; i < p->nbuf; i++)
+		if (TRACER_BUF_STATE(TRACER_READ_ONCE(p->buf[i].desc->state))
+		    == TRACER_BUF_EMERGENCY)
+			return true;
+	return false;
+}
+
+static int fill_segment(struct tracerd_process *p, char *base,
+			uint32_t count, uint64_t size, uint64_t desc_off,
+			uint64_t buf_off)
+{
+	struct tracer_pool_header *h = (void *)base;
+	struct tracer_pool_desc *desc = (void *)(base + desc_off);
+	bool spare = !has_spare(p);
+	uint32_t i;
+	int ret;
+
+	init_header(p, h, count, size, desc_off, buf_off);
+	for (i = 0; i < count; i++) {
+		char *buf = base + buf_off + (uint64_t)i * p->buffer_size;
+
+		desc[i].state = TRACER_BUF_WORD(0ULL, spare && i == count - 1 &&
+						count > 1 ? TRACER_BUF_EMERGENCY
+							  : TRACER_BUF_FREE);
+		ret = init_channels(p, buf, p->nbuf + i);
+		if (!ret)
+			ret = tracerd_attach_buffer(p, &p->buf[p->nbuf + i],
+						    buf, &desc[i], true);
+		if (ret)
+			return ret;
+	}
+	/* Everything above is visible before the header that validates it. */
+	__atomic_store_n(&h->magic, TRACER_POOL_MAGIC, __ATOMIC_RELEASE);
+	return 0;
+}
+
+/*
+ * Create a segment of `count` buffers (fewer under the memory cap).
+ * Returns its fd (the caller sends it), or -ENOSPC (at the cap), -ENOMEM,
+ * -E2BIG (too many segments), or the errno of memfd/mmap.
+ */
+static int add_segment(struct tracerd_process *p, uint32_t count)
+{
+	struct tracerd_segment *s = &p->seg[p->nseg];
+	uint64_t desc_off, buf_off, size;
+	struct tracerd_buffer *nb;
+	void *base;
+	int fd, ret;
+
+	if (p->nseg == TRACER_POOL_MAX_SEGMENTS)
+		return -E2BIG;
+	count = fit_count(p, count);
+	if (count == 0)
+		return -ENOSPC;
+	size = segment_bytes(p->buffer_size, count, &desc_off, &buf_off);
+	nb = realloc(p->buf, sizeof(*nb) * (p->nbuf + count));
+	if (!nb)
+		return -ENOMEM;
+	p->buf = nb;
+	fd = tracerd_make_memfd("tracer-pool", size, &base);
+	if (fd < 0)
+		return fd;
+	ret = fill_segment(p, base, count, size, desc_off, buf_off);
+	if (ret) {
+		munmap(base, size);
+		close(fd);
+		return ret;
+	}
+	s->base = base;
+	s->size = size;
+	s->first = p->nbuf;
+	s->count = count;
+	p->nseg++;
+	p->nbuf += count;
+	p->pool_bytes += size;
+	return fd;
+}
+
+/* The pool line, or a line of nobody's while p has no pool yet. */
+struct tracer_pool_header *tracerd_pool_line(struct tracerd_process *p)
+{
+	static struct tracer_pool_header none;
+
+	if (!p->nseg)
+		return &none;
+	return (struct tracer_pool_header *)(void *)p->seg[0].base;
+}
+
+void tracerd_buffer_release(struct tracerd_process *p,
+			    struct tracerd_buffer *b, uint64_t word)
+{
+	uint64_t stamp = __atomic_add_fetch(&tracerd_pool_line(p)->release_clock, 1,
+					    __ATOMIC_RELAXED);
+
+	TRACER_WRITE_ONCE(b->desc->lru_stamp, stamp);
+	/* The repaired channels before the buffer is free to take. */
+	__atomic_compare_exchange_n(&b->desc->state, &word,
+				    TRACER_BUF_WORD(TRACER_BUF_GEN(word),
+						    TRACER_BUF_FREE),
+				    false, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED);
+}
+
+/* ------------------------------------------------------------------ */
+/* Growth                                                              */
+
+static void send_segment(struct tracerd_process *p, int fd)
+{
+	Tracer__Message m = TRACER__MESSAGE__INIT;
+	Tracer__Segment s = TRACER__SEGMENT__INIT;
+
+	s.index = p->nseg - 1;
+	s.size = p->seg[p->nseg - 1].size;
+	m.body_case = TRACER__MESSAGE__BODY_SEGMENT;
+	m.segment = &s;
+	if (p->client)
+		tracerd_send(p->client, &m, &fd, 1);
+	else
+		close(fd);
+}
+
+/* A FREE buffer whose rings have room for a new owner (pool_room.h). */
+static bool usable(const struct tracerd_buffer *b)
+{
+	int c;
+
+	if (TRACER_BUF_STATE(TRACER_READ_ONCE(b->desc->state)) !=
+	    TRACER_BUF_FREE)
+		return false;
+	for (c = 0; c < TRACER_POOL_CHANNELS; c++)
+		if (!b->broken[c] &&
+		    !tracer__channel_has_room(b->rd[c].hdr, b->rd[c].read_count))
+			return false;
+	return true;
+}
+
+/*
+ * Double the pool when a thread asked or few buffers are usable: FREE with
+ * room in their rings, not merely FREE (under thread churn buffers come
+ * back long before their last owners are written out).
+ */
+void tracerd_pool_maybe_grow(struct tracerd_process *p)
+{
+	struct tracer_pool_header *h = tracerd_pool_line(p);
+	uint32_t i, nfree = 0;
+	int fd;
+
+	for (i = 0; i < p->nbuf; i++)
+		nfree += usable(&p->buf[i]);
+	/* want_grow only brought us here early; the rule decides. */
+	TRACER_WRITE_ONCE(h->want_grow, 0);
+	if (nfree * 2 >= p->nbuf)
+		return;
+	fd = add_segment(p, p->nbuf);
+	if (fd >= 0)
+		send_segment(p, fd);
+	else if (fd != -ENOSPC && fd != -E2BIG)
+		tracerd_log("pid %d: cannot grow the pool: %s", (int)p->pid,
+			    strerror(-fd));
+}
+
+/* tracerd's geometry, or the session's for the default channel. */
+static void pick_geometry(struct tracerd_process *p)
+{
+	const struct tracerd *d = p->d;
+	int c;
+
+	for (c = 0; c < TRACER_POOL_CHANNELS; c++) {
+		p->subbuf_size[c] = d->cfg.subbuf_size[c];
+		p->subbuf_count[c] = d->cfg.subbuf_count[c];
+	}
+	if ((d->session_id || d->starting) && d->sess.subbuf_size)
+		p->subbuf_size[0] = d->sess.subbuf_size;
+	if ((d->session_id || d->starting) && d->sess.subbuf_count)
+		p->subbuf_count[0] = d->sess.subbuf_count;
+}
+
+int tracerd_pool_create(struct tracerd_process *p)
+{
+	uint64_t max = 0;
+	int c, ret;
+
+	pick_geometry(p);
+	ret = buffer_geometry(p, p->channel_offset, &p->buffer_size);
+	if (ret)
+		return ret;
+	for (c = 0; c < TRACER_POOL_CHANNELS; c++)
+		if (p->subbuf_size[c] > max)
+			max = p->subbuf_size[c];
+	p->scratch_size = max > TRACERD_BATCH_BYTES ? max : TRACERD_BATCH_BYTES;
+	p->scratch = aligned_alloc(64, p->scratch_size);
+	if (!p->scratch)
+		return -ENOMEM;
+	/* The initial buffers plus one in reserve. */
+	return add_segment(p, p->d->cfg.buffers + 1);
+}
+
+int tracerd_process_ensure_pool(struct tracerd_process *p)
+{
+	int fd;
+
+	if (p->nseg || p->adopting || !p->client)
+		return 0;
+	free(p->scratch);	/* tracerd_pool_create() makes it to its measure */
+	p->scratch = NULL;
+	fd = tracerd_pool_create(p);
+	if (fd < 0) {
+		tracerd_log("pid %d: cannot make its pool: %s", (int)p->pid,
+			    strerror(-fd));
+		return fd;
+	}
+	send_segment(p, fd);
+	return 0;
+}
+
+bool tracerd_process_pool_fits(const struct tracerd_process *shadow)
+{
+	struct tracerd_process want = { .d = shadow->d };
+	int c;
+
+	pick_geometry(&want);
+	for (c = 0; c < TRACER_POOL_CHANNELS; c++)
+		if (want.subbuf_size[c] != shadow->subbuf_size[c] ||
+		    want.subbuf_count[c] != shadow->subbuf_count[c])
+			return false;
+	return true;
+}
+
+void tracerd_process_take_pool(struct tracerd_process *p,
+			       struct tracerd_process *shadow)
+{
+	memcpy(p->seg, shadow->seg, sizeof(p->seg));
+	p->nseg = shadow->nseg;
+	p->buf = shadow->buf;
+	p->nbuf = shadow->nbuf;
+	p->pool_bytes = shadow->pool_bytes;
+	p->buffer_size = shadow->buffer_size;
+	memcpy(p->channel_offset, shadow->channel_offset,
+	       sizeof(p->channel_offset));
+	memcpy(p->subbuf_size, shadow->subbuf_size, sizeof(p->subbuf_size));
+	memcpy(p->subbuf_count, shadow->subbuf_count, sizeof(p->subbuf_count));
+	p->scratch = shadow->scratch;
+	p->scratch_size = shadow->scratch_size;
+	p->control = shadow->control;
+	p->control->tracerd_pid = (uint32_t)getpid();
+	free(shadow);
+}
