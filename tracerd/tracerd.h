@@ -297,6 +297,13 @@ struct tracerd_process {
 /* The buffer generation part of stream_instance_id (the rest: its index). */
 #define TRACERD_INSTANCE_MASK	0xffffffff00000000ULL
 
+/* A flight-recorder session keeps everything in the buffers. */
+static inline bool tracerd_flight_recording(const struct tracerd *d)
+{
+	return d->session_id && !d->stopping &&
+	       d->sess.mode == TRACER_MODE_FLIGHT;
+}
+
 /* Event ids of tracerd's own events (salvage.c); programs use fewer. */
 #define TRACERD_EVENT_BASE	0x7fffff00u
 /* stream_instance_id of the file that tells a process's end. */

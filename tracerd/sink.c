@@ -1,0 +1,827 @@
+/*
+ * sink.c - where a process's packets go: its channel files.
+ *
+ * The drain reads each ring of each buffer in order (rb_read.c: packets
+ * checked in a private copy) and appends every packet to the file of its
+ * owner: CHANNEL-TID in the process directory, a new file whenever the
+ * owner changes (the next thread that took the buffer), so that every
+ * thread has its own files while nobody waits for tracerd between two
+ * owners (doc/thread-churn.md). Packets are gathered in the process's
+ * scratch buffer and written with one write(2) per batch
+ * (TRACERD_BATCH_BYTES); each is renumbered as its file counts
+ * (packet_seq_num, events_discarded: doc/session-files.md).
+ *
+ * Losses are told where they happened: a ring's losses before a packet
+ * are told by that packet (or a marker packet without records before it,
+ * the first packet of a file telling none); an owner's last losses by a
+ * marker after its last packet. A write error (output full, ...) counts
+ * the records of the batch as unwritten, tells them once room is back,
+ * and logs once per episode.
+ *
+ * Also here: the committed part of an open sub-buffer (a flush at stop
+ * and switch; the live interval), the end of a process's files, what
+ * salvage.c needs to write a dead thread's last packets, and a
+ * snapshot's reading of a ring through a copy of its reader.
+ *
+ * Single-threaded: tracerd's loop. The process may have written anything
+ * into its pool; nothing read from it is used as an offset unchecked.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/statvfs.h>
+#include <unistd.h>
+
+#include "tracerd.h"
+#include "sink.h"
+#include "format.h"
+
+#define DRAIN_BUDGET	32	/* packets per channel per pass, then the
+				   loop serves others (see tracerd_sink_yield) */
+#define SNAPSHOT_BUDGET	(1 << 20)	/* packets per channel, at most */
+#define ROOM_AGAIN	(4 * TRACERD_BATCH_BYTES)	/* free bytes that end a
+						   write-error episode */
+#define RENAME_EVENT	"tracer:thread_name"	/* tid %d name %s */
+
+static const char *const channel_name[TRACER_POOL_CHANNELS] = {
+	"default", "vital",
+};
+
+static uint64_t sat_add(uint64_t a, uint64_t b)
+{
+	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
+
+/* ------------------------------------------------------------------ */
+/* Channel files                                                       */
+
+void tracerd_sink_close_stream(struct tracerd_stream *st)
+{
+	if (st->fd >= 0)
+		close(st->fd);
+	st->fd = -1;
+	st->instance = 0;
+}
+
+void tracerd_process_close_files(struct tracerd_process *p)
+{
+	uint32_t i;
+	int c;
+
+	tracerd_files_forget(p);
+	for (i = 0; i < p->nbuf; i++)
+		for (c = 0; c < TRACER_POOL_CHANNELS; c++)
+			tracerd_sink_close_stream(&p->buf[i].st[c]);
+	tracerd_files_drop_ahead(p);
+	if (p->meta && fclose(p->meta))
+		tracerd_log("pid %d: cannot write process.meta: %s",
+			    (int)p->pid, strerror(errno));
+	p->meta = NULL;
+	if (p->ctf && fclose(p->ctf))
+		tracerd_log("pid %d: cannot write the CTF metadata: %s",
+			    (int)p->pid, strerror(errno));
+	p->ctf = NULL;
+	free(p->dir);
+	p->dir = NULL;
+}
+
+/* CHANNEL-TID, or CHANNEL-TID.N when the kernel reused the thread id.
+ * Returns the fd or a negative errno. */
+static int create_file(const char *dir, int c, uint32_t tid)
+{
+	char path[4096];
+	int n, fd = -EEXIST;
+
+	for (n = 0; n < 1000 && fd == -EEXIST; n++) {
+		if (n == 0)
+			snprintf(path, sizeof(path), "%s/%s-%" PRIu32, dir,
+				 channel_name[c], tid);
+		else
+			snprintf(path, sizeof(path), "%s/%s-%" PRIu32 ".%d",
+				 dir, channel_name[c], tid, n);
+		fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+		if (fd < 0)
+			fd = -errno;
+	}
+	return fd;
+}
+
+/*
+ * Start the file of the thread whose packet info is: pair is the buffer's
+ * two streams (default, vital), pair[c] the one to use. Returns 0 or a
+ * negative errno.
+ */
+static int open_stream(struct tracerd_process *p,
+		       const struct tracerd_sink *sink,
+		       struct tracerd_stream *pair, struct tracerd_buffer *b,
+		       int c, const struct tracer_rb_packet_info *info)
+{
+	struct tracerd_stream *st = &pair[c];
+	char name[17];
+
+	tracerd_sink_close_stream(st);
+	st->fd = tracerd_files_take_ahead(p, sink->dir, c, info->tid, false);
+	if (st->fd < 0)
+		st->fd = create_file(sink->dir, c, info->tid);
+	if (st->fd < 0) {
+		int err = st->fd;
+
+		st->fd = -1;
+		return err;
+	}
+	st->instance = info->stream_instance_id;
+	st->tid = info->tid;
+	st->dir = sink->dir;
+	st->size = 0;
+	st->seq = 0;
+	st->discarded = 0;
+	st->last_end = info->timestamp_begin;
+	if (pair[!c].instance != st->instance) {
+		memcpy(name, b->desc->thread_name, 16);
+		name[16] = '\0';
+		tracerd_note_thread(sink->meta, info->tid, name, 0);
+	}
+	return 0;
+}
+
+static int write_all(int fd, const char *buf, size_t n)
+{
+	while (n > 0) {
+		ssize_t w = write(fd, buf, n);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0)
+			return -errno;
+		buf += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Write errors                                                        */
+
+/*
+ * A write or a file creation in dir failed with err (negative errno): the
+ * output is full (ENOSPC, EDQUOT) or failing (EIO...). The first failure
+ * of an episode is logged; until it ends the records that cannot be
+ * written are counted as lost (count_unwritten) and every packet is
+ * still tried.
+ */
+void tracerd_write_failed(struct tracerd *d, const char *dir, int err)
+{
+	if (d->write_error)
+		return;
+	d->write_error = -err;
+	d->unwritten = 0;
+	tracerd_log("cannot write to '%s': %s; events are counted as lost "
+		    "until writing succeeds again", dir, strerror(-err));
+}
+
+/*
+ * A write to fd in dir succeeded. The episode ends there if the file
+ * system has room again: right after a failed write is cut back, a small
+ * one may fit, and the next fail.
+ */
+static void write_done(struct tracerd *d, const char *dir, int fd)
+{
+	struct statvfs sv;
+
+	if (!d->write_error || (fstatvfs(fd, &sv) == 0 &&
+				(uint64_t)sv.f_bavail * sv.f_frsize < ROOM_AGAIN))
+		return;
+	tracerd_log("writing to '%s' again; %" PRIu64 " events could not be "
+		    "written (counted as lost)", dir, d->unwritten);
+	d->write_error = 0;
+}
+
+/* n records of instance (one owner of st) not written: lost. */
+static void count_unwritten(struct tracerd_process *p,
+			    struct tracerd_stream *st, uint64_t instance,
+			    uint64_t n)
+{
+	p->d->unwritten = sat_add(p->d->unwritten, n);
+	if (!st->counted)
+		return;		/* a snapshot: the buffers still hold them */
+	if (st->unwritten_instance != instance) {
+		st->unwritten_instance = instance;
+		st->unwritten = 0;
+	}
+	st->unwritten = sat_add(st->unwritten, n);
+	p->unwritten = sat_add(p->unwritten, n);
+}
+
+/*
+ * Append n bytes (whole packets) to st's file. On error the file is cut
+ * back to its last whole packet, so that readers never see half of one.
+ * Returns 0 or a negative errno.
+ */
+static int append(struct tracerd_process *p, struct tracerd_stream *st,
+		  const void *buf, size_t n)
+{
+	int ret = write_all(st->fd, buf, n);
+
+	if (!ret) {
+		st->size += n;
+		write_done(p->d, st->dir, st->fd);
+		return 0;
+	}
+	if (ftruncate(st->fd, (off_t)st->size) < 0 ||
+	    lseek(st->fd, (off_t)st->size, SEEK_SET) < 0)
+		tracerd_log("pid %d: cannot cut a partly written packet off "
+			    "a file in '%s': %s", (int)p->pid, st->dir,
+			    strerror(errno));
+	tracerd_write_failed(p->d, st->dir, ret);
+	return ret;
+}
+
+/*
+ * The batch could not be written (its file was cut back): its records are
+ * lost. Its packets' numbers are given again, and the losses they told go
+ * with the next packet written, with these records.
+ */
+static void batch_failed(struct tracerd_process *p, struct tracerd_stream *st)
+{
+	uint64_t told = st->discarded - p->batch_discarded;
+
+	st->seq = p->batch_seq;
+	st->discarded = p->batch_discarded;
+	st->pending = sat_add(st->pending, sat_add(told, p->batch_records));
+	count_unwritten(p, st, st->instance, p->batch_records);
+	p->bytes_written -= p->batch_len;
+	p->packets_written -= p->batch_packets;
+}
+
+/*
+ * Packets are gathered in p->scratch, one stream at a time, and written
+ * with one write(2) per batch (TRACERD_BATCH_BYTES): large, block-friendly
+ * writes.
+ * The batch is empty outside drain_channel() and flush_channel().
+ */
+static void flush_batch(struct tracerd_process *p)
+{
+	struct tracerd_stream *st = p->batch_stream;
+
+	if (p->batch_len && st && st->fd >= 0 &&
+	    append(p, st, p->scratch, p->batch_len))
+		batch_failed(p, st);
+	p->batch_len = 0;
+	p->batch_stream = NULL;
+}
+
+/* Where the next packet goes: room for one sub-buffer of `need` bytes. */
+static void *batch_room(struct tracerd_process *p, uint64_t need)
+{
+	if (p->scratch_size - p->batch_len < need)
+		flush_batch(p);
+	return (char *)p->scratch + p->batch_len;
+}
+
+/* The packet at the end of the batch goes to another stream: move it. */
+static char *restart_batch(struct tracerd_process *p, char *pk,
+			   uint64_t bytes)
+{
+	flush_batch(p);
+	memmove(p->scratch, pk, bytes);
+	return p->scratch;
+}
+
+/*
+ * Records channel st lost since its last packet, as this packet tells.
+ * Returned: those overwritten before we could read them (flight mode),
+ * which came before its records; *after gets those dropped by the writer
+ * (its cumulative count went up since we last looked), which came after
+ * its records: the writer drops a record that does not fit in the open
+ * sub-buffer when the next one is not free, and the count is taken when
+ * the sub-buffer closes. A count that went backwards (corrupt shared
+ * memory) counts nothing.
+ */
+static uint64_t packet_losses(struct tracerd_stream *st,
+			      const struct tracer_rb_packet_info *info,
+			      uint64_t *after)
+{
+	*after = 0;
+	if (info->events_discarded > st->lost_seen) {
+		*after = info->events_discarded - st->lost_seen;
+		st->lost_seen = info->events_discarded;
+	}
+	return info->records_overwritten <= INT64_MAX ?
+	       info->records_overwritten : 0;
+}
+
+/*
+ * Write a packet without records to st's file (channel c), ending at ts:
+ * the first packet of a file whose first records come after losses (its
+ * events_discarded is 0, so that readers count the losses with the next
+ * one), or the last one, telling losses after the last records. Returns 0
+ * or a negative errno (nothing written).
+ */
+static int write_marker(struct tracerd_process *p, struct tracerd_stream *st,
+			int c, uint64_t ts)
+{
+	struct tracer_rb_packet h = {
+		.magic = TRACER_CTF_MAGIC, .stream_id = (uint32_t)c,
+		.stream_instance_id = st->instance,
+		.timestamp_begin = ts, .timestamp_end = ts,
+		.content_size = TRACER_RB_PACKET_SIZE * 8,
+		.packet_size = TRACER_RB_PACKET_SIZE * 8,
+		.packet_seq_num = st->seq++,
+		.events_discarded = st->discarded, .tid = st->tid,
+	};
+	int ret = append(p, st, &h, sizeof(h));
+
+	if (ret) {
+		st->seq--;
+		return ret;
+	}
+	st->last_end = ts;
+	p->bytes_written += sizeof(h);
+	p->packets_written++;
+	return 0;
+}
+
+/* A marker telling n more losses; returns 0 or a negative errno. */
+static int write_marker_telling(struct tracerd_process *p,
+				struct tracerd_stream *st, int c, uint64_t n)
+{
+	uint64_t before = st->discarded;
+	int ret;
+
+	st->discarded = sat_add(st->discarded, n);
+	ret = write_marker(p, st, c, st->last_end);
+	if (ret)
+		st->discarded = before;
+	return ret;
+}
+
+/*
+ * Losses of channel c after the last packet of st's file (lost: the
+ * writer's count now), told by a packet without records before the file
+ * is left: a writer that dropped records and wrote nothing since.
+ */
+static void write_losses(struct tracerd_process *p, struct tracerd_stream *st,
+			 int c, uint64_t lost)
+{
+	if (st->fd < 0)
+		return;
+	if (lost > st->lost_seen) {
+		st->pending = sat_add(st->pending, lost - st->lost_seen);
+		st->lost_seen = lost;
+	}
+	if (!st->pending)
+		return;
+	flush_batch(p);
+	if (write_marker_telling(p, st, c, st->pending))
+		return;		/* still pending: the next file tells them */
+	st->pending = 0;
+}
+
+/* The header of packet h as its file numbers it (doc/session-files.md). */
+static void stamp_packet(struct tracerd_stream *st, struct tracer_rb_packet *h,
+			 uint64_t content_bytes)
+{
+	st->discarded = sat_add(st->discarded, st->pending);
+	st->pending = 0;
+	/* In the file a packet is as long as its content. */
+	h->packet_size = content_bytes * 8;
+	h->packet_seq_num = st->seq++;
+	h->events_discarded = st->discarded;
+	st->last_end = h->timestamp_end;
+}
+
+/*
+ * Before the packet of info goes to st: a new file if it is another
+ * owner's, and a first packet without records if losses come before its
+ * records (readers count no losses in a file's first packet: they are told
+ * in the second one). Returns 0 or a negative errno (the packet cannot be
+ * written).
+ */
+static int ready_file(struct tracerd_process *p, const struct tracerd_sink *sink,
+		      struct tracerd_stream *pair, struct tracerd_buffer *b,
+		      int c, const struct tracer_rb_packet_info *info)
+{
+	struct tracerd_stream *st = &pair[c];
+	int ret = 0;
+
+	if (st->fd < 0 || st->instance != info->stream_instance_id) {
+		/* The owner before: its file tells the losses after its last
+		 * packet (write_losses() leaves them pending if it cannot). */
+		if (st->fd >= 0 && st->pending)
+			write_losses(p, st, c, st->lost_seen);
+		ret = open_stream(p, sink, pair, b, c, info);
+		if (ret)
+			tracerd_write_failed(p->d, sink->dir, ret);
+	}
+	if (!ret && st->seq == 0 && st->pending)
+		ret = write_marker(p, st, c, info->timestamp_begin);
+	return ret;
+}
+
+/* The packet of info could not be written: its records are lost. */
+static void packet_failed(struct tracerd_process *p, struct tracerd_stream *st,
+			  const struct tracer_rb_packet_info *info)
+{
+	st->pending = sat_add(st->pending, info->records);
+	count_unwritten(p, st, info->stream_instance_id, info->records);
+}
+
+/*
+ * A packet of a process in a session whose directory could not be written
+ * (output full): its records are lost; the first file of the channel
+ * tells these losses, if the directory can be made later.
+ */
+static void no_directory(struct tracerd_process *p, struct tracerd_stream *st,
+			 const struct tracer_rb_packet_info *info, uint64_t lost)
+{
+	st->pending = sat_add(st->pending, sat_add(lost, info->records));
+	count_unwritten(p, st, info->stream_instance_id, info->records);
+}
+
+/* A packet starts the batch: what to go back to if it cannot be written. */
+static void begin_batch(struct tracerd_process *p, struct tracerd_stream *st)
+{
+	p->batch_seq = st->seq;
+	p->batch_discarded = st->discarded;
+	p->batch_records = 0;
+	p->batch_packets = 0;
+}
+
+/*
+ * The renames a vital packet tells (tracer:thread_name, libtracer's
+ * wrappers of pthread_setname_np() and prctl()): one `thread` line each in
+ * the sink's process.meta, with the time of the rename. The packet was
+ * checked by the reader; the payload is decoded with bounds.
+ */
+static void note_renames(const struct tracerd_process *p,
+			 const struct tracerd_sink *sink, const void *pk,
+			 const struct tracer_rb_packet_info *info)
+{
+	struct tracer_rb_record rec;
+	struct tracer_value tid, name;
+	uint64_t off = 0;
+	size_t at;
+
+	if (!p->rename_id || !sink->meta)
+		return;
+	while (tracer__rb_packet_next(pk, info->content_bytes, &off, &rec)) {
+		at = 0;
+		if (rec.id != p->rename_id ||
+		    tracer__payload_next('i', rec.payload, rec.payload_size,
+					 &at, &tid) ||
+		    tracer__payload_next('s', rec.payload, rec.payload_size,
+					 &at, &name) ||
+		    tid.i <= 0 || tid.i > INT32_MAX)
+			continue;
+		tracerd_note_thread(sink->meta, (uint32_t)tid.i, name.s,
+				    rec.timestamp ? rec.timestamp : 1);
+	}
+}
+
+/* A checked packet at the end of the batch: append it to its file. */
+static void emit_to(struct tracerd_process *p, const struct tracerd_sink *sink,
+		    struct tracerd_stream *pair, struct tracerd_buffer *b,
+		    int c, const struct tracer_rb_packet_info *info)
+{
+	char *pk = (char *)p->scratch + p->batch_len;
+	struct tracerd_stream *st = &pair[c];
+	bool same = st->fd >= 0 && st->instance == info->stream_instance_id;
+	uint64_t after, before = packet_losses(st, info, &after);
+
+	if (!sink->dir) {
+		p->dropped_packets++;
+		if (p->in_session)	/* its directory could not be made */
+			no_directory(p, st, info, sat_add(before, after));
+		return;
+	}
+	st->pending = sat_add(st->pending, before);
+	if (info->records == 0 && !(same && st->pending)) {
+		st->pending = sat_add(st->pending, after);
+		return;		/* nothing to tell yet */
+	}
+	if (p->batch_stream != st || !same)
+		pk = restart_batch(p, pk, info->content_bytes);
+	if ((!same || st->seq == 0) && ready_file(p, sink, pair, b, c, info)) {
+		packet_failed(p, st, info);
+		st->pending = sat_add(st->pending, after);
+		return;
+	}
+	if (p->batch_len == 0)
+		begin_batch(p, st);
+	stamp_packet(st, (struct tracer_rb_packet *)(void *)pk,
+		     info->content_bytes);
+	/* Told by the next packet, or a marker after this one. */
+	st->pending = sat_add(st->pending, after);
+	if (c == TRACER_CHANNEL_VITAL)
+		note_renames(p, sink, pk, info);
+	p->batch_stream = st;
+	p->batch_len += info->content_bytes;
+	p->batch_records += info->records;
+	p->batch_packets++;
+	p->bytes_written += info->content_bytes;
+	p->packets_written++;
+}
+
+/* The session's files. */
+static void emit_packet(struct tracerd_process *p, struct tracerd_buffer *b,
+			int c, const struct tracer_rb_packet_info *info)
+{
+	struct tracerd_sink sink = { .dir = p->dir, .meta = p->meta };
+
+	emit_to(p, &sink, b->st, b, c, info);
+}
+
+/* Publish what we told, for a reader after us (the reader's line). */
+static void tell_lost_told(struct tracer_rb_reader *r, uint64_t told)
+{
+	struct tracer_rb_header *h = (struct tracer_rb_header *)(uintptr_t)
+				     r->hdr;
+
+	if (TRACER_READ_ONCE(h->lost_told) != told)
+		TRACER_WRITE_ONCE(h->lost_told, told);
+}
+
+/* ------------------------------------------------------------------ */
+/* Draining                                                            */
+
+static void channel_error(struct tracerd_process *p, struct tracerd_buffer *b,
+			  int c, int err)
+{
+	tracerd_log("pid %d buffer %u %s channel: %s%s", (int)p->pid,
+		    (unsigned)(b - p->buf), channel_name[c], b->rd[c].error,
+		    err == -EIO ? " (no longer read)" : " (packet skipped)");
+	if (err == -EIO)
+		b->broken[c] = true;
+}
+
+/* Returns true when the budget ran out with packets left. */
+static bool drain_channel(struct tracerd_process *p, struct tracerd_buffer *b,
+			  int c)
+{
+	struct tracer_rb_packet_info info;
+	int n, ret = 0;
+
+	for (n = 0; n < DRAIN_BUDGET && !b->broken[c]; n++) {
+		void *dst = batch_room(p, b->rd[c].geo.subbuf_size);
+
+		ret = tracer__rb_read(&b->rd[c], dst, p->scratch_size -
+				      p->batch_len, &info);
+		if (ret == 0) {
+			emit_packet(p, b, c, &info);
+			tell_lost_told(&b->rd[c], b->st[c].lost_seen);
+		} else if (ret == -EAGAIN)
+			break;
+		else if (ret == -EBADMSG || ret == -EIO)
+			channel_error(p, b, c, ret);
+		/* A packet may take long (a file to create): a thread that
+		 * wants a larger pool is served before the next one (by
+		 * drain(): growing moves p->buf, and b with it). */
+		if (TRACER_READ_ONCE(tracerd_pool_line(p)->want_grow))
+			break;
+	}
+	flush_batch(p);
+	return n == DRAIN_BUDGET;
+}
+
+
+/* One pass over the buffers. */
+bool tracerd_sink_drain(struct tracerd_process *p)
+{
+	bool more = false;
+	uint32_t i;
+	int c;
+
+	for (i = 0; i < p->nbuf; i++)
+		for (c = 0; c < TRACER_POOL_CHANNELS; c++) {
+			more |= drain_channel(p, &p->buf[i], c);
+			if (TRACER_READ_ONCE(tracerd_pool_line(p)->want_grow)) {
+				tracerd_pool_maybe_grow(p);
+				more = true;
+			}
+		}
+	return more;
+}
+
+/* ------------------------------------------------------------------ */
+/* For salvage.c                                                       */
+
+const char *tracerd_channel_name(int c)
+{
+	return c >= 0 && c < TRACER_POOL_CHANNELS ? channel_name[c] : "?";
+}
+
+void tracerd_drain_all(struct tracerd_process *p, struct tracerd_buffer *b,
+		       int c)
+{
+	while (drain_channel(p, b, c))
+		;
+}
+
+void *tracerd_batch_room(struct tracerd_process *p, uint64_t need)
+{
+	return batch_room(p, need);
+}
+
+uint64_t tracerd_batch_free(const struct tracerd_process *p)
+{
+	return p->scratch_size - p->batch_len;
+}
+
+void tracerd_emit_batch(struct tracerd_process *p, struct tracerd_buffer *b,
+			int c, const struct tracer_rb_packet_info *info)
+{
+	emit_packet(p, b, c, info);
+	flush_batch(p);
+}
+
+void tracerd_emit_copy(struct tracerd_process *p, struct tracerd_buffer *b,
+		       int c, const void *packet,
+		       const struct tracer_rb_packet_info *info)
+{
+	memcpy(batch_room(p, info->content_bytes), packet,
+	       info->content_bytes);
+	tracerd_emit_batch(p, b, c, info);
+}
+
+void tracerd_flush_channel_losses(struct tracerd_process *p,
+				  struct tracerd_buffer *b, int c)
+{
+	write_losses(p, &b->st[c], c, tracer__rb_lost(&b->rd[c]));
+}
+
+void tracerd_write_end(struct tracerd_process *p, const void *packet,
+		       uint64_t len)
+{
+	int fd, ret;
+
+	if (!p->dir)
+		return;
+	fd = tracerd_files_take_ahead(p, p->dir, TRACER_CHANNEL_VITAL,
+				      (uint32_t)p->pid, true);
+	if (fd < 0)
+		fd = create_file(p->dir, TRACER_CHANNEL_VITAL,
+				 (uint32_t)p->pid);
+	if (fd < 0)
+		return;
+	ret = write_all(fd, packet, len);
+	if (ret)
+		tracerd_log("pid %d: cannot write its end: %s", (int)p->pid,
+			    strerror(-ret));
+	close(fd);
+	p->bytes_written += len;
+	p->packets_written++;
+}
+
+/*
+ * Packets are left: come back through the loop (our own eventfd), so that
+ * requests and other processes are served in between, not after a writer
+ * that never stops.
+ */
+void tracerd_sink_yield(struct tracerd_process *p)
+{
+	uint64_t one = 1;
+
+	if (write(p->wake_fd, &one, sizeof(one)) < 0)
+		(void)0;	/* the scan timer comes back anyway */
+}
+
+/* The committed part of the open sub-buffer. Returns 1 if busy. */
+static unsigned flush_channel(struct tracerd_process *p,
+			      struct tracerd_buffer *b, int c)
+{
+	struct tracer_rb_packet_info info;
+	int tries, ret;
+
+	for (tries = 0; tries < 8 && !b->broken[c]; tries++) {
+		int rounds;
+
+		for (rounds = 0; rounds < 128 && drain_channel(p, b, c);
+		     rounds++)
+			;
+		ret = tracer__rb_read_partial(&b->rd[c], p->scratch,
+					      p->scratch_size, &info);
+		if (ret == 0) {
+			emit_packet(p, b, c, &info);
+			flush_batch(p);
+		}
+		else if (ret == -ENODATA)
+			break;
+		else if (ret == -EBUSY)
+			return 1;
+		else if (ret == -EBADMSG || ret == -EIO)
+			channel_error(p, b, c, ret);
+	}
+	write_losses(p, &b->st[c], c, tracer__rb_lost(&b->rd[c]));
+	return 0;
+}
+
+unsigned tracerd_process_flush(struct tracerd_process *p)
+{
+	unsigned busy = 0;
+	uint32_t i;
+	int c;
+
+	if (p->files_job)
+		return 1;	/* nowhere to write yet */
+	for (i = 0; i < p->nbuf; i++)
+		for (c = 0; c < TRACER_POOL_CHANNELS; c++)
+			busy += flush_channel(p, &p->buf[i], c);
+	return busy;
+}
+
+/*
+ * Close the files of buffers back in the pool whose last owner is all
+ * written out (nothing between the read and write counts): open files then
+ * track the threads alive, not every buffer the pool ever had.
+ */
+void tracerd_sink_close_idle(struct tracerd_process *p)
+{
+	uint32_t i;
+	int c;
+
+	for (i = 0; i < p->nbuf; i++) {
+		struct tracerd_buffer *b = &p->buf[i];
+		bool idle = TRACER_BUF_STATE(__atomic_load_n(&b->desc->state,
+					__ATOMIC_ACQUIRE)) != TRACER_BUF_IN_USE;
+
+		for (c = 0; c < TRACER_POOL_CHANNELS && idle; c++)
+			idle = b->st[c].fd < 0 ||
+			       TRACER_READ_ONCE(b->rd[c].hdr->write_count) ==
+			       b->rd[c].read_count;
+		for (c = 0; c < TRACER_POOL_CHANNELS && idle; c++) {
+			write_losses(p, &b->st[c], c,
+				     tracer__rb_lost(&b->rd[c]));
+			tracerd_sink_close_stream(&b->st[c]);
+		}
+	}
+}
+
+/* One look at the open sub-buffer of a channel that drained nothing. */
+static void live_channel(struct tracerd_process *p, struct tracerd_buffer *b,
+			 int c)
+{
+	struct tracer_rb_packet_info info;
+
+	if (b->broken[c] || b->rd[c].read_count != b->live_mark[c]) {
+		b->live_mark[c] = b->rd[c].read_count;
+		return;
+	}
+	if (tracer__rb_read_partial(&b->rd[c], p->scratch, p->scratch_size,
+				    &info) == 0) {
+		emit_packet(p, b, c, &info);
+		flush_batch(p);
+	}
+	b->live_mark[c] = b->rd[c].read_count;
+}
+
+void tracerd_process_live(struct tracerd_process *p)
+{
+	uint32_t i;
+	int c;
+
+	if (!p->dir || tracerd_flight_recording(p->d))
+		return;
+	for (i = 0; i < p->nbuf; i++)
+		for (c = 0; c < TRACER_POOL_CHANNELS; c++)
+			live_channel(p, &p->buf[i], c);
+}
+
+/* Everything channel c of b holds, read through a copy of its reader. */
+int tracerd_sink_snapshot_channel(struct tracerd_process *p,
+				  const struct tracerd_sink *sink,
+				  struct tracerd_stream *pair,
+				  struct tracerd_buffer *b, int c)
+{
+	struct tracer_rb_reader r = b->rd[c];
+	struct tracer_rb_packet_info info;
+	uint64_t shadow = r.read_count, n = r.geo.subbuf_count;
+	int ret, k;
+
+	r.read_count_shared = &shadow;	/* the writer never sees it */
+	r.slot_records = malloc(n * sizeof(uint64_t));
+	if (!r.slot_records)
+		return -ENOMEM;
+	memcpy(r.slot_records, b->rd[c].slot_records, n * sizeof(uint64_t));
+	for (k = 0; k < SNAPSHOT_BUDGET; k++) {
+		void *dst = batch_room(p, r.geo.subbuf_size);
+
+		ret = tracer__rb_read(&r, dst, p->scratch_size - p->batch_len,
+				      &info);
+		if (ret == 0)
+			emit_to(p, sink, pair, b, c, &info);
+		else if (ret != -ESTALE && ret != -EBADMSG)
+			break;
+	}
+	flush_batch(p);
+	if (tracer__rb_read_partial(&r, p->scratch, p->scratch_size,
+				    &info) == 0) {
+		emit_to(p, sink, pair, b, c, &info);
+		flush_batch(p);
+	}
+	write_losses(p, &pair[c], c, tracer__rb_lost(&r));
+	free(r.slot_records);
+	return 0;
+}
