@@ -1,0 +1,210 @@
+/*
+ * test_pool.c - a process's pool as tracerd makes it (tracerd/pool.c),
+ * driven directly: the first segment (its header, its descriptors, a ring
+ * per channel of every buffer, the spare), the pages a new pool touches,
+ * the memory cap, and growth when few buffers are usable.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "tracerd_stubs.h"
+#include "tap.h"
+
+#define SUBBUF	16384u
+#define COUNT	256u
+
+static struct tracerd d;
+
+static void config(uint32_t buffers, uint64_t max_memory)
+{
+	memset(&d, 0, sizeof(d));
+	d.cfg.buffers = buffers;
+	d.cfg.max_memory = max_memory;
+	d.cfg.subbuf_size[TRACER_CHANNEL_DEFAULT] = SUBBUF;
+	d.cfg.subbuf_count[TRACER_CHANNEL_DEFAULT] = COUNT;
+	d.cfg.subbuf_size[TRACER_CHANNEL_VITAL] = 4096;
+	d.cfg.subbuf_count[TRACER_CHANNEL_VITAL] = COUNT;
+}
+
+static struct tracerd_process *new_process(void)
+{
+	struct tracerd_process *p = calloc(1, sizeof(*p));
+
+	if (!p)
+		bail_out("calloc");
+	p->d = &d;
+	p->pid = 4242;
+	p->client = (struct tracerd_client *)(uintptr_t)1;	/* stubbed */
+	return p;
+}
+
+static void free_process(struct tracerd_process *p)
+{
+	uint32_t i;
+	int c;
+
+	for (i = 0; i < p->nbuf; i++)
+		for (c = 0; c < TRACER_POOL_CHANNELS; c++)
+			tracer__rb_reader_detach(&p->buf[i].rd[c]);
+	for (i = 0; i < p->nseg; i++)
+		munmap(p->seg[i].base, p->seg[i].size);
+	free(p->buf);
+	free(p->scratch);
+	free(p);
+}
+
+/* Every ring of every buffer: a valid header of the configured geometry. */
+static bool rings_valid(const struct tracerd_process *p)
+{
+	uint32_t i;
+	int c;
+
+	for (i = 0; i < p->nbuf; i++)
+		for (c = 0; c < TRACER_POOL_CHANNELS; c++) {
+			const struct tracer_rb_reader *r = &p->buf[i].rd[c];
+
+			if (r->geo.subbuf_size != d.cfg.subbuf_size[c] ||
+			    r->geo.subbuf_count != d.cfg.subbuf_count[c] ||
+			    r->stream_id != (uint32_t)c ||
+			    r->stream_instance_id != (uint64_t)i << 32)
+				return false;
+		}
+	return true;
+}
+
+static unsigned count_state(const struct tracerd_process *p, uint32_t state)
+{
+	unsigned n = 0;
+	uint32_t i;
+
+	for (i = 0; i < p->nbuf; i++)
+		n += TRACER_BUF_STATE(p->buf[i].desc->state) == state;
+	return n;
+}
+
+static unsigned resident_pages(const struct tracerd_segment *s)
+{
+	size_t n = s->size / 4096, i;
+	unsigned char *vec = malloc(n);
+	unsigned count = 0;
+
+	if (!vec || mincore(s->base, s->size, vec) < 0)
+		bail_out("mincore");
+	for (i = 0; i < n; i++)
+		count += vec[i] & 1;
+	free(vec);
+	return count;
+}
+
+static void test_first_segment(void)
+{
+	struct tracerd_process *p = new_process();
+	struct tracer_pool_header *h;
+	int fd;
+
+	config(10, 1ULL << 30);
+	fd = tracerd_pool_create(p);
+	ok(fd >= 0, "a pool is made (fd %d)", fd);
+	if (fd < 0)
+		bail_out("no pool");
+	h = tracerd_pool_line(p);
+	ok(p->nseg == 1 && p->nbuf == 11 && h->magic == TRACER_POOL_MAGIC &&
+	   h->version == TRACER_POOL_VERSION && h->buffer_count == 11,
+	   "one segment of --buffers + 1 buffers, its header valid");
+	ok(rings_valid(p), "a ring per channel of each buffer, of the "
+	   "configured geometry, its instance the buffer's index");
+	ok(count_state(p, TRACER_BUF_FREE) == 10 &&
+	   TRACER_BUF_STATE(p->buf[10].desc->state) == TRACER_BUF_EMERGENCY,
+	   "10 buffers free, the last one the spare");
+	/* Header, descriptors: a page or two; then one page per ring. */
+	ok(resident_pages(&p->seg[0]) <= 2 + 2 * 11,
+	   "a new pool touches a page per ring, not its commit counters "
+	   "(%u resident pages of %zu)", resident_pages(&p->seg[0]),
+	   (size_t)(p->seg[0].size / 4096));
+	ok(p->scratch && p->scratch_size >= TRACERD_BATCH_BYTES,
+	   "its drain's scratch buffer is made with it");
+	close(fd);
+	free_process(p);
+}
+
+static void test_cap(void)
+{
+	struct tracerd_process *p = new_process();
+	uint64_t one;
+	int fd;
+
+	config(10, 1ULL << 30);
+	fd = tracerd_pool_create(p);
+	one = p->buffer_size;
+	close(fd);
+	free_process(p);
+
+	p = new_process();
+	config(10, 4 * one + one / 2);
+	fd = tracerd_pool_create(p);
+	ok(fd >= 0 && p->nbuf == 4 && p->pool_bytes <= d.cfg.max_memory,
+	   "under --max-memory, as many buffers as fit (%u)", p->nbuf);
+	if (fd >= 0)
+		close(fd);
+	free_process(p);
+
+	p = new_process();
+	config(10, one / 2);
+	fd = tracerd_pool_create(p);
+	is_int(fd, -ENOSPC, "a cap below one buffer: -ENOSPC");
+	if (fd >= 0)
+		close(fd);
+	free_process(p);
+}
+
+static void take_all(struct tracerd_process *p, uint32_t n)
+{
+	uint32_t i;
+
+	for (i = 0; i < n; i++)
+		p->buf[i].desc->state = TRACER_BUF_WORD(1ULL,
+							TRACER_BUF_IN_USE);
+}
+
+static void test_growth(void)
+{
+	struct tracerd_process *p = new_process();
+	int fd;
+
+	config(4, 1ULL << 30);
+	fd = tracerd_pool_create(p);
+	if (fd < 0)
+		bail_out("no pool");
+	close(fd);
+	stub_sent.messages = 0;
+	/* 4 buffers and the spare: growth below half of 5 usable. */
+	take_all(p, 1);
+	tracerd_pool_maybe_grow(p);
+	ok(p->nseg == 1 && stub_sent.messages == 0,
+	   "3 of 5 buffers usable: no growth");
+	take_all(p, 2);
+	tracerd_pool_maybe_grow(p);
+	ok(p->nseg == 2 && p->nbuf == 10 && rings_valid(p),
+	   "fewer than half usable: a second segment doubles the pool "
+	   "(%u buffers)", p->nbuf);
+	ok(stub_sent.messages == 1 &&
+	   stub_sent.body_case == TRACER__MESSAGE__BODY_SEGMENT &&
+	   stub_sent.nfds == 1, "the new segment is sent to the process");
+	ok(p->seg[1].first == 5 && count_state(p, TRACER_BUF_FREE) == 7 &&
+	   count_state(p, TRACER_BUF_EMERGENCY) == 1,
+	   "its buffers follow the first segment's, free (one spare in all)");
+	stub_sent_clear();
+	free_process(p);
+}
+
+int main(void)
+{
+	plan(12);
+	test_first_segment();
+	test_cap();
+	test_growth();
+	return done();
+}
