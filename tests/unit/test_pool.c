@@ -41,21 +41,6 @@ static struct tracerd_process *new_process(void)
 	return p;
 }
 
-static void free_process(struct tracerd_process *p)
-{
-	uint32_t i;
-	int c;
-
-	for (i = 0; i < p->nbuf; i++)
-		for (c = 0; c < TRACER_POOL_CHANNELS; c++)
-			tracer__rb_reader_detach(&p->buf[i].rd[c]);
-	for (i = 0; i < p->nseg; i++)
-		munmap(p->seg[i].base, p->seg[i].size);
-	free(p->buf);
-	free(p->scratch);
-	free(p);
-}
-
 /* Every ring of every buffer: a valid header of the configured geometry. */
 static bool rings_valid(const struct tracerd_process *p)
 {
@@ -127,7 +112,7 @@ static void test_first_segment(void)
 	ok(p->scratch && p->scratch_size >= TRACERD_BATCH_BYTES,
 	   "its drain's scratch buffer is made with it");
 	close(fd);
-	free_process(p);
+	stub_free_process(p);
 }
 
 static void test_cap(void)
@@ -140,7 +125,7 @@ static void test_cap(void)
 	fd = tracerd_pool_create(p);
 	one = p->buffer_size;
 	close(fd);
-	free_process(p);
+	stub_free_process(p);
 
 	p = new_process();
 	config(10, 4 * one + one / 2);
@@ -149,7 +134,7 @@ static void test_cap(void)
 	   "under --max-memory, as many buffers as fit (%u)", p->nbuf);
 	if (fd >= 0)
 		close(fd);
-	free_process(p);
+	stub_free_process(p);
 
 	p = new_process();
 	config(10, one / 2);
@@ -157,7 +142,7 @@ static void test_cap(void)
 	is_int(fd, -ENOSPC, "a cap below one buffer: -ENOSPC");
 	if (fd >= 0)
 		close(fd);
-	free_process(p);
+	stub_free_process(p);
 }
 
 static void take_all(struct tracerd_process *p, uint32_t n)
@@ -197,7 +182,7 @@ static void test_growth(void)
 	   count_state(p, TRACER_BUF_EMERGENCY) == 1,
 	   "its buffers follow the first segment's, free (one spare in all)");
 	stub_sent_clear();
-	free_process(p);
+	stub_free_process(p);
 }
 
 int main(void)

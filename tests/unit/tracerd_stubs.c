@@ -4,6 +4,8 @@
  */
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "tracerd_stubs.h"
@@ -51,4 +53,20 @@ void tracerd_files_done(struct tracerd_process *p, int ret)
 	(void)p;
 	(void)ret;
 	stub_files_done++;
+}
+
+void stub_free_process(struct tracerd_process *p)
+{
+	uint32_t i;
+	int c;
+
+	tracerd_process_close_files(p);
+	for (i = 0; i < p->nbuf; i++)
+		for (c = 0; c < TRACER_POOL_CHANNELS; c++)
+			tracer__rb_reader_detach(&p->buf[i].rd[c]);
+	for (i = 0; i < p->nseg; i++)
+		munmap(p->seg[i].base, p->seg[i].size);
+	free(p->buf);
+	free(p->scratch);
+	free(p);
 }

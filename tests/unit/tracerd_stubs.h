@@ -20,5 +20,7 @@ extern unsigned stub_files_done;
 
 /* Close the descriptors stub_sent keeps and forget them. */
 void stub_sent_clear(void);
+/* Free a process made by a test: its files, readers, segments, memory. */
+void stub_free_process(struct tracerd_process *p);
 
 #endif
