@@ -220,7 +220,11 @@ static struct tracer_pool_desc *pick(uint32_t *index, uint64_t *word,
 				consider(&spare, d, w, at);
 			if (TRACER_BUF_STATE(w) != TRACER_BUF_FREE)
 				continue;
-			if (!tracer__buffer_has_room(segs[s].base +
+			/* Never owned (generation 0): its rings are as tracerd
+			 * made them, empty; their headers are not read (in a
+			 * new pool, a page fault each). */
+			if (TRACER_BUF_GEN(w) != 0 &&
+			    !tracer__buffer_has_room(segs[s].base +
 					h->buffer_offset +
 					(uint64_t)i * h->buffer_size,
 					segs[0].hdr->channel_offset)) {
