@@ -54,7 +54,8 @@ static int check_header(const struct tracerd_process *p,
 	    h->version != TRACER_POOL_VERSION ||
 	    h->header_size != sizeof(*h) ||
 	    h->desc_size != sizeof(struct tracer_pool_desc) ||
-	    h->segment_index != p->nseg || h->first_buffer != p->nbuf ||
+	    h->segment_index != p->pool.nseg ||
+	    h->first_buffer != p->pool.nbuf ||
 	    h->segment_size != size || h->buffer_count == 0 ||
 	    h->buffer_count > 65536)
 		return -EINVAL;
@@ -64,9 +65,9 @@ static int check_header(const struct tracerd_process *p,
 	    h->buffer_offset % 4096 || h->buffer_size % 4096 ||
 	    h->buffer_size == 0 || bufs > size)
 		return -EINVAL;
-	if (p->nseg && (h->buffer_size != p->buffer_size ||
-			memcmp(h->channel_offset, p->channel_offset,
-			       sizeof(p->channel_offset))))
+	if (p->pool.nseg && (h->buffer_size != p->pool.buffer_size ||
+			memcmp(h->channel_offset, p->pool.channel_offset,
+			       sizeof(p->pool.channel_offset))))
 		return -EINVAL;	/* every segment has the same buffers */
 	return h->channel_offset[0] != 0 ||
 	       h->channel_offset[1] <= h->channel_offset[0] ||
@@ -82,15 +83,16 @@ static int attach_all(struct tracerd_process *p, char *base,
 	uint32_t i;
 	int ret, c;
 
-	nb = realloc(p->buf, sizeof(*nb) * (p->nbuf + h->buffer_count));
+	nb = realloc(p->pool.buf,
+		     sizeof(*nb) * (p->pool.nbuf + h->buffer_count));
 	if (!nb)
 		return -ENOMEM;
-	p->buf = nb;
-	p->buffer_size = h->buffer_size;
-	memcpy(p->channel_offset, h->channel_offset,
-	       sizeof(p->channel_offset));
+	p->pool.buf = nb;
+	p->pool.buffer_size = h->buffer_size;
+	memcpy(p->pool.channel_offset, h->channel_offset,
+	       sizeof(p->pool.channel_offset));
 	for (i = 0; i < h->buffer_count; i++) {
-		struct tracerd_buffer *b = &p->buf[p->nbuf + i];
+		struct tracerd_buffer *b = &p->pool.buf[p->pool.nbuf + i];
 
 		ret = tracerd_attach_buffer(p, b, base + h->buffer_offset +
 					    (uint64_t)i * h->buffer_size,
@@ -98,8 +100,8 @@ static int attach_all(struct tracerd_process *p, char *base,
 		if (ret)
 			return ret;
 		for (c = 0; c < TRACER_POOL_CHANNELS; c++) {
-			p->subbuf_size[c] = b->rd[c].geo.subbuf_size;
-			p->subbuf_count[c] = b->rd[c].geo.subbuf_count;
+			p->pool.subbuf_size[c] = b->rd[c].geo.subbuf_size;
+			p->pool.subbuf_count[c] = b->rd[c].geo.subbuf_count;
 		}
 	}
 	return 0;
@@ -113,21 +115,21 @@ static int fit_scratch(struct tracerd_process *p)
 	for (c = 0; c < TRACER_POOL_CHANNELS; c++) {
 		void *n;
 
-		if (p->subbuf_size[c] <= p->scratch_size)
+		if (p->pool.subbuf_size[c] <= p->batch.scratch_size)
 			continue;
-		n = aligned_alloc(64, p->subbuf_size[c]);
+		n = aligned_alloc(64, p->pool.subbuf_size[c]);
 		if (!n)
 			return -ENOMEM;
-		free(p->scratch);
-		p->scratch = n;
-		p->scratch_size = p->subbuf_size[c];
+		free(p->batch.scratch);
+		p->batch.scratch = n;
+		p->batch.scratch_size = p->pool.subbuf_size[c];
 	}
 	return 0;
 }
 
 static int map_segment(struct tracerd_process *p, int fd, uint64_t size)
 {
-	struct tracerd_segment *s = &p->seg[p->nseg];
+	struct tracerd_segment *s = &p->pool.seg[p->pool.nseg];
 	const struct tracer_pool_header *h;
 	struct stat st;
 	void *base;
@@ -152,11 +154,11 @@ static int map_segment(struct tracerd_process *p, int fd, uint64_t size)
 	}
 	s->base = base;
 	s->size = size;
-	s->first = p->nbuf;
+	s->first = p->pool.nbuf;
 	s->count = h->buffer_count;
-	p->nseg++;
-	p->nbuf += h->buffer_count;
-	p->pool_bytes += size;
+	p->pool.nseg++;
+	p->pool.nbuf += h->buffer_count;
+	p->pool.bytes += size;
 	return 0;
 }
 
@@ -171,7 +173,7 @@ static int finish(struct tracerd_process *p)
 		p->d->epoch = p->adopt_epoch;
 	p->recovering = !p->d->session_id || p->d->stopping;
 	tracerd_log("pid %d: pool adopted, %" PRIu32 " buffers; what it "
-		    "recorded meanwhile goes to %s", (int)p->pid, p->nbuf,
+		    "recorded meanwhile goes to %s", (int)p->pid, p->pool.nbuf,
 		    p->recovering ? "the next session" : "this session");
 	return tracerd_process_go_live(p, ctl_fd, -1);
 }
@@ -183,7 +185,7 @@ int tracerd_process_adopt_segment(struct tracerd_process *p,
 
 	if (fd < 0)
 		return -EBADF;
-	if (s->index != p->nseg || p->nseg >= p->adopting) {
+	if (s->index != p->pool.nseg || p->pool.nseg >= p->adopting) {
 		close(fd);
 		return -EINVAL;
 	}
@@ -194,5 +196,5 @@ int tracerd_process_adopt_segment(struct tracerd_process *p,
 			    (int)p->pid, s->index, strerror(-ret));
 		return ret;
 	}
-	return p->nseg == p->adopting ? finish(p) : 0;
+	return p->pool.nseg == p->adopting ? finish(p) : 0;
 }

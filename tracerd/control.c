@@ -178,10 +178,10 @@ void tracerd_control_signal(struct tracerd_process *p)
 
 	if (p->signal < SIGRTMIN || p->signal > SIGRTMAX || !p->client)
 		return;
-	for (i = 0; i < p->nbuf; i++) {
-		uint64_t st = __atomic_load_n(&p->buf[i].desc->state,
+	for (i = 0; i < p->pool.nbuf; i++) {
+		uint64_t st = __atomic_load_n(&p->pool.buf[i].desc->state,
 					      __ATOMIC_ACQUIRE);
-		uint32_t tid = TRACER_READ_ONCE(p->buf[i].desc->owner_tid);
+		uint32_t tid = TRACER_READ_ONCE(p->pool.buf[i].desc->owner_tid);
 
 		if (TRACER_BUF_STATE(st) != TRACER_BUF_IN_USE || tid == 0 ||
 		    blocks(p->pid, tid, p->signal))

@@ -40,10 +40,11 @@ static int buffer_geometry(const struct tracerd_process *p,
 	int c, ret;
 
 	for (c = 0; c < TRACER_POOL_CHANNELS; c++) {
-		ret = tracer__rb_geometry(&g, p->subbuf_size[c],
-					  p->subbuf_count[c], &why);
+		ret = tracer__rb_geometry(&g, p->pool.subbuf_size[c],
+					  p->pool.subbuf_count[c], &why);
 		if (ret) {
-			tracerd_log("%s channel: %s", tracerd_channel_name(c), why);
+			tracerd_log("%s channel: %s",
+				    tracerd_channel_name(c), why);
 			return ret;
 		}
 		off[c] = (uint32_t)at;
@@ -69,8 +70,8 @@ static uint32_t fit_count(const struct tracerd_process *p, uint32_t want)
 {
 	uint64_t cap = p->d->cfg.max_memory, d, b;
 
-	while (want > 0 && p->pool_bytes +
-	       segment_bytes(p->buffer_size, want, &d, &b) > cap)
+	while (want > 0 && p->pool.bytes +
+	       segment_bytes(p->pool.buffer_size, want, &d, &b) > cap)
 		want--;
 	return want;
 }
@@ -102,15 +103,16 @@ static int init_channels(struct tracerd_process *p, char *buf, uint32_t index)
 	int c, ret;
 
 	for (c = 0; c < TRACER_POOL_CHANNELS; c++) {
-		rc.subbuf_size = p->subbuf_size[c];
-		rc.subbuf_count = p->subbuf_count[c];
+		rc.subbuf_size = p->pool.subbuf_size[c];
+		rc.subbuf_count = p->pool.subbuf_count[c];
 		rc.mode = TRACER_RB_DISCARD;
 		rc.stream_id = (uint32_t)c;
 		rc.stream_instance_id = (uint64_t)index << 32;
 		rc.zeroed = true;	/* a new memfd's pages read as zero */
-		ret = tracer__rb_init(buf + p->channel_offset[c],
+		ret = tracer__rb_init(buf + p->pool.channel_offset[c],
 				      tracer__pool_channel_size(
-					p->channel_offset, p->buffer_size, c),
+					p->pool.channel_offset,
+					p->pool.buffer_size, c),
 				      &rc, &why);
 		if (ret) {
 			tracerd_log("cannot create a channel: %s", why);
@@ -147,9 +149,9 @@ int tracerd_attach_buffer(struct tracerd_process *p, struct tracerd_buffer *b,
 	for (c = 0; c < TRACER_POOL_CHANNELS; c++) {
 		b->st[c].fd = -1;
 		b->st[c].counted = true;
-		ret = attach(&b->rd[c], buf + p->channel_offset[c],
-			     tracer__pool_channel_size(p->channel_offset,
-						       p->buffer_size, c),
+		ret = attach(&b->rd[c], buf + p->pool.channel_offset[c],
+			     tracer__pool_channel_size(p->pool.channel_offset,
+						       p->pool.buffer_size, c),
 			     NULL);
 		if (ret)
 			return ret;
@@ -168,15 +170,15 @@ static void init_header(struct tracerd_process *p, struct tracer_pool_header *h,
 	h->version = TRACER_POOL_VERSION;
 	h->header_size = sizeof(*h);
 	h->desc_size = sizeof(struct tracer_pool_desc);
-	h->segment_index = p->nseg;
+	h->segment_index = p->pool.nseg;
 	h->buffer_count = count;
-	h->first_buffer = p->nbuf;
+	h->first_buffer = p->pool.nbuf;
 	h->segment_size = size;
 	h->desc_offset = desc_off;
 	h->buffer_offset = buf_off;
-	h->buffer_size = p->buffer_size;
+	h->buffer_size = p->pool.buffer_size;
 	for (c = 0; c < TRACER_POOL_CHANNELS; c++)
-		h->channel_offset[c] = p->channel_offset[c];
+		h->channel_offset[c] = p->pool.channel_offset[c];
 }
 
 /* Does any buffer wait in reserve (EMERGENCY)? */
@@ -184,9 +186,9 @@ static bool has_spare(const struct tracerd_process *p)
 {
 	uint32_t i;
 
-	for (i = 0; i < p->nbuf; i++)
-		if (TRACER_BUF_STATE(TRACER_READ_ONCE(p->buf[i].desc->state))
-		    == TRACER_BUF_EMERGENCY)
+	for (i = 0; i < p->pool.nbuf; i++)
+		if (TRACER_BUF_STATE(TRACER_READ_ONCE(
+			p->pool.buf[i].desc->state)) == TRACER_BUF_EMERGENCY)
 			return true;
 	return false;
 }
@@ -203,15 +205,16 @@ static int fill_segment(struct tracerd_process *p, char *base,
 
 	init_header(p, h, count, size, desc_off, buf_off);
 	for (i = 0; i < count; i++) {
-		char *buf = base + buf_off + (uint64_t)i * p->buffer_size;
+		char *buf = base + buf_off + (uint64_t)i * p->pool.buffer_size;
 
 		desc[i].state = TRACER_BUF_WORD(0ULL, spare && i == count - 1 &&
 						count > 1 ? TRACER_BUF_EMERGENCY
 							  : TRACER_BUF_FREE);
-		ret = init_channels(p, buf, p->nbuf + i);
+		ret = init_channels(p, buf, p->pool.nbuf + i);
 		if (!ret)
-			ret = tracerd_attach_buffer(p, &p->buf[p->nbuf + i],
-						    buf, &desc[i], true);
+			ret = tracerd_attach_buffer(p,
+				&p->pool.buf[p->pool.nbuf + i], buf, &desc[i],
+				true);
 		if (ret)
 			return ret;
 	}
@@ -227,22 +230,22 @@ static int fill_segment(struct tracerd_process *p, char *base,
  */
 static int add_segment(struct tracerd_process *p, uint32_t count)
 {
-	struct tracerd_segment *s = &p->seg[p->nseg];
+	struct tracerd_segment *s = &p->pool.seg[p->pool.nseg];
 	uint64_t desc_off, buf_off, size;
 	struct tracerd_buffer *nb;
 	void *base;
 	int fd, ret;
 
-	if (p->nseg == TRACER_POOL_MAX_SEGMENTS)
+	if (p->pool.nseg == TRACER_POOL_MAX_SEGMENTS)
 		return -E2BIG;
 	count = fit_count(p, count);
 	if (count == 0)
 		return -ENOSPC;
-	size = segment_bytes(p->buffer_size, count, &desc_off, &buf_off);
-	nb = realloc(p->buf, sizeof(*nb) * (p->nbuf + count));
+	size = segment_bytes(p->pool.buffer_size, count, &desc_off, &buf_off);
+	nb = realloc(p->pool.buf, sizeof(*nb) * (p->pool.nbuf + count));
 	if (!nb)
 		return -ENOMEM;
-	p->buf = nb;
+	p->pool.buf = nb;
 	fd = tracerd_make_memfd("tracer-pool", size, &base);
 	if (fd < 0)
 		return fd;
@@ -254,11 +257,11 @@ static int add_segment(struct tracerd_process *p, uint32_t count)
 	}
 	s->base = base;
 	s->size = size;
-	s->first = p->nbuf;
+	s->first = p->pool.nbuf;
 	s->count = count;
-	p->nseg++;
-	p->nbuf += count;
-	p->pool_bytes += size;
+	p->pool.nseg++;
+	p->pool.nbuf += count;
+	p->pool.bytes += size;
 	return fd;
 }
 
@@ -267,15 +270,16 @@ struct tracer_pool_header *tracerd_pool_line(struct tracerd_process *p)
 {
 	static struct tracer_pool_header none;
 
-	if (!p->nseg)
+	if (!p->pool.nseg)
 		return &none;
-	return (struct tracer_pool_header *)(void *)p->seg[0].base;
+	return (struct tracer_pool_header *)(void *)p->pool.seg[0].base;
 }
 
 void tracerd_buffer_release(struct tracerd_process *p,
 			    struct tracerd_buffer *b, uint64_t word)
 {
-	uint64_t stamp = __atomic_add_fetch(&tracerd_pool_line(p)->release_clock, 1,
+	uint64_t stamp = __atomic_add_fetch(
+		&tracerd_pool_line(p)->release_clock, 1,
 					    __ATOMIC_RELAXED);
 
 	TRACER_WRITE_ONCE(b->desc->lru_stamp, stamp);
@@ -294,8 +298,8 @@ static void send_segment(struct tracerd_process *p, int fd)
 	Tracer__Message m = TRACER__MESSAGE__INIT;
 	Tracer__Segment s = TRACER__SEGMENT__INIT;
 
-	s.index = p->nseg - 1;
-	s.size = p->seg[p->nseg - 1].size;
+	s.index = p->pool.nseg - 1;
+	s.size = p->pool.seg[p->pool.nseg - 1].size;
 	m.body_case = TRACER__MESSAGE__BODY_SEGMENT;
 	m.segment = &s;
 	if (p->client)
@@ -330,13 +334,13 @@ void tracerd_pool_maybe_grow(struct tracerd_process *p)
 	uint32_t i, nfree = 0;
 	int fd;
 
-	for (i = 0; i < p->nbuf; i++)
-		nfree += usable(&p->buf[i]);
+	for (i = 0; i < p->pool.nbuf; i++)
+		nfree += usable(&p->pool.buf[i]);
 	/* want_grow only brought us here early; the rule decides. */
 	TRACER_WRITE_ONCE(h->want_grow, 0);
-	if (nfree * 2 >= p->nbuf)
+	if (nfree * 2 >= p->pool.nbuf)
 		return;
-	fd = add_segment(p, p->nbuf);
+	fd = add_segment(p, p->pool.nbuf);
 	if (fd >= 0)
 		send_segment(p, fd);
 	else if (fd != -ENOSPC && fd != -E2BIG)
@@ -351,13 +355,13 @@ static void pick_geometry(struct tracerd_process *p)
 	int c;
 
 	for (c = 0; c < TRACER_POOL_CHANNELS; c++) {
-		p->subbuf_size[c] = d->cfg.subbuf_size[c];
-		p->subbuf_count[c] = d->cfg.subbuf_count[c];
+		p->pool.subbuf_size[c] = d->cfg.subbuf_size[c];
+		p->pool.subbuf_count[c] = d->cfg.subbuf_count[c];
 	}
 	if ((d->session_id || d->starting) && d->sess.subbuf_size)
-		p->subbuf_size[0] = d->sess.subbuf_size;
+		p->pool.subbuf_size[0] = d->sess.subbuf_size;
 	if ((d->session_id || d->starting) && d->sess.subbuf_count)
-		p->subbuf_count[0] = d->sess.subbuf_count;
+		p->pool.subbuf_count[0] = d->sess.subbuf_count;
 }
 
 int tracerd_pool_create(struct tracerd_process *p)
@@ -366,15 +370,16 @@ int tracerd_pool_create(struct tracerd_process *p)
 	int c, ret;
 
 	pick_geometry(p);
-	ret = buffer_geometry(p, p->channel_offset, &p->buffer_size);
+	ret = buffer_geometry(p, p->pool.channel_offset, &p->pool.buffer_size);
 	if (ret)
 		return ret;
 	for (c = 0; c < TRACER_POOL_CHANNELS; c++)
-		if (p->subbuf_size[c] > max)
-			max = p->subbuf_size[c];
-	p->scratch_size = max > TRACERD_BATCH_BYTES ? max : TRACERD_BATCH_BYTES;
-	p->scratch = aligned_alloc(64, p->scratch_size);
-	if (!p->scratch)
+		if (p->pool.subbuf_size[c] > max)
+			max = p->pool.subbuf_size[c];
+	p->batch.scratch_size = max > TRACERD_BATCH_BYTES ? max
+							 : TRACERD_BATCH_BYTES;
+	p->batch.scratch = aligned_alloc(64, p->batch.scratch_size);
+	if (!p->batch.scratch)
 		return -ENOMEM;
 	/* The initial buffers plus one in reserve. */
 	return add_segment(p, p->d->cfg.buffers + 1);
@@ -384,10 +389,11 @@ int tracerd_process_ensure_pool(struct tracerd_process *p)
 {
 	int fd;
 
-	if (p->nseg || p->adopting || !p->client)
+	if (p->pool.nseg || p->adopting || !p->client)
 		return 0;
-	free(p->scratch);	/* tracerd_pool_create() makes it to its measure */
-	p->scratch = NULL;
+	/* tracerd_pool_create() makes it to its measure */
+	free(p->batch.scratch);
+	p->batch.scratch = NULL;
 	fd = tracerd_pool_create(p);
 	if (fd < 0) {
 		tracerd_log("pid %d: cannot make its pool: %s", (int)p->pid,
@@ -405,8 +411,8 @@ bool tracerd_process_pool_fits(const struct tracerd_process *shadow)
 
 	pick_geometry(&want);
 	for (c = 0; c < TRACER_POOL_CHANNELS; c++)
-		if (want.subbuf_size[c] != shadow->subbuf_size[c] ||
-		    want.subbuf_count[c] != shadow->subbuf_count[c])
+		if (want.pool.subbuf_size[c] != shadow->pool.subbuf_size[c] ||
+		    want.pool.subbuf_count[c] != shadow->pool.subbuf_count[c])
 			return false;
 	return true;
 }
@@ -414,18 +420,9 @@ bool tracerd_process_pool_fits(const struct tracerd_process *shadow)
 void tracerd_process_take_pool(struct tracerd_process *p,
 			       struct tracerd_process *shadow)
 {
-	memcpy(p->seg, shadow->seg, sizeof(p->seg));
-	p->nseg = shadow->nseg;
-	p->buf = shadow->buf;
-	p->nbuf = shadow->nbuf;
-	p->pool_bytes = shadow->pool_bytes;
-	p->buffer_size = shadow->buffer_size;
-	memcpy(p->channel_offset, shadow->channel_offset,
-	       sizeof(p->channel_offset));
-	memcpy(p->subbuf_size, shadow->subbuf_size, sizeof(p->subbuf_size));
-	memcpy(p->subbuf_count, shadow->subbuf_count, sizeof(p->subbuf_count));
-	p->scratch = shadow->scratch;
-	p->scratch_size = shadow->scratch_size;
+	p->pool = shadow->pool;
+	p->batch.scratch = shadow->batch.scratch;
+	p->batch.scratch_size = shadow->batch.scratch_size;
 	p->control = shadow->control;
 	p->control->tracerd_pid = (uint32_t)getpid();
 	free(shadow);

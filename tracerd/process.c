@@ -94,7 +94,8 @@ void tracerd_process_scan(struct tracerd_process *p)
 	tracerd_sink_close_idle(p);
 	tracerd_pool_maybe_grow(p);
 	/* Arm the wake-up, then look again: no close goes unnoticed. */
-	__atomic_store_n(&tracerd_pool_line(p)->wake_armed, 1, __ATOMIC_SEQ_CST);
+	__atomic_store_n(&tracerd_pool_line(p)->wake_armed, 1,
+			 __ATOMIC_SEQ_CST);
 	more |= tracerd_sink_drain(p);
 	if (more)
 		tracerd_sink_yield(p);
@@ -119,7 +120,8 @@ static void on_wake(uv_poll_t *h, int status, int events)
 static int make_control(struct tracerd_process *p)
 {
 	void *map;
-	int fd = tracerd_make_memfd("tracer-control", TRACER_CONTROL_SIZE, &map);
+	int fd = tracerd_make_memfd("tracer-control", TRACER_CONTROL_SIZE,
+				    &map);
 
 	if (fd < 0)
 		return fd;
@@ -191,7 +193,7 @@ static int send_registered(struct tracerd_process *p, int ctl_fd, int seg_fd)
 		return -errno;
 	}
 	r.control_size = TRACER_CONTROL_SIZE;
-	r.segment_size = seg_fd < 0 ? 0 : p->seg[0].size;
+	r.segment_size = seg_fd < 0 ? 0 : p->pool.seg[0].size;
 	p->filter = strdup(tracerd_session_filter_text(p->d));
 	if (!p->filter) {
 		close_fds(fds, n);
@@ -244,9 +246,9 @@ static int setup(struct tracerd_process *p, const Tracer__Register *r,
 		*ctl_fd = make_control(p);
 		if (*ctl_fd < 0)
 			return *ctl_fd;
-		p->scratch_size = TRACERD_BATCH_BYTES;
-		p->scratch = aligned_alloc(64, p->scratch_size);
-		return p->scratch ? 0 : -ENOMEM;
+		p->batch.scratch_size = TRACERD_BATCH_BYTES;
+		p->batch.scratch = aligned_alloc(64, p->batch.scratch_size);
+		return p->batch.scratch ? 0 : -ENOMEM;
 	}
 	if (tracerd_stock_take(p, ctl_fd, seg_fd) == 0)
 		return 0;
@@ -386,9 +388,10 @@ int tracerd_process_untraced(struct tracerd_process *p)
 {
 	uint32_t e;
 
-	if (!p->nseg)
+	if (!p->pool.nseg)
 		return 0;
-	e = __atomic_load_n(&tracerd_pool_line(p)->untraced_errno, __ATOMIC_ACQUIRE);
+	e = __atomic_load_n(&tracerd_pool_line(p)->untraced_errno,
+			   __ATOMIC_ACQUIRE);
 	return e > 0 && e < 4096 ? (int)e : e ? EIO : 0;
 }
 
@@ -564,11 +567,11 @@ void tracerd_process_free(struct tracerd_process *p)
 	int c;
 
 	tracerd_process_close_files(p);
-	for (i = 0; i < p->nbuf; i++)
+	for (i = 0; i < p->pool.nbuf; i++)
 		for (c = 0; c < TRACER_POOL_CHANNELS; c++)
-			tracer__rb_reader_detach(&p->buf[i].rd[c]);
-	for (i = 0; i < p->nseg; i++)
-		munmap(p->seg[i].base, p->seg[i].size);
+			tracer__rb_reader_detach(&p->pool.buf[i].rd[c]);
+	for (i = 0; i < p->pool.nseg; i++)
+		munmap(p->pool.seg[i].base, p->pool.seg[i].size);
 	if (p->control)
 		munmap(p->control, TRACER_CONTROL_SIZE);
 	if (p->control_fd >= 0)
@@ -583,10 +586,10 @@ void tracerd_process_free(struct tracerd_process *p)
 		free(p->argv[k]);
 	free(p->argv);
 	free(p->cs);
-	free(p->buf);
+	free(p->pool.buf);
 	free(p->name);
 	free(p->filter);
-	free(p->scratch);
+	free(p->batch.scratch);
 	if (p->wake_fd >= 0 && p->wake_poll.loop)
 		close_handle(p, &p->wake_poll, p->wake_fd);
 	else if (p->wake_fd >= 0)
@@ -624,16 +627,16 @@ static void totals(const struct tracerd_process *p, uint64_t *records,
 	int c;
 
 	*records = 0;
-	*lost = TRACER_READ_ONCE(tracerd_pool_line((struct tracerd_process *)p)->
-				 lost_no_buffer);
-	for (i = 0; i < p->nbuf; i++)
+	*lost = TRACER_READ_ONCE(
+		tracerd_pool_line((struct tracerd_process *)p)->lost_no_buffer);
+	for (i = 0; i < p->pool.nbuf; i++)
 		for (c = 0; c < TRACER_POOL_CHANNELS; c++) {
-			uint64_t made = records_committed(&p->buf[i], c),
-				 over = overwritten(&p->buf[i], c, made);
+			uint64_t made = records_committed(&p->pool.buf[i], c),
+				 over = overwritten(&p->pool.buf[i], c, made);
 
 			*records += made - over;
-			*lost += TRACER_READ_ONCE(p->buf[i].rd[c].hdr->lost) +
-				 over;
+			*lost += TRACER_READ_ONCE(
+					p->pool.buf[i].rd[c].hdr->lost) + over;
 		}
 	/* Records tracerd could not write are lost, not written. */
 	*records -= p->unwritten;
@@ -646,15 +649,15 @@ void tracerd_process_baseline(struct tracerd_process *p, bool recovered)
 	int c;
 
 	totals(p, &p->base_records, &p->base_lost);
-	for (i = 0; i < p->nbuf; i++)
+	for (i = 0; i < p->pool.nbuf; i++)
 		for (c = 0; c < TRACER_POOL_CHANNELS; c++) {
-			struct tracer_rb_reader *r = &p->buf[i].rd[c];
+			struct tracer_rb_reader *r = &p->pool.buf[i].rd[c];
 
 			/* A pool kept for this session (its tracerd died)
 			 * brings the losses of that time with it. */
-			p->buf[i].st[c].lost_seen = recovered ? tracerd_lost_told(r) :
-						    tracer__rb_lost(r);
-			p->buf[i].st[c].pending = 0;
+			p->pool.buf[i].st[c].lost_seen = recovered ?
+				tracerd_lost_told(r) : tracer__rb_lost(r);
+			p->pool.buf[i].st[c].pending = 0;
 		}
 }
 
@@ -717,7 +720,7 @@ static bool comm_now(const struct tracerd_process *p, uint32_t tid,
 static void thread_status(const struct tracerd_process *p, uint32_t i,
 			  Tracer__ThreadStatus *t)
 {
-	const struct tracerd_buffer *b = &p->buf[i];
+	const struct tracerd_buffer *b = &p->pool.buf[i];
 	char *name = malloc(17);
 	int c;
 
@@ -754,15 +757,15 @@ static void threads_status(struct tracerd_process *p,
 {
 	uint32_t i, n = 0;
 
-	for (i = 0; i < p->nbuf; i++)
-		n += in_use(&p->buf[i]);
+	for (i = 0; i < p->pool.nbuf; i++)
+		n += in_use(&p->pool.buf[i]);
 	st->threads = calloc(n ? n : 1, sizeof(*st->threads));
 	if (!st->threads)
 		return;
-	for (i = 0; i < p->nbuf && st->n_threads < n; i++) {
+	for (i = 0; i < p->pool.nbuf && st->n_threads < n; i++) {
 		Tracer__ThreadStatus *t;
 
-		if (!in_use(&p->buf[i]) || !(t = malloc(sizeof(*t))))
+		if (!in_use(&p->pool.buf[i]) || !(t = malloc(sizeof(*t))))
 			continue;
 		thread_status(p, i, t);
 		st->threads[st->n_threads++] = t;
@@ -777,25 +780,26 @@ void tracerd_process_status(struct tracerd_process *p,
 
 	st->pid = (uint32_t)p->pid;
 	st->name = p->name;
-	st->buffers = p->nbuf;
-	st->pool_bytes = p->pool_bytes;
+	st->buffers = p->pool.nbuf;
+	st->pool_bytes = p->pool.bytes;
 	st->pool_cap = p->d->cfg.max_memory;
-	st->segments = p->nseg;
+	st->segments = p->pool.nseg;
 	st->bytes_written = p->bytes_written;
 	st->packets_written = p->packets_written;
 	st->filter = p->filter ? p->filter : (char *)TRACER_DEFAULT_EVENTS;
 	st->filter_sent = p->filter_sent;
 	st->filter_applied = p->filter_acked;
-	st->subbuf_size = p->subbuf_size[TRACER_CHANNEL_DEFAULT];
-	st->subbuf_count = (uint32_t)p->subbuf_count[TRACER_CHANNEL_DEFAULT];
+	st->subbuf_size = p->pool.subbuf_size[TRACER_CHANNEL_DEFAULT];
+	st->subbuf_count =
+		(uint32_t)p->pool.subbuf_count[TRACER_CHANNEL_DEFAULT];
 	totals(p, &records, &lost);
 	st->events_lost = lost;
 	if (p->in_session) {
 		st->events_written = records - p->base_records;
 		st->events_lost_session = lost - p->base_lost;
 	}
-	for (i = 0; i < p->nbuf; i++)
-		st->buffers_in_use += in_use(&p->buf[i]);
+	for (i = 0; i < p->pool.nbuf; i++)
+		st->buffers_in_use += in_use(&p->pool.buf[i]);
 	threads_status(p, st);
 }
 
@@ -833,9 +837,9 @@ void tracerd_process_set_mode(struct tracerd_process *p, uint32_t mode)
 	uint32_t i;
 	int c;
 
-	for (i = 0; i < p->nbuf; i++)
+	for (i = 0; i < p->pool.nbuf; i++)
 		for (c = 0; c < TRACER_POOL_CHANNELS; c++)
-			p->buf[i].rd[c].mode = mode == TRACER_MODE_FLIGHT ?
+			p->pool.buf[i].rd[c].mode = mode == TRACER_MODE_FLIGHT ?
 				TRACER_RB_FLIGHT : TRACER_RB_DISCARD;
 }
 
@@ -849,18 +853,18 @@ int tracerd_process_snapshot(struct tracerd_process *p,
 	uint32_t i;
 	int c, ret = 0;
 
-	for (i = 0; i < p->nbuf && !ret; i++) {
+	for (i = 0; i < p->pool.nbuf && !ret; i++) {
 		/* Writer losses count from where the session's files
 		   are (its start, in flight mode). */
 		for (c = 0; c < TRACER_POOL_CHANNELS; c++)
 			pair[c] = (struct tracerd_stream){
 				.fd = -1,
-				.lost_seen = p->buf[i].st[c].lost_seen,
+				.lost_seen = p->pool.buf[i].st[c].lost_seen,
 			};
 		for (c = 0; c < TRACER_POOL_CHANNELS && !ret; c++)
-			if (!p->buf[i].broken[c])
+			if (!p->pool.buf[i].broken[c])
 				ret = tracerd_sink_snapshot_channel(p, sink,
-						pair, &p->buf[i], c);
+						pair, &p->pool.buf[i], c);
 		for (c = 0; c < TRACER_POOL_CHANNELS; c++)
 			tracerd_sink_close_stream(&pair[c]);
 	}

@@ -189,7 +189,7 @@ static uint64_t owner_instance(const struct tracerd_process *p,
 {
 	uint64_t word = __atomic_load_n(&b->desc->state, __ATOMIC_ACQUIRE);
 
-	return (uint64_t)(b - p->buf) << 32 |
+	return (uint64_t)(b - p->pool.buf) << 32 |
 	       (TRACER_BUF_GEN(word) & 0xffffffffu);
 }
 
@@ -267,7 +267,7 @@ static void salvage_channel(struct tracerd_process *p,
 		if (ret == -EIO || ret == -EBADMSG || s.unreadable)
 			snprintf(sum->error, sizeof(sum->error), "pid %d "
 				 "buffer %u %s channel: %s", (int)p->pid,
-				 (unsigned)(b - p->buf),
+				 (unsigned)(b - p->pool.buf),
 				 tracerd_channel_name(c), r->error);
 		if (ret == -EIO)
 			break;
@@ -470,8 +470,8 @@ void tracerd_process_end(struct tracerd_process *p, enum tracerd_end how)
 	if (p->client)
 		tracerd_client_read_all(p->client);
 	if (how == TRACERD_END_DIED || how == TRACERD_END_EXEC) {
-		for (i = 0; i < p->nbuf; i++)
-			torn += salvage_buffer(p, &p->buf[i]);
+		for (i = 0; i < p->pool.nbuf; i++)
+			torn += salvage_buffer(p, &p->pool.buf[i]);
 	} else if (tracerd_process_flush(p)) {
 		tracerd_log("pid %d: records being written when it hung up "
 			    "are lost", (int)p->pid);
@@ -548,7 +548,7 @@ static void reclaim(struct tracerd_process *p, struct tracerd_buffer *b,
 	emit_owner(p, b, &s);
 	tracerd_log("pid %d: thread %" PRIu32 " (%s) ended without its exit "
 		    "path; buffer %u salvaged and reused", (int)p->pid, tid,
-		    name, (unsigned)(b - p->buf));
+		    name, (unsigned)(b - p->pool.buf));
 	tracerd_buffer_release(p, b, word);
 }
 
@@ -584,8 +584,8 @@ static void reap_threads(struct tracerd_process *p)
 	if (!p->same_pidns || !p->client || ++p->vanish_scan < VANISH_SCANS)
 		return;
 	p->vanish_scan = 0;
-	for (i = 0; i < p->nbuf; i++)
-		check_owner(p, &p->buf[i]);
+	for (i = 0; i < p->pool.nbuf; i++)
+		check_owner(p, &p->pool.buf[i]);
 }
 
 void tracerd_process_replaced(struct tracerd *d, pid_t pid)

@@ -72,9 +72,9 @@ void tracerd_process_close_files(struct tracerd_process *p)
 	int c;
 
 	tracerd_files_forget(p);
-	for (i = 0; i < p->nbuf; i++)
+	for (i = 0; i < p->pool.nbuf; i++)
 		for (c = 0; c < TRACER_POOL_CHANNELS; c++)
-			tracerd_sink_close_stream(&p->buf[i].st[c]);
+			tracerd_sink_close_stream(&p->pool.buf[i].st[c]);
 	tracerd_files_drop_ahead(p);
 	if (p->meta && fclose(p->meta))
 		tracerd_log("pid %d: cannot write process.meta: %s",
@@ -246,39 +246,39 @@ static int append(struct tracerd_process *p, struct tracerd_stream *st,
  */
 static void batch_failed(struct tracerd_process *p, struct tracerd_stream *st)
 {
-	uint64_t told = st->discarded - p->batch_discarded;
+	uint64_t told = st->discarded - p->batch.discarded;
 
-	st->seq = p->batch_seq;
-	st->discarded = p->batch_discarded;
-	st->pending = sat_add(st->pending, sat_add(told, p->batch_records));
-	count_unwritten(p, st, st->instance, p->batch_records);
-	p->bytes_written -= p->batch_len;
-	p->packets_written -= p->batch_packets;
+	st->seq = p->batch.seq;
+	st->discarded = p->batch.discarded;
+	st->pending = sat_add(st->pending, sat_add(told, p->batch.records));
+	count_unwritten(p, st, st->instance, p->batch.records);
+	p->bytes_written -= p->batch.len;
+	p->packets_written -= p->batch.packets;
 }
 
 /*
- * Packets are gathered in p->scratch, one stream at a time, and written
+ * Packets are gathered in p->batch.scratch, one stream at a time, and written
  * with one write(2) per batch (TRACERD_BATCH_BYTES): large, block-friendly
  * writes.
  * The batch is empty outside drain_channel() and flush_channel().
  */
 static void flush_batch(struct tracerd_process *p)
 {
-	struct tracerd_stream *st = p->batch_stream;
+	struct tracerd_stream *st = p->batch.stream;
 
-	if (p->batch_len && st && st->fd >= 0 &&
-	    append(p, st, p->scratch, p->batch_len))
+	if (p->batch.len && st && st->fd >= 0 &&
+	    append(p, st, p->batch.scratch, p->batch.len))
 		batch_failed(p, st);
-	p->batch_len = 0;
-	p->batch_stream = NULL;
+	p->batch.len = 0;
+	p->batch.stream = NULL;
 }
 
 /* Where the next packet goes: room for one sub-buffer of `need` bytes. */
 static void *batch_room(struct tracerd_process *p, uint64_t need)
 {
-	if (p->scratch_size - p->batch_len < need)
+	if (p->batch.scratch_size - p->batch.len < need)
 		flush_batch(p);
-	return (char *)p->scratch + p->batch_len;
+	return (char *)p->batch.scratch + p->batch.len;
 }
 
 /* The packet at the end of the batch goes to another stream: move it. */
@@ -286,8 +286,8 @@ static char *restart_batch(struct tracerd_process *p, char *pk,
 			   uint64_t bytes)
 {
 	flush_batch(p);
-	memmove(p->scratch, pk, bytes);
-	return p->scratch;
+	memmove(p->batch.scratch, pk, bytes);
+	return p->batch.scratch;
 }
 
 /*
@@ -444,10 +444,10 @@ static void no_directory(struct tracerd_process *p, struct tracerd_stream *st,
 /* A packet starts the batch: what to go back to if it cannot be written. */
 static void begin_batch(struct tracerd_process *p, struct tracerd_stream *st)
 {
-	p->batch_seq = st->seq;
-	p->batch_discarded = st->discarded;
-	p->batch_records = 0;
-	p->batch_packets = 0;
+	p->batch.seq = st->seq;
+	p->batch.discarded = st->discarded;
+	p->batch.records = 0;
+	p->batch.packets = 0;
 }
 
 /*
@@ -486,7 +486,7 @@ static void emit_to(struct tracerd_process *p, const struct tracerd_sink *sink,
 		    struct tracerd_stream *pair, struct tracerd_buffer *b,
 		    int c, const struct tracer_rb_packet_info *info)
 {
-	char *pk = (char *)p->scratch + p->batch_len;
+	char *pk = (char *)p->batch.scratch + p->batch.len;
 	struct tracerd_stream *st = &pair[c];
 	bool same = st->fd >= 0 && st->instance == info->stream_instance_id;
 	uint64_t after, before = packet_losses(st, info, &after);
@@ -502,14 +502,14 @@ static void emit_to(struct tracerd_process *p, const struct tracerd_sink *sink,
 		st->pending = sat_add(st->pending, after);
 		return;		/* nothing to tell yet */
 	}
-	if (p->batch_stream != st || !same)
+	if (p->batch.stream != st || !same)
 		pk = restart_batch(p, pk, info->content_bytes);
 	if ((!same || st->seq == 0) && ready_file(p, sink, pair, b, c, info)) {
 		packet_failed(p, st, info);
 		st->pending = sat_add(st->pending, after);
 		return;
 	}
-	if (p->batch_len == 0)
+	if (p->batch.len == 0)
 		begin_batch(p, st);
 	stamp_packet(st, (struct tracer_rb_packet *)(void *)pk,
 		     info->content_bytes);
@@ -517,10 +517,10 @@ static void emit_to(struct tracerd_process *p, const struct tracerd_sink *sink,
 	st->pending = sat_add(st->pending, after);
 	if (c == TRACER_CHANNEL_VITAL)
 		note_renames(p, sink, pk, info);
-	p->batch_stream = st;
-	p->batch_len += info->content_bytes;
-	p->batch_records += info->records;
-	p->batch_packets++;
+	p->batch.stream = st;
+	p->batch.len += info->content_bytes;
+	p->batch.records += info->records;
+	p->batch.packets++;
 	p->bytes_written += info->content_bytes;
 	p->packets_written++;
 }
@@ -551,7 +551,8 @@ static void channel_error(struct tracerd_process *p, struct tracerd_buffer *b,
 			  int c, int err)
 {
 	tracerd_log("pid %d buffer %u %s channel: %s%s", (int)p->pid,
-		    (unsigned)(b - p->buf), channel_name[c], b->rd[c].error,
+		    (unsigned)(b - p->pool.buf), channel_name[c],
+		    b->rd[c].error,
 		    err == -EIO ? " (no longer read)" : " (packet skipped)");
 	if (err == -EIO)
 		b->broken[c] = true;
@@ -567,8 +568,8 @@ static bool drain_channel(struct tracerd_process *p, struct tracerd_buffer *b,
 	for (n = 0; n < DRAIN_BUDGET && !b->broken[c]; n++) {
 		void *dst = batch_room(p, b->rd[c].geo.subbuf_size);
 
-		ret = tracer__rb_read(&b->rd[c], dst, p->scratch_size -
-				      p->batch_len, &info);
+		ret = tracer__rb_read(&b->rd[c], dst, p->batch.scratch_size -
+				      p->batch.len, &info);
 		if (ret == 0) {
 			emit_packet(p, b, c, &info);
 			tell_lost_told(&b->rd[c], b->st[c].lost_seen);
@@ -578,7 +579,7 @@ static bool drain_channel(struct tracerd_process *p, struct tracerd_buffer *b,
 			channel_error(p, b, c, ret);
 		/* A packet may take long (a file to create): a thread that
 		 * wants a larger pool is served before the next one (by
-		 * drain(): growing moves p->buf, and b with it). */
+		 * drain(): growing moves p->pool.buf, and b with it). */
 		if (TRACER_READ_ONCE(tracerd_pool_line(p)->want_grow))
 			break;
 	}
@@ -594,9 +595,9 @@ bool tracerd_sink_drain(struct tracerd_process *p)
 	uint32_t i;
 	int c;
 
-	for (i = 0; i < p->nbuf; i++)
+	for (i = 0; i < p->pool.nbuf; i++)
 		for (c = 0; c < TRACER_POOL_CHANNELS; c++) {
-			more |= drain_channel(p, &p->buf[i], c);
+			more |= drain_channel(p, &p->pool.buf[i], c);
 			if (TRACER_READ_ONCE(tracerd_pool_line(p)->want_grow)) {
 				tracerd_pool_maybe_grow(p);
 				more = true;
@@ -627,7 +628,7 @@ void *tracerd_batch_room(struct tracerd_process *p, uint64_t need)
 
 uint64_t tracerd_batch_free(const struct tracerd_process *p)
 {
-	return p->scratch_size - p->batch_len;
+	return p->batch.scratch_size - p->batch.len;
 }
 
 void tracerd_emit_batch(struct tracerd_process *p, struct tracerd_buffer *b,
@@ -701,8 +702,8 @@ static unsigned flush_channel(struct tracerd_process *p,
 		for (rounds = 0; rounds < 128 && drain_channel(p, b, c);
 		     rounds++)
 			;
-		ret = tracer__rb_read_partial(&b->rd[c], p->scratch,
-					      p->scratch_size, &info);
+		ret = tracer__rb_read_partial(&b->rd[c], p->batch.scratch,
+					      p->batch.scratch_size, &info);
 		if (ret == 0) {
 			emit_packet(p, b, c, &info);
 			flush_batch(p);
@@ -726,9 +727,9 @@ unsigned tracerd_process_flush(struct tracerd_process *p)
 
 	if (p->files_job)
 		return 1;	/* nowhere to write yet */
-	for (i = 0; i < p->nbuf; i++)
+	for (i = 0; i < p->pool.nbuf; i++)
 		for (c = 0; c < TRACER_POOL_CHANNELS; c++)
-			busy += flush_channel(p, &p->buf[i], c);
+			busy += flush_channel(p, &p->pool.buf[i], c);
 	return busy;
 }
 
@@ -742,8 +743,8 @@ void tracerd_sink_close_idle(struct tracerd_process *p)
 	uint32_t i;
 	int c;
 
-	for (i = 0; i < p->nbuf; i++) {
-		struct tracerd_buffer *b = &p->buf[i];
+	for (i = 0; i < p->pool.nbuf; i++) {
+		struct tracerd_buffer *b = &p->pool.buf[i];
 		bool idle = TRACER_BUF_STATE(__atomic_load_n(&b->desc->state,
 					__ATOMIC_ACQUIRE)) != TRACER_BUF_IN_USE;
 
@@ -769,7 +770,8 @@ static void live_channel(struct tracerd_process *p, struct tracerd_buffer *b,
 		b->live_mark[c] = b->rd[c].read_count;
 		return;
 	}
-	if (tracer__rb_read_partial(&b->rd[c], p->scratch, p->scratch_size,
+	if (tracer__rb_read_partial(&b->rd[c], p->batch.scratch,
+				    p->batch.scratch_size,
 				    &info) == 0) {
 		emit_packet(p, b, c, &info);
 		flush_batch(p);
@@ -784,9 +786,9 @@ void tracerd_process_live(struct tracerd_process *p)
 
 	if (!p->dir || tracerd_flight_recording(p->d))
 		return;
-	for (i = 0; i < p->nbuf; i++)
+	for (i = 0; i < p->pool.nbuf; i++)
 		for (c = 0; c < TRACER_POOL_CHANNELS; c++)
-			live_channel(p, &p->buf[i], c);
+			live_channel(p, &p->pool.buf[i], c);
 }
 
 /* Everything channel c of b holds, read through a copy of its reader. */
@@ -808,7 +810,8 @@ int tracerd_sink_snapshot_channel(struct tracerd_process *p,
 	for (k = 0; k < SNAPSHOT_BUDGET; k++) {
 		void *dst = batch_room(p, r.geo.subbuf_size);
 
-		ret = tracer__rb_read(&r, dst, p->scratch_size - p->batch_len,
+		ret = tracer__rb_read(&r, dst,
+				      p->batch.scratch_size - p->batch.len,
 				      &info);
 		if (ret == 0)
 			emit_to(p, sink, pair, b, c, &info);
@@ -816,7 +819,7 @@ int tracerd_sink_snapshot_channel(struct tracerd_process *p,
 			break;
 	}
 	flush_batch(p);
-	if (tracer__rb_read_partial(&r, p->scratch, p->scratch_size,
+	if (tracer__rb_read_partial(&r, p->batch.scratch, p->batch.scratch_size,
 				    &info) == 0) {
 		emit_to(p, sink, pair, b, c, &info);
 		flush_batch(p);

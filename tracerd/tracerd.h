@@ -220,6 +220,29 @@ enum tracerd_end {
 	TRACERD_END_UNTRACED,		/* alive, cannot reach us any more */
 };
 
+/* A process's pool (pool.c): its segments, their buffers, its geometry. */
+struct tracerd_pool {
+	struct tracerd_segment seg[TRACER_POOL_MAX_SEGMENTS];
+	uint32_t nseg;
+	struct tracerd_buffer *buf;	/* all segments' buffers */
+	uint32_t nbuf;
+	uint64_t bytes;			/* all segments */
+	uint64_t buffer_size;
+	uint32_t channel_offset[TRACER_POOL_CHANNELS];
+	uint64_t subbuf_size[TRACER_POOL_CHANNELS];
+	uint64_t subbuf_count[TRACER_POOL_CHANNELS];
+};
+
+/* The packets the drain gathers for one write(2) (sink.c). */
+struct tracerd_batch {
+	void *scratch;			/* 64-byte aligned */
+	uint64_t scratch_size;
+	uint64_t len;			/* bytes of packets in scratch */
+	struct tracerd_stream *stream;	/* whose they are */
+	uint64_t seq, discarded;	/* its counts before them */
+	uint64_t records, packets;
+};
+
 struct tracerd_process {
 	struct tracerd *d;
 	struct cds_list_head node;
@@ -233,29 +256,16 @@ struct tracerd_process {
 	struct tracer_control *control;
 	int wake_fd;
 	uv_poll_t wake_poll;
-	struct tracerd_segment seg[TRACER_POOL_MAX_SEGMENTS];
-	uint32_t nseg;
-	struct tracerd_buffer *buf;	/* all segments' buffers */
-	uint32_t nbuf;
-	uint64_t pool_bytes;
-	uint64_t buffer_size;
-	uint32_t channel_offset[TRACER_POOL_CHANNELS];
+	struct tracerd_pool pool;	/* pool.c */
 	struct tracerd_callsite *cs;
 	size_t ncs, cs_cap;
 	char *dir;			/* this session's process directory */
 	FILE *meta;			/* its process.meta, appended to */
 	FILE *ctf;			/* its CTF metadata, appended to */
-	void *scratch;			/* packets to write, 64-byte aligned */
-	uint64_t scratch_size;
-	uint64_t batch_len;		/* bytes of packets in scratch */
-	struct tracerd_stream *batch_stream;	/* whose they are */
-	uint64_t batch_seq, batch_discarded;	/* its counts before them */
-	uint64_t batch_records, batch_packets;
+	struct tracerd_batch batch;	/* sink.c */
 	uint64_t unwritten;		/* records not written (output full) */
 	uint64_t bytes_written, packets_written;
 	uint64_t dropped_packets;	/* outside any session */
-	uint64_t subbuf_size[TRACER_POOL_CHANNELS];	/* its pool's */
-	uint64_t subbuf_count[TRACER_POOL_CHANNELS];
 	int signal;			/* update signal, 0: none */
 	char *filter;			/* patterns it was last sent */
 	uint64_t filter_sent, filter_acked;	/* generations */

@@ -47,9 +47,10 @@ static bool rings_valid(const struct tracerd_process *p)
 	uint32_t i;
 	int c;
 
-	for (i = 0; i < p->nbuf; i++)
+	for (i = 0; i < p->pool.nbuf; i++)
 		for (c = 0; c < TRACER_POOL_CHANNELS; c++) {
-			const struct tracer_rb_reader *r = &p->buf[i].rd[c];
+			const struct tracer_rb_reader *r =
+				&p->pool.buf[i].rd[c];
 
 			if (r->geo.subbuf_size != d.cfg.subbuf_size[c] ||
 			    r->geo.subbuf_count != d.cfg.subbuf_count[c] ||
@@ -65,8 +66,8 @@ static unsigned count_state(const struct tracerd_process *p, uint32_t state)
 	unsigned n = 0;
 	uint32_t i;
 
-	for (i = 0; i < p->nbuf; i++)
-		n += TRACER_BUF_STATE(p->buf[i].desc->state) == state;
+	for (i = 0; i < p->pool.nbuf; i++)
+		n += TRACER_BUF_STATE(p->pool.buf[i].desc->state) == state;
 	return n;
 }
 
@@ -96,20 +97,22 @@ static void test_first_segment(void)
 	if (fd < 0)
 		bail_out("no pool");
 	h = tracerd_pool_line(p);
-	ok(p->nseg == 1 && p->nbuf == 11 && h->magic == TRACER_POOL_MAGIC &&
+	ok(p->pool.nseg == 1 && p->pool.nbuf == 11 &&
+	   h->magic == TRACER_POOL_MAGIC &&
 	   h->version == TRACER_POOL_VERSION && h->buffer_count == 11,
 	   "one segment of --buffers + 1 buffers, its header valid");
 	ok(rings_valid(p), "a ring per channel of each buffer, of the "
 	   "configured geometry, its instance the buffer's index");
 	ok(count_state(p, TRACER_BUF_FREE) == 10 &&
-	   TRACER_BUF_STATE(p->buf[10].desc->state) == TRACER_BUF_EMERGENCY,
+	   TRACER_BUF_STATE(p->pool.buf[10].desc->state) ==
+	   TRACER_BUF_EMERGENCY,
 	   "10 buffers free, the last one the spare");
 	/* Header, descriptors: a page or two; then one page per ring. */
-	ok(resident_pages(&p->seg[0]) <= 2 + 2 * 11,
+	ok(resident_pages(&p->pool.seg[0]) <= 2 + 2 * 11,
 	   "a new pool touches a page per ring, not its commit counters "
-	   "(%u resident pages of %zu)", resident_pages(&p->seg[0]),
-	   (size_t)(p->seg[0].size / 4096));
-	ok(p->scratch && p->scratch_size >= TRACERD_BATCH_BYTES,
+	   "(%u resident pages of %zu)", resident_pages(&p->pool.seg[0]),
+	   (size_t)(p->pool.seg[0].size / 4096));
+	ok(p->batch.scratch && p->batch.scratch_size >= TRACERD_BATCH_BYTES,
 	   "its drain's scratch buffer is made with it");
 	close(fd);
 	stub_free_process(p);
@@ -123,15 +126,15 @@ static void test_cap(void)
 
 	config(10, 1ULL << 30);
 	fd = tracerd_pool_create(p);
-	one = p->buffer_size;
+	one = p->pool.buffer_size;
 	close(fd);
 	stub_free_process(p);
 
 	p = new_process();
 	config(10, 4 * one + one / 2);
 	fd = tracerd_pool_create(p);
-	ok(fd >= 0 && p->nbuf == 4 && p->pool_bytes <= d.cfg.max_memory,
-	   "under --max-memory, as many buffers as fit (%u)", p->nbuf);
+	ok(fd >= 0 && p->pool.nbuf == 4 && p->pool.bytes <= d.cfg.max_memory,
+	   "under --max-memory, as many buffers as fit (%u)", p->pool.nbuf);
 	if (fd >= 0)
 		close(fd);
 	stub_free_process(p);
@@ -150,7 +153,7 @@ static void take_all(struct tracerd_process *p, uint32_t n)
 	uint32_t i;
 
 	for (i = 0; i < n; i++)
-		p->buf[i].desc->state = TRACER_BUF_WORD(1ULL,
+		p->pool.buf[i].desc->state = TRACER_BUF_WORD(1ULL,
 							TRACER_BUF_IN_USE);
 }
 
@@ -168,17 +171,17 @@ static void test_growth(void)
 	/* 4 buffers and the spare: growth below half of 5 usable. */
 	take_all(p, 1);
 	tracerd_pool_maybe_grow(p);
-	ok(p->nseg == 1 && stub_sent.messages == 0,
+	ok(p->pool.nseg == 1 && stub_sent.messages == 0,
 	   "3 of 5 buffers usable: no growth");
 	take_all(p, 2);
 	tracerd_pool_maybe_grow(p);
-	ok(p->nseg == 2 && p->nbuf == 10 && rings_valid(p),
+	ok(p->pool.nseg == 2 && p->pool.nbuf == 10 && rings_valid(p),
 	   "fewer than half usable: a second segment doubles the pool "
-	   "(%u buffers)", p->nbuf);
+	   "(%u buffers)", p->pool.nbuf);
 	ok(stub_sent.messages == 1 &&
 	   stub_sent.body_case == TRACER__MESSAGE__BODY_SEGMENT &&
 	   stub_sent.nfds == 1, "the new segment is sent to the process");
-	ok(p->seg[1].first == 5 && count_state(p, TRACER_BUF_FREE) == 7 &&
+	ok(p->pool.seg[1].first == 5 && count_state(p, TRACER_BUF_FREE) == 7 &&
 	   count_state(p, TRACER_BUF_EMERGENCY) == 1,
 	   "its buffers follow the first segment's, free (one spare in all)");
 	stub_sent_clear();

@@ -52,7 +52,7 @@ static struct tracerd_process *new_process(void)
 static void writer(struct tracerd_process *p, struct tracer_rb_writer *w,
 		   uint32_t b, uint32_t tid, uint32_t gen)
 {
-	struct tracer_rb_reader *r = &p->buf[b].rd[TRACER_CHANNEL_DEFAULT];
+	struct tracer_rb_reader *r = &p->pool.buf[b].rd[TRACER_CHANNEL_DEFAULT];
 
 	if (tracer__rb_writer_attach(w, (void *)(uintptr_t)r->hdr,
 				     r->geo.region_size, tid, NULL))

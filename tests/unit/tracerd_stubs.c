@@ -61,12 +61,12 @@ void stub_free_process(struct tracerd_process *p)
 	int c;
 
 	tracerd_process_close_files(p);
-	for (i = 0; i < p->nbuf; i++)
+	for (i = 0; i < p->pool.nbuf; i++)
 		for (c = 0; c < TRACER_POOL_CHANNELS; c++)
-			tracer__rb_reader_detach(&p->buf[i].rd[c]);
-	for (i = 0; i < p->nseg; i++)
-		munmap(p->seg[i].base, p->seg[i].size);
-	free(p->buf);
-	free(p->scratch);
+			tracer__rb_reader_detach(&p->pool.buf[i].rd[c]);
+	for (i = 0; i < p->pool.nseg; i++)
+		munmap(p->pool.seg[i].base, p->pool.seg[i].size);
+	free(p->pool.buf);
+	free(p->batch.scratch);
 	free(p);
 }
