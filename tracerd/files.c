@@ -9,7 +9,7 @@
  * always gets are made on libuv's thread pool, and the loop goes on:
  *
  *   loop: tracerd_files_start(p) ---> pool thread: work()
- *         p->files_job set               mkdir NAME-PID[.N], NAME-PID/tracer
+ *         p->files.job set               mkdir NAME-PID[.N], NAME-PID/tracer
  *         p not drained; its end         create metadata, tracer/process.meta,
  *         and flushes wait (busy)        default-PID, vital-PID, vital-PID.1
  *   loop: done() <-----------------------'
@@ -17,7 +17,7 @@
  *         if p or its session went away meanwhile, the files are undone.
  *
  * The main thread's channel files and the file of the process's end are
- * made ahead with the rest (p->ahead_fd1[]): a program's first thread has
+ * made ahead with the rest (p->files.ahead_fd1[]): a program's first thread has
  * a stream in each channel, and every process ends. Those not used by the
  * end are removed (tracerd_files_drop_ahead()).
  *
@@ -204,7 +204,7 @@ static void done(uv_work_t *req, int status)
 	next_job();
 
 	if (p)
-		p->files_job = NULL;
+		p->files.job = NULL;
 	if (!p || status < 0 || j->session_id != p->d->session_id ||
 	    !p->in_session) {
 		undo(j);
@@ -221,7 +221,7 @@ static void done(uv_work_t *req, int status)
 		return;
 	}
 	for (i = 0; i < TRACERD_AHEAD; i++)
-		p->ahead_fd1[i] = j->fd[i] + 1;
+		p->files.ahead_fd1[i] = j->fd[i] + 1;
 	i = tracerd_session_files_ready(p, j->dir, j->fd[META_FD],
 					j->fd[CTF_FD]);
 	j->dir = NULL;		/* p's now, or freed */
@@ -249,7 +249,7 @@ int tracerd_files_start(struct tracerd_process *p, const char *name)
 		free_job(j);
 		return -ENOMEM;
 	}
-	p->files_job = j;
+	p->files.job = j;
 	cds_list_add_tail(&j->node, &queue);
 	next_job();
 	return 0;
@@ -262,16 +262,16 @@ void tracerd_files_drop_queue(void)
 	cds_list_for_each_entry_safe(j, tmp, &queue, node) {
 		cds_list_del(&j->node);
 		if (j->p)
-			j->p->files_job = NULL;
+			j->p->files.job = NULL;
 		free_job(j);
 	}
 }
 
 void tracerd_files_forget(struct tracerd_process *p)
 {
-	if (p->files_job)
-		p->files_job->p = NULL;
-	p->files_job = NULL;
+	if (p->files.job)
+		p->files.job->p = NULL;
+	p->files.job = NULL;
 }
 
 int tracerd_files_take_ahead(struct tracerd_process *p, const char *dir,
@@ -279,11 +279,11 @@ int tracerd_files_take_ahead(struct tracerd_process *p, const char *dir,
 {
 	int i = end ? TRACERD_AHEAD_END : c == TRACER_CHANNEL_DEFAULT ?
 		TRACERD_AHEAD_DEFAULT : TRACERD_AHEAD_VITAL;
-	int fd = p->ahead_fd1[i] - 1;
+	int fd = p->files.ahead_fd1[i] - 1;
 
-	if (fd < 0 || dir != p->dir || tid != (uint32_t)p->pid)
+	if (fd < 0 || dir != p->files.dir || tid != (uint32_t)p->pid)
 		return -1;
-	p->ahead_fd1[i] = 0;
+	p->files.ahead_fd1[i] = 0;
 	return fd;
 }
 
@@ -293,13 +293,13 @@ void tracerd_files_drop_ahead(struct tracerd_process *p)
 	int i;
 
 	for (i = 0; i < TRACERD_AHEAD; i++) {
-		if (p->ahead_fd1[i] <= 0)
+		if (p->files.ahead_fd1[i] <= 0)
 			continue;
-		close(p->ahead_fd1[i] - 1);
-		p->ahead_fd1[i] = 0;
-		if (!p->dir)
+		close(p->files.ahead_fd1[i] - 1);
+		p->files.ahead_fd1[i] = 0;
+		if (!p->files.dir)
 			continue;
-		ahead_path(path, sizeof(path), p->dir, i, p->pid);
+		ahead_path(path, sizeof(path), p->files.dir, i, p->pid);
 		unlink(path);
 	}
 }

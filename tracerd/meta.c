@@ -201,14 +201,15 @@ void tracerd_session_append_callsites(struct tracerd_process *p, size_t from)
 {
 	int ret;
 
-	if (p->meta) {
-		put_callsites(p->meta, p, from);
-		fflush(p->meta);
+	if (p->files.meta) {
+		put_callsites(p->files.meta, p, from);
+		fflush(p->files.meta);
 	}
-	if (p->ctf) {
-		ret = put_events(p->ctf, p, from);
-		if (ret || fflush(p->ctf))
-			tracerd_write_failed(p->d, p->dir, ret ? ret : -errno);
+	if (p->files.ctf) {
+		ret = put_events(p->files.ctf, p, from);
+		if (ret || fflush(p->files.ctf))
+			tracerd_write_failed(p->d, p->files.dir,
+					     ret ? ret : -errno);
 	}
 }
 
@@ -286,18 +287,19 @@ static void remove_dir(const char *dir)
 /* The files of p made here, on the loop (the thread pool refused). */
 static int add_now(struct tracerd_process *p)
 {
-	p->dir = tracerd_meta_make_dir(p, p->d->session_dir);
-	if (!p->dir)
+	p->files.dir = tracerd_meta_make_dir(p, p->d->session_dir);
+	if (!p->files.dir)
 		return -EIO;
-	p->meta = tracerd_process_meta(p, p->dir);
-	p->ctf = p->meta ? tracerd_meta_open_ctf(p, p->dir) : NULL;
-	if (!p->ctf) {
-		if (p->meta)
-			fclose(p->meta);
-		p->meta = NULL;
-		remove_dir(p->dir);	/* the next try makes it again */
-		free(p->dir);
-		p->dir = NULL;
+	p->files.meta = tracerd_process_meta(p, p->files.dir);
+	p->files.ctf = p->files.meta ?
+		tracerd_meta_open_ctf(p, p->files.dir) : NULL;
+	if (!p->files.ctf) {
+		if (p->files.meta)
+			fclose(p->files.meta);
+		p->files.meta = NULL;
+		remove_dir(p->files.dir);	/* the next try makes it again */
+		free(p->files.dir);
+		p->files.dir = NULL;
 		return -EIO;
 	}
 	return 0;
@@ -311,7 +313,7 @@ int tracerd_session_add_process(struct tracerd_process *p)
 {
 	char name[128];
 
-	if (p->files_job || p->dir)
+	if (p->files.job || p->files.dir)
 		return 0;
 	process_dir_name(p, name, sizeof(name));
 	if (tracerd_files_start(p, name) == 0)
@@ -326,14 +328,14 @@ int tracerd_session_files_ready(struct tracerd_process *p, char *dir,
 	FILE *ctf = meta ? fdopen(ctf_fd, "w") : NULL;
 	int ret = meta && ctf ? 0 : -errno;
 
-	p->dir = dir;
+	p->files.dir = dir;
 	if (!ret)
 		ret = put_meta_head(meta, p);
 	if (!ret)
 		ret = put_ctf_head(ctf, p);
 	if (!ret) {
-		p->meta = meta;
-		p->ctf = ctf;
+		p->files.meta = meta;
+		p->files.ctf = ctf;
 		return 0;
 	}
 	tracerd_write_failed(p->d, dir, ret);
@@ -348,6 +350,6 @@ int tracerd_session_files_ready(struct tracerd_process *p, char *dir,
 	tracerd_files_drop_ahead(p);
 	remove_dir(dir);	/* the next try makes it again */
 	free(dir);
-	p->dir = NULL;
+	p->files.dir = NULL;
 	return -EIO;
 }

@@ -61,12 +61,13 @@ static void retry_directory(struct tracerd_process *p)
 {
 	uint64_t now;
 
-	if (!p->in_session || p->dir || !p->d->session_id || p->d->stopping)
+	if (!p->in_session || p->files.dir || !p->d->session_id ||
+	    p->d->stopping)
 		return;
 	now = tracerd_now_ms();
-	if (now < p->dir_retry_ms)
+	if (now < p->files.retry_ms)
 		return;
-	p->dir_retry_ms = now + DIR_RETRY_MS;
+	p->files.retry_ms = now + DIR_RETRY_MS;
 	tracerd_session_add_process(p);
 }
 
@@ -87,8 +88,8 @@ void tracerd_process_scan(struct tracerd_process *p)
 	/* Growth first: a drain may take long (files to create), and the
 	 * threads need room meanwhile. */
 	tracerd_pool_maybe_grow(p);
-	if (tracerd_flight_recording(p->d) || p->files_job)
-		return;		/* files_job: drained once its files are in */
+	if (tracerd_flight_recording(p->d) || p->files.job)
+		return;		/* files.job: drained once its files are in */
 	more = tracerd_sink_drain(p);
 
 	tracerd_sink_close_idle(p);
@@ -99,8 +100,8 @@ void tracerd_process_scan(struct tracerd_process *p)
 	more |= tracerd_sink_drain(p);
 	if (more)
 		tracerd_sink_yield(p);
-	if (p->meta)
-		fflush(p->meta);
+	if (p->files.meta)
+		fflush(p->files.meta);
 }
 
 static void on_wake(uv_poll_t *h, int status, int events)
@@ -490,7 +491,7 @@ int tracerd_process_callsites(struct tracerd_process *p,
 
 	for (i = 0; i < m->n_sites && !ret; i++)
 		ret = add_callsite(p, m->sites[i]);
-	if (p->dir && p->ncs > from)
+	if (p->files.dir && p->ncs > from)
 		tracerd_session_append_callsites(p, from);
 	return ret;
 }

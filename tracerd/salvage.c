@@ -460,7 +460,7 @@ void tracerd_process_end(struct tracerd_process *p, enum tracerd_end how)
 
 	if (p->ending)
 		return;
-	if (p->files_job) {	/* its files first (files.c) */
+	if (p->files.job) {	/* its files first (files.c) */
 		p->end_waits = true;
 		p->end_how = how;
 		return;
@@ -483,7 +483,7 @@ void tracerd_process_end(struct tracerd_process *p, enum tracerd_end how)
 	/* A flight recorder's last events, for the next snapshot. */
 	if (p->in_session && p->d->session_id && !p->d->stopping &&
 	    p->d->sess.mode == TRACER_MODE_FLIGHT)
-		tracerd_ended_add(p->d, p->dir);
+		tracerd_ended_add(p->d, p->files.dir);
 	tracerd_process_remove(p);
 }
 

@@ -76,16 +76,16 @@ void tracerd_process_close_files(struct tracerd_process *p)
 		for (c = 0; c < TRACER_POOL_CHANNELS; c++)
 			tracerd_sink_close_stream(&p->pool.buf[i].st[c]);
 	tracerd_files_drop_ahead(p);
-	if (p->meta && fclose(p->meta))
+	if (p->files.meta && fclose(p->files.meta))
 		tracerd_log("pid %d: cannot write process.meta: %s",
 			    (int)p->pid, strerror(errno));
-	p->meta = NULL;
-	if (p->ctf && fclose(p->ctf))
+	p->files.meta = NULL;
+	if (p->files.ctf && fclose(p->files.ctf))
 		tracerd_log("pid %d: cannot write the CTF metadata: %s",
 			    (int)p->pid, strerror(errno));
-	p->ctf = NULL;
-	free(p->dir);
-	p->dir = NULL;
+	p->files.ctf = NULL;
+	free(p->files.dir);
+	p->files.dir = NULL;
 }
 
 /* CHANNEL-TID, or CHANNEL-TID.N when the kernel reused the thread id.
@@ -529,7 +529,8 @@ static void emit_to(struct tracerd_process *p, const struct tracerd_sink *sink,
 static void emit_packet(struct tracerd_process *p, struct tracerd_buffer *b,
 			int c, const struct tracer_rb_packet_info *info)
 {
-	struct tracerd_sink sink = { .dir = p->dir, .meta = p->meta };
+	struct tracerd_sink sink = { .dir = p->files.dir,
+				     .meta = p->files.meta };
 
 	emit_to(p, &sink, b->st, b, c, info);
 }
@@ -658,12 +659,12 @@ void tracerd_write_end(struct tracerd_process *p, const void *packet,
 {
 	int fd, ret;
 
-	if (!p->dir)
+	if (!p->files.dir)
 		return;
-	fd = tracerd_files_take_ahead(p, p->dir, TRACER_CHANNEL_VITAL,
+	fd = tracerd_files_take_ahead(p, p->files.dir, TRACER_CHANNEL_VITAL,
 				      (uint32_t)p->pid, true);
 	if (fd < 0)
-		fd = create_file(p->dir, TRACER_CHANNEL_VITAL,
+		fd = create_file(p->files.dir, TRACER_CHANNEL_VITAL,
 				 (uint32_t)p->pid);
 	if (fd < 0)
 		return;
@@ -725,7 +726,7 @@ unsigned tracerd_process_flush(struct tracerd_process *p)
 	uint32_t i;
 	int c;
 
-	if (p->files_job)
+	if (p->files.job)
 		return 1;	/* nowhere to write yet */
 	for (i = 0; i < p->pool.nbuf; i++)
 		for (c = 0; c < TRACER_POOL_CHANNELS; c++)
@@ -784,7 +785,7 @@ void tracerd_process_live(struct tracerd_process *p)
 	uint32_t i;
 	int c;
 
-	if (!p->dir || tracerd_flight_recording(p->d))
+	if (!p->files.dir || tracerd_flight_recording(p->d))
 		return;
 	for (i = 0; i < p->pool.nbuf; i++)
 		for (c = 0; c < TRACER_POOL_CHANNELS; c++)

@@ -243,6 +243,19 @@ struct tracerd_batch {
 	uint64_t records, packets;
 };
 
+/* A process's files in the session (meta.c, files.c). */
+struct tracerd_files {
+	char *dir;			/* its process directory */
+	FILE *meta;			/* its process.meta, appended to */
+	FILE *ctf;			/* its CTF metadata, appended to */
+	struct tracerd_files_job *job;	/* being made on the thread pool */
+	int ahead_fd1[TRACERD_AHEAD];	/* fd + 1 of the files made ahead,
+					   0: none or used (a zeroed
+					   process has none) */
+	uint64_t retry_ms;		/* next try at a directory that
+					   could not be made */
+};
+
 struct tracerd_process {
 	struct tracerd *d;
 	struct cds_list_head node;
@@ -259,10 +272,8 @@ struct tracerd_process {
 	struct tracerd_pool pool;	/* pool.c */
 	struct tracerd_callsite *cs;
 	size_t ncs, cs_cap;
-	char *dir;			/* this session's process directory */
-	FILE *meta;			/* its process.meta, appended to */
-	FILE *ctf;			/* its CTF metadata, appended to */
 	struct tracerd_batch batch;	/* sink.c */
+	struct tracerd_files files;	/* meta.c, files.c */
 	uint64_t unwritten;		/* records not written (output full) */
 	uint64_t bytes_written, packets_written;
 	uint64_t dropped_packets;	/* outside any session */
@@ -283,7 +294,6 @@ struct tracerd_process {
 	uint64_t adopt_epoch;
 	bool recovering;		/* adopted outside a session: keep
 					   its buffers for the next one */
-	uint64_t dir_retry_ms;		/* next try at its directory */
 	uint64_t resume_token;		/* the process's name for a new
 					   connection (Register.resume_token) */
 	bool resumed;			/* came back after a broken
@@ -293,12 +303,7 @@ struct tracerd_process {
 					   (0: none yet) */
 	bool lazy;			/* runs no listener yet: do not wait
 					   for its confirmations */
-	struct tracerd_files_job *files_job;	/* its session files are
-						   being made (files.c) */
-	int ahead_fd1[TRACERD_AHEAD];	/* fd + 1 of the files made ahead,
-					   0: none or used (a zeroed
-					   process has none) */
-	bool end_waits;			/* its end waits for files_job */
+	bool end_waits;			/* its end waits for files.job */
 	enum tracerd_end end_how;
 };
 

@@ -42,8 +42,8 @@ static struct tracerd_process *new_process(void)
 	if (fd < 0)
 		bail_out("no pool");
 	close(fd);
-	p->dir = strdup(dir);
-	p->meta = tmpfile();
+	p->files.dir = strdup(dir);
+	p->files.meta = tmpfile();
 	return p;
 }
 
