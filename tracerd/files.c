@@ -17,9 +17,9 @@
  *         if p or its session went away meanwhile, the files are undone.
  *
  * The main thread's channel files and the file of the process's end are
- * made ahead with the rest (p->files.ahead_fd1[]): a program's first thread has
- * a stream in each channel, and every process ends. Those not used by the
- * end are removed (tracerd_files_drop_ahead()).
+ * made ahead with the rest (p->files.ahead_fd1[]): a program's first
+ * thread has a stream in each channel, and every process ends. Those not
+ * used by the end are removed (tracerd_files_drop_ahead()).
  *
  * One job at a time, in the order the processes joined: the image before
  * an exec takes NAME-PID, the one after NAME-PID.1, as when they were made
