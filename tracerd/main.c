@@ -436,7 +436,6 @@ static void shutdown_loop(struct tracerd *d)
 		cds_list_del(&p->node);
 		tracerd_process_free(p);
 	}
-	tracerd_files_drop_queue();
 	tracerd_site_text_free();
 	uv_walk(d->loop, close_walk, NULL);
 	uv_run(d->loop, UV_RUN_DEFAULT);

@@ -11,10 +11,8 @@
  * killed still describes every event it holds. Their formats are in
  * doc/session-files.md.
  *
- * The directory and the files are made on the thread pool (files.c), and
- * their heads written here when they are in (tracerd_session_files_ready());
- * on the loop only when the thread pool refused the job. The text of a
- * call site comes from sitetext.c. The channel files are sink.c's.
+ * The text of a call site comes from sitetext.c. The channel files are
+ * sink.c's.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -284,7 +282,7 @@ static void remove_dir(const char *dir)
 	rmdir(dir);
 }
 
-/* The files of p made here, on the loop (the thread pool refused). */
+/* Make p's directory and description files. Returns 0 or -EIO. */
 static int add_now(struct tracerd_process *p)
 {
 	p->files.dir = tracerd_meta_make_dir(p, p->d->session_dir);
@@ -305,51 +303,10 @@ static int add_now(struct tracerd_process *p)
 	return 0;
 }
 
-/*
- * p joins the session: its files are made on the thread pool (files.c),
- * and p is not drained until they are in (tracerd_session_files_ready()).
- */
+/* p joins the session: its directory and description files. */
 int tracerd_session_add_process(struct tracerd_process *p)
 {
-	char name[128];
-
-	if (p->files.job || p->files.dir)
-		return 0;
-	process_dir_name(p, name, sizeof(name));
-	if (tracerd_files_start(p, name) == 0)
+	if (p->files.dir)
 		return 0;
 	return add_now(p);
-}
-
-int tracerd_session_files_ready(struct tracerd_process *p, char *dir,
-				int meta_fd, int ctf_fd)
-{
-	FILE *meta = fdopen(meta_fd, "w");
-	FILE *ctf = meta ? fdopen(ctf_fd, "w") : NULL;
-	int ret = meta && ctf ? 0 : -errno;
-
-	p->files.dir = dir;
-	if (!ret)
-		ret = put_meta_head(meta, p);
-	if (!ret)
-		ret = put_ctf_head(ctf, p);
-	if (!ret) {
-		p->files.meta = meta;
-		p->files.ctf = ctf;
-		return 0;
-	}
-	tracerd_write_failed(p->d, dir, ret);
-	if (meta)
-		fclose(meta);
-	else
-		close(meta_fd);
-	if (ctf)
-		fclose(ctf);
-	else
-		close(ctf_fd);
-	tracerd_files_drop_ahead(p);
-	remove_dir(dir);	/* the next try makes it again */
-	free(dir);
-	p->files.dir = NULL;
-	return -EIO;
 }

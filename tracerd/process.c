@@ -8,7 +8,7 @@
  *
  * Its pool is pool.c's (geometry, segments, growth), its channel files
  * sink.c's (streams, batches, losses, write errors), its directory and
- * description files meta.c's and files.c's; its end's salvage is
+ * description files meta.c's; its end's salvage is
  * salvage.c's.
  *
  * The process may have written anything into the pool: readers range-check
@@ -88,8 +88,8 @@ void tracerd_process_scan(struct tracerd_process *p)
 	/* Growth first: a drain may take long (files to create), and the
 	 * threads need room meanwhile. */
 	tracerd_pool_maybe_grow(p);
-	if (tracerd_flight_recording(p->d) || p->files.job)
-		return;		/* files.job: drained once its files are in */
+	if (tracerd_flight_recording(p->d))
+		return;
 	more = tracerd_sink_drain(p);
 
 	tracerd_sink_close_idle(p);
@@ -280,8 +280,7 @@ int tracerd_process_go_live(struct tracerd_process *p, int ctl_fd,
 	tracerd_pool_line(p)->wake_armed = 1;
 	ret = send_registered(p, ctl_fd, seg_fd);
 	/* The session's files after the reply, which the process waits
-	 * for; made on the thread pool (files.c), and nothing is drained
-	 * before they exist. */
+	 * for: nothing is drained before they exist (same loop turn). */
 	if (!ret && p->in_session)
 		tracerd_session_add_process(p);
 	return ret;
@@ -498,16 +497,6 @@ int tracerd_process_callsites(struct tracerd_process *p,
 
 /* ------------------------------------------------------------------ */
 /* End of a process                                                    */
-
-void tracerd_files_done(struct tracerd_process *p, int ret)
-{
-	if (p->end_waits) {
-		p->end_waits = false;
-		tracerd_process_end(p, p->end_how);
-	} else if (ret == 0) {
-		tracerd_process_scan(p);
-	}
-}
 
 /*
  * The client hung up. The pidfd tells a death; a process still alive may

@@ -460,11 +460,6 @@ void tracerd_process_end(struct tracerd_process *p, enum tracerd_end how)
 
 	if (p->ending)
 		return;
-	if (p->files.job) {	/* its files first (files.c) */
-		p->end_waits = true;
-		p->end_how = how;
-		return;
-	}
 	p->ending = true;
 	/* Call sites it sent before dying describe records we are to read. */
 	if (p->client)

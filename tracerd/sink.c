@@ -71,11 +71,9 @@ void tracerd_process_close_files(struct tracerd_process *p)
 	uint32_t i;
 	int c;
 
-	tracerd_files_forget(p);
 	for (i = 0; i < p->pool.nbuf; i++)
 		for (c = 0; c < TRACER_POOL_CHANNELS; c++)
 			tracerd_sink_close_stream(&p->pool.buf[i].st[c]);
-	tracerd_files_drop_ahead(p);
 	if (p->files.meta && fclose(p->files.meta))
 		tracerd_log("pid %d: cannot write process.meta: %s",
 			    (int)p->pid, strerror(errno));
@@ -114,8 +112,7 @@ static int create_file(const char *dir, int c, uint32_t tid)
  * two streams (default, vital), pair[c] the one to use. Returns 0 or a
  * negative errno.
  */
-static int open_stream(struct tracerd_process *p,
-		       const struct tracerd_sink *sink,
+static int open_stream(const struct tracerd_sink *sink,
 		       struct tracerd_stream *pair, struct tracerd_buffer *b,
 		       int c, const struct tracer_rb_packet_info *info)
 {
@@ -123,9 +120,7 @@ static int open_stream(struct tracerd_process *p,
 	char name[17];
 
 	tracerd_sink_close_stream(st);
-	st->fd = tracerd_files_take_ahead(p, sink->dir, c, info->tid, false);
-	if (st->fd < 0)
-		st->fd = create_file(sink->dir, c, info->tid);
+	st->fd = create_file(sink->dir, c, info->tid);
 	if (st->fd < 0) {
 		int err = st->fd;
 
@@ -412,7 +407,7 @@ static int ready_file(struct tracerd_process *p, const struct tracerd_sink *sink
 		 * packet (write_losses() leaves them pending if it cannot). */
 		if (st->fd >= 0 && st->pending)
 			write_losses(p, st, c, st->lost_seen);
-		ret = open_stream(p, sink, pair, b, c, info);
+		ret = open_stream(sink, pair, b, c, info);
 		if (ret)
 			tracerd_write_failed(p->d, sink->dir, ret);
 	}
@@ -661,11 +656,8 @@ void tracerd_write_end(struct tracerd_process *p, const void *packet,
 
 	if (!p->files.dir)
 		return;
-	fd = tracerd_files_take_ahead(p, p->files.dir, TRACER_CHANNEL_VITAL,
-				      (uint32_t)p->pid, true);
-	if (fd < 0)
-		fd = create_file(p->files.dir, TRACER_CHANNEL_VITAL,
-				 (uint32_t)p->pid);
+	fd = create_file(p->files.dir, TRACER_CHANNEL_VITAL,
+			 (uint32_t)p->pid);
 	if (fd < 0)
 		return;
 	ret = write_all(fd, packet, len);
@@ -726,8 +718,6 @@ unsigned tracerd_process_flush(struct tracerd_process *p)
 	uint32_t i;
 	int c;
 
-	if (p->files.job)
-		return 1;	/* nowhere to write yet */
 	for (i = 0; i < p->pool.nbuf; i++)
 		for (c = 0; c < TRACER_POOL_CHANNELS; c++)
 			busy += flush_channel(p, &p->pool.buf[i], c);

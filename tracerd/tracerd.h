@@ -205,14 +205,6 @@ struct tracerd_callsite {
 	uint32_t line;
 };
 
-/* Files made ahead for a process joining a session (files.c). */
-enum {
-	TRACERD_AHEAD_DEFAULT,		/* default-PID: its main thread's */
-	TRACERD_AHEAD_VITAL,		/* vital-PID: the same */
-	TRACERD_AHEAD_END,		/* vital-PID.1: its end */
-	TRACERD_AHEAD
-};
-
 enum tracerd_end {
 	TRACERD_END_DIED,		/* its pidfd says so */
 	TRACERD_END_EXEC,		/* the same pid registered again */
@@ -243,15 +235,11 @@ struct tracerd_batch {
 	uint64_t records, packets;
 };
 
-/* A process's files in the session (meta.c, files.c). */
+/* A process's files in the session (meta.c). */
 struct tracerd_files {
 	char *dir;			/* its process directory */
 	FILE *meta;			/* its process.meta, appended to */
 	FILE *ctf;			/* its CTF metadata, appended to */
-	struct tracerd_files_job *job;	/* being made on the thread pool */
-	int ahead_fd1[TRACERD_AHEAD];	/* fd + 1 of the files made ahead,
-					   0: none or used (a zeroed
-					   process has none) */
 	uint64_t retry_ms;		/* next try at a directory that
 					   could not be made */
 };
@@ -273,7 +261,7 @@ struct tracerd_process {
 	struct tracerd_callsite *cs;
 	size_t ncs, cs_cap;
 	struct tracerd_batch batch;	/* sink.c */
-	struct tracerd_files files;	/* meta.c, files.c */
+	struct tracerd_files files;	/* meta.c */
 	uint64_t unwritten;		/* records not written (output full) */
 	uint64_t bytes_written, packets_written;
 	uint64_t dropped_packets;	/* outside any session */
@@ -303,8 +291,6 @@ struct tracerd_process {
 					   (0: none yet) */
 	bool lazy;			/* runs no listener yet: do not wait
 					   for its confirmations */
-	bool end_waits;			/* its end waits for files.job */
-	enum tracerd_end end_how;
 };
 
 /* Bytes of packets gathered per write(2): the scratch buffer's least size. */
@@ -456,36 +442,6 @@ char *tracerd_meta_make_dir(const struct tracerd_process *p, const char *dir);
 /* Write dir/metadata for p (preamble, call sites so far); NULL on error
  * (logged). */
 FILE *tracerd_meta_open_ctf(const struct tracerd_process *p, const char *dir);
-/*
- * The files of p's process directory dir (malloc'ed, taken) are made:
- * write the heads of process.meta (meta_fd) and the CTF metadata (ctf_fd),
- * both taken, and start draining into them. Returns 0 or -EIO (then the
- * directory is undone and tried again later).
- */
-int tracerd_session_files_ready(struct tracerd_process *p, char *dir,
-				int meta_fd, int ctf_fd);
-
-/* files.c */
-/*
- * Make p's session files (directory `name` under the session's) on the
- * thread pool; tracerd_files_done(p, ret) is called on the loop when they
- * are p's, or failed. Returns 0 or a negative errno (nothing started).
- */
-int tracerd_files_start(struct tracerd_process *p, const char *name);
-/* Free the jobs not started yet (tracerd is quitting). */
-void tracerd_files_drop_queue(void);
-/* p no longer waits for its files: they are undone when made. */
-void tracerd_files_forget(struct tracerd_process *p);
-/*
- * The file made ahead for the stream (channel c, thread tid) in directory
- * dir, or for p's end (end), if there is one: its fd, taken. -1: none.
- */
-int tracerd_files_take_ahead(struct tracerd_process *p, const char *dir,
-			     int c, uint32_t tid, bool end);
-/* Close and remove the files made ahead and not used. */
-void tracerd_files_drop_ahead(struct tracerd_process *p);
-/* process.c: p's files are made (ret 0) or could not be: go on. */
-void tracerd_files_done(struct tracerd_process *p, int ret);
 /*
  * Write call site cs's process.meta line to meta and its CTF event class
  * to ctf (either may be NULL), from a table of the texts of the sites seen

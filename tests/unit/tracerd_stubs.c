@@ -11,7 +11,6 @@
 #include "tracerd_stubs.h"
 
 struct stub_sent stub_sent;
-unsigned stub_files_done;
 
 void tracerd_log(const char *fmt, ...)
 {
@@ -46,13 +45,6 @@ void stub_sent_clear(void)
 	for (i = 0; i < stub_sent.nfds; i++)
 		close(stub_sent.fds[i]);
 	stub_sent.nfds = 0;
-}
-
-void tracerd_files_done(struct tracerd_process *p, int ret)
-{
-	(void)p;
-	(void)ret;
-	stub_files_done++;
 }
 
 void stub_free_process(struct tracerd_process *p)

@@ -1,8 +1,7 @@
 /*
  * tracerd_stubs.h - what tracerd's output layer (tracerd/libtracerd-out.la)
  * needs of the rest of tracerd, for its unit tests: tracerd_log() writes a
- * TAP comment, tracerd_send() keeps what was sent, tracerd_files_done()
- * counts.
+ * TAP comment, tracerd_send() keeps what was sent.
  */
 #ifndef TRACERD_STUBS_H
 #define TRACERD_STUBS_H
@@ -16,7 +15,6 @@ struct stub_sent {
 };
 
 extern struct stub_sent stub_sent;
-extern unsigned stub_files_done;
 
 /* Close the descriptors stub_sent keeps and forget them. */
 void stub_sent_clear(void);
