@@ -225,25 +225,6 @@ static int parse_args(int argc, char **argv, struct tracerd_config *cfg,
 	return ret;
 }
 
-static void set_defaults(struct tracerd_config *cfg)
-{
-	cfg->buffers = 10;
-	cfg->max_memory = 1ULL << 30;
-	/*
-	 * 4 MiB per thread for the default channel, 1 MiB for the vital
-	 * one (address space: pages are used as they are written). Many
-	 * small sub-buffers: each thread that exits closes one per channel,
-	 * so the count bounds how many exited threads a buffer holds before
-	 * tracerd has written them out (256 per buffer, in both channels:
-	 * the vital one had 128 and filled first under thread churn).
-	 */
-	cfg->subbuf_size[TRACER_CHANNEL_DEFAULT] = 16 << 10;
-	cfg->subbuf_count[TRACER_CHANNEL_DEFAULT] = 256;
-	cfg->subbuf_size[TRACER_CHANNEL_VITAL] = 4 << 10;
-	cfg->subbuf_count[TRACER_CHANNEL_VITAL] = 256;
-	cfg->scan_ms = 100;
-}
-
 /* Refuse a channel geometry the ring buffer would refuse, up front. */
 static int check_geometry(const struct tracerd_config *cfg)
 {
@@ -448,7 +429,7 @@ int main(int argc, char **argv)
 	struct options o = { .daemonize = false, .ready_fd = -1 };
 	int ret, ready_fd = -1;
 
-	set_defaults(&d.cfg);
+	tracerd_config_defaults(&d.cfg);
 	ret = parse_args(argc, argv, &d.cfg, &o);
 	if (!ret)
 		ret = check_geometry(&d.cfg);

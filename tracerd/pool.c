@@ -427,3 +427,39 @@ void tracerd_process_take_pool(struct tracerd_process *p,
 	p->control->tracerd_pid = (uint32_t)getpid();
 	free(shadow);
 }
+
+void tracerd_config_defaults(struct tracerd_config *cfg)
+{
+	cfg->buffers = 10;
+	cfg->max_memory = 1ULL << 30;
+	/*
+	 * 4 MiB per thread for the default channel, 1 MiB for the vital
+	 * one (address space: pages are used as they are written). Many
+	 * small sub-buffers: each thread that exits closes one per channel,
+	 * so the count bounds how many exited threads a buffer holds before
+	 * tracerd has written them out (256 per buffer, in both channels:
+	 * the vital one had 128 and filled first under thread churn).
+	 */
+	cfg->subbuf_size[TRACER_CHANNEL_DEFAULT] = 16 << 10;
+	cfg->subbuf_count[TRACER_CHANNEL_DEFAULT] = 256;
+	cfg->subbuf_size[TRACER_CHANNEL_VITAL] = 4 << 10;
+	cfg->subbuf_count[TRACER_CHANNEL_VITAL] = 256;
+	cfg->scan_ms = 100;
+}
+
+void tracerd_pool_free(struct tracerd_process *p)
+{
+	uint32_t i;
+	int c;
+
+	for (i = 0; i < p->pool.nbuf; i++)
+		for (c = 0; c < TRACER_POOL_CHANNELS; c++)
+			tracer__rb_reader_detach(&p->pool.buf[i].rd[c]);
+	for (i = 0; i < p->pool.nseg; i++)
+		munmap(p->pool.seg[i].base, p->pool.seg[i].size);
+	free(p->pool.buf);
+	p->pool.buf = NULL;
+	p->pool.nbuf = p->pool.nseg = 0;
+	free(p->batch.scratch);
+	p->batch.scratch = NULL;
+}

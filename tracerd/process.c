@@ -552,16 +552,10 @@ static void close_handle(struct tracerd_process *p, uv_poll_t *h, int fd)
 
 void tracerd_process_free(struct tracerd_process *p)
 {
-	uint32_t i;
 	size_t k;
-	int c;
 
 	tracerd_process_close_files(p);
-	for (i = 0; i < p->pool.nbuf; i++)
-		for (c = 0; c < TRACER_POOL_CHANNELS; c++)
-			tracer__rb_reader_detach(&p->pool.buf[i].rd[c]);
-	for (i = 0; i < p->pool.nseg; i++)
-		munmap(p->pool.seg[i].base, p->pool.seg[i].size);
+	tracerd_pool_free(p);
 	if (p->control)
 		munmap(p->control, TRACER_CONTROL_SIZE);
 	if (p->control_fd >= 0)
@@ -576,10 +570,8 @@ void tracerd_process_free(struct tracerd_process *p)
 		free(p->argv[k]);
 	free(p->argv);
 	free(p->cs);
-	free(p->pool.buf);
 	free(p->name);
 	free(p->filter);
-	free(p->batch.scratch);
 	if (p->wake_fd >= 0 && p->wake_poll.loop)
 		close_handle(p, &p->wake_poll, p->wake_fd);
 	else if (p->wake_fd >= 0)

@@ -148,7 +148,11 @@ static struct text *render(const struct tracerd_callsite *cs, uint64_t hash,
 		put_meta(fm, cs);
 		*err = put_ctf(fc, cs);
 	}
-	if ((fm && fclose(fm)) || (fc && fclose(fc)) || !fm || !fc)
+	if (fm && fclose(fm))
+		*err = -ENOMEM;
+	if (fc && fclose(fc))
+		*err = -ENOMEM;
+	if (!fm || !fc)
 		*err = -ENOMEM;
 	strs = strlen(cs->types ? cs->types : "") + strlen(cs->file ? cs->file : "") +
 	       strlen(cs->name ? cs->name : "") +

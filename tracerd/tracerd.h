@@ -452,6 +452,10 @@ int tracerd_site_text_write(const struct tracerd_callsite *cs, FILE *meta,
 /* Free the table (at exit, for leak checkers). */
 void tracerd_site_text_free(void);
 /* pool.c */
+/* tracerd's defaults: --buffers, --max-memory, the channels' geometry. */
+void tracerd_config_defaults(struct tracerd_config *cfg);
+/* Unmap p's pool, free its buffers' readers and its scratch buffer. */
+void tracerd_pool_free(struct tracerd_process *p);
 /*
  * Make p's pool for the geometry in force (the session's default channel
  * geometry, else tracerd's): its scratch buffer and its first segment of

@@ -13,20 +13,13 @@
 #include "tracerd_stubs.h"
 #include "tap.h"
 
-#define SUBBUF	16384u
-#define COUNT	256u
-
 static struct tracerd d;
 
-static void config(uint32_t buffers, uint64_t max_memory)
+/* tracerd as it starts without options. */
+static void defaults(void)
 {
 	memset(&d, 0, sizeof(d));
-	d.cfg.buffers = buffers;
-	d.cfg.max_memory = max_memory;
-	d.cfg.subbuf_size[TRACER_CHANNEL_DEFAULT] = SUBBUF;
-	d.cfg.subbuf_count[TRACER_CHANNEL_DEFAULT] = COUNT;
-	d.cfg.subbuf_size[TRACER_CHANNEL_VITAL] = 4096;
-	d.cfg.subbuf_count[TRACER_CHANNEL_VITAL] = COUNT;
+	tracerd_config_defaults(&d.cfg);
 }
 
 static struct tracerd_process *new_process(void)
@@ -91,24 +84,25 @@ static void test_first_segment(void)
 	struct tracer_pool_header *h;
 	int fd;
 
-	config(10, 1ULL << 30);
+	defaults();
 	fd = tracerd_pool_create(p);
 	ok(fd >= 0, "a pool is made (fd %d)", fd);
 	if (fd < 0)
 		bail_out("no pool");
 	h = tracerd_pool_line(p);
-	ok(p->pool.nseg == 1 && p->pool.nbuf == 11 &&
+	ok(p->pool.nseg == 1 && p->pool.nbuf == d.cfg.buffers + 1 &&
 	   h->magic == TRACER_POOL_MAGIC &&
-	   h->version == TRACER_POOL_VERSION && h->buffer_count == 11,
-	   "one segment of --buffers + 1 buffers, its header valid");
+	   h->version == TRACER_POOL_VERSION &&
+	   h->buffer_count == d.cfg.buffers + 1,
+	   "one segment of the default buffers and a spare, its header valid");
 	ok(rings_valid(p), "a ring per channel of each buffer, of the "
 	   "configured geometry, its instance the buffer's index");
-	ok(count_state(p, TRACER_BUF_FREE) == 10 &&
-	   TRACER_BUF_STATE(p->pool.buf[10].desc->state) ==
+	ok(count_state(p, TRACER_BUF_FREE) == d.cfg.buffers &&
+	   TRACER_BUF_STATE(p->pool.buf[d.cfg.buffers].desc->state) ==
 	   TRACER_BUF_EMERGENCY,
-	   "10 buffers free, the last one the spare");
+	   "%u buffers free, the last one the spare", d.cfg.buffers);
 	/* Header, descriptors: a page or two; then one page per ring. */
-	ok(resident_pages(&p->pool.seg[0]) <= 2 + 2 * 11,
+	ok(resident_pages(&p->pool.seg[0]) <= 2 + 2 * (d.cfg.buffers + 1),
 	   "a new pool touches a page per ring, not its commit counters "
 	   "(%u resident pages of %zu)", resident_pages(&p->pool.seg[0]),
 	   (size_t)(p->pool.seg[0].size / 4096));
@@ -124,14 +118,16 @@ static void test_cap(void)
 	uint64_t one;
 	int fd;
 
-	config(10, 1ULL << 30);
+	/* --max-memory itself is under test here; the rest as default. */
+	defaults();
 	fd = tracerd_pool_create(p);
 	one = p->pool.buffer_size;
 	close(fd);
 	stub_free_process(p);
 
 	p = new_process();
-	config(10, 4 * one + one / 2);
+	defaults();
+	d.cfg.max_memory = 4 * one + one / 2;
 	fd = tracerd_pool_create(p);
 	ok(fd >= 0 && p->pool.nbuf == 4 && p->pool.bytes <= d.cfg.max_memory,
 	   "under --max-memory, as many buffers as fit (%u)", p->pool.nbuf);
@@ -140,7 +136,8 @@ static void test_cap(void)
 	stub_free_process(p);
 
 	p = new_process();
-	config(10, one / 2);
+	defaults();
+	d.cfg.max_memory = one / 2;
 	fd = tracerd_pool_create(p);
 	is_int(fd, -ENOSPC, "a cap below one buffer: -ENOSPC");
 	if (fd >= 0)
@@ -162,26 +159,27 @@ static void test_growth(void)
 	struct tracerd_process *p = new_process();
 	int fd;
 
-	config(4, 1ULL << 30);
+	defaults();
 	fd = tracerd_pool_create(p);
 	if (fd < 0)
 		bail_out("no pool");
 	close(fd);
 	stub_sent.messages = 0;
-	/* 4 buffers and the spare: growth below half of 5 usable. */
-	take_all(p, 1);
+	/* 10 buffers and the spare: growth below half of 11 usable. */
+	take_all(p, 4);
 	tracerd_pool_maybe_grow(p);
 	ok(p->pool.nseg == 1 && stub_sent.messages == 0,
-	   "3 of 5 buffers usable: no growth");
-	take_all(p, 2);
+	   "6 of 11 buffers usable: no growth");
+	take_all(p, 5);
 	tracerd_pool_maybe_grow(p);
-	ok(p->pool.nseg == 2 && p->pool.nbuf == 10 && rings_valid(p),
+	ok(p->pool.nseg == 2 && p->pool.nbuf == 22 && rings_valid(p),
 	   "fewer than half usable: a second segment doubles the pool "
 	   "(%u buffers)", p->pool.nbuf);
 	ok(stub_sent.messages == 1 &&
 	   stub_sent.body_case == TRACER__MESSAGE__BODY_SEGMENT &&
 	   stub_sent.nfds == 1, "the new segment is sent to the process");
-	ok(p->pool.seg[1].first == 5 && count_state(p, TRACER_BUF_FREE) == 7 &&
+	ok(p->pool.seg[1].first == 11 &&
+	   count_state(p, TRACER_BUF_FREE) == 16 &&
 	   count_state(p, TRACER_BUF_EMERGENCY) == 1,
 	   "its buffers follow the first segment's, free (one spare in all)");
 	stub_sent_clear();

@@ -28,12 +28,7 @@ static struct tracerd_process *new_process(void)
 
 	if (!p)
 		bail_out("calloc");
-	d.cfg.buffers = 2;
-	d.cfg.max_memory = 1ULL << 30;
-	d.cfg.subbuf_size[TRACER_CHANNEL_DEFAULT] = 4096;
-	d.cfg.subbuf_count[TRACER_CHANNEL_DEFAULT] = 8;
-	d.cfg.subbuf_size[TRACER_CHANNEL_VITAL] = 4096;
-	d.cfg.subbuf_count[TRACER_CHANNEL_VITAL] = 8;
+	tracerd_config_defaults(&d.cfg);
 	d.session_id = 1;
 	p->d = &d;
 	p->pid = 100;
@@ -134,12 +129,32 @@ static void drain_all(struct tracerd_process *p)
 	tracerd_process_flush(p);
 }
 
+/*
+ * Thread tid, owner number gen of buffer b, writes n records and closes its
+ * sub-buffer; tracerd drains; *s sums the file default-TID. Returns the
+ * records the ring took; *ret is sum_file()'s return.
+ */
+static unsigned owner_writes(struct tracerd_process *p, uint32_t b,
+			     uint32_t tid, uint32_t gen, unsigned n,
+			     struct file_sum *s, int *ret)
+{
+	struct tracer_rb_writer w;
+	char name[64];
+	unsigned took;
+
+	writer(p, &w, b, tid, gen);
+	took = put(&w, n);
+	tracer__rb_flush(&w);
+	drain_all(p);
+	snprintf(name, sizeof(name), "default-%u", tid);
+	*ret = sum_file(name, s);
+	return took;
+}
+
 int main(void)
 {
 	struct tracerd_process *p;
-	struct tracer_rb_writer w;
 	struct file_sum a, b;
-	char name[64];
 	unsigned n1, n2;
 	int ret;
 
@@ -148,43 +163,28 @@ int main(void)
 		bail_out("mkdtemp");
 	p = new_process();
 
-	/* Thread 101 writes 300 records, then 102 takes the buffer. */
-	writer(p, &w, 0, 101, 1);
-	n1 = put(&w, 300);
-	tracer__rb_flush(&w);
-	drain_all(p);
-	snprintf(name, sizeof(name), "default-%d", 101);
-	ret = sum_file(name, &a);
+	/* Thread 101 writes 2000 records, then 102 takes the buffer. */
+	n1 = owner_writes(p, 0, 101, 1, 2000, &a, &ret);
 	ok(ret == 0 && a.packets > 1 && a.seq_in_order,
-	   "thread 101's packets in %s, numbered 0..%llu", name,
+	   "thread 101's packets in default-101, numbered 0..%llu",
 	   (unsigned long long)a.packets - 1);
-	ok(n1 == 300 && a.records == 300 && a.discarded == 0 && a.tid == 101,
-	   "its 300 records, nothing lost (%llu in the file)",
+	ok(n1 == 2000 && a.records == 2000 && a.discarded == 0 &&
+	   a.tid == 101, "its 2000 records, nothing lost (%llu in the file)",
 	   (unsigned long long)a.records);
 
-	writer(p, &w, 0, 102, 2);
-	n2 = put(&w, 10);
-	tracer__rb_flush(&w);
-	drain_all(p);
-	snprintf(name, sizeof(name), "default-%d", 102);
-	ret = sum_file(name, &b);
+	n2 = owner_writes(p, 0, 102, 2, 10, &b, &ret);
 	ok(ret == 0 && b.packets == 1 && b.seq_in_order,
-	   "the next owner of the buffer has a file of its own (%s)", name);
+	   "the next owner of the buffer has a file of its own (default-102)");
 	ok(n2 == 10 && b.records == 10 && b.tid == 102, "its 10 records (%llu)",
 	   (unsigned long long)b.records);
 
-	/* 103 writes 3000 records into 8 x 4 KiB without a drain. */
-	writer(p, &w, 1, 103, 1);
-	n1 = put(&w, 3000);
-	tracer__rb_flush(&w);
-	drain_all(p);
-	snprintf(name, sizeof(name), "default-%d", 103);
-	ret = sum_file(name, &a);
+	/* 103 writes more than its ring holds, without a drain between. */
+	n1 = owner_writes(p, 1, 103, 1, 200000, &a, &ret);
 	ok(ret == 0 && a.seq_in_order,
 	   "a ring that filled: its packets in order");
-	ok(a.discarded == 3000 - n1 && a.discarded > 0 && a.records == n1,
+	ok(a.discarded == 200000 - n1 && a.discarded > 0 && a.records == n1,
 	   "the file holds what was kept and tells the rest: %llu discarded "
-	   "= 3000 - %u kept",
+	   "= 200000 - %u kept",
 	   (unsigned long long)a.discarded, n1);
 	ok(p->bytes_written > 0 && p->packets_written >= a.packets + 1,
 	   "the process counts what was written (%llu packets)",

@@ -5,7 +5,6 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <sys/mman.h>
 #include <unistd.h>
 
 #include "tracerd_stubs.h"
@@ -49,16 +48,7 @@ void stub_sent_clear(void)
 
 void stub_free_process(struct tracerd_process *p)
 {
-	uint32_t i;
-	int c;
-
 	tracerd_process_close_files(p);
-	for (i = 0; i < p->pool.nbuf; i++)
-		for (c = 0; c < TRACER_POOL_CHANNELS; c++)
-			tracer__rb_reader_detach(&p->pool.buf[i].rd[c]);
-	for (i = 0; i < p->pool.nseg; i++)
-		munmap(p->pool.seg[i].base, p->pool.seg[i].size);
-	free(p->pool.buf);
-	free(p->batch.scratch);
+	tracerd_pool_free(p);
 	free(p);
 }
