@@ -284,7 +284,9 @@ int tracer__pool_add_segment(int fd, uint64_t size) TRACER_HIDDEN;
  */
 int tracer__pool_acquire(struct tracer__buffer *b, uint32_t tid,
 			 const char *name) TRACER_HIDDEN;
-void tracer__pool_release(struct tracer__buffer *b) TRACER_HIDDEN;
+/* Free buffer b for the next thread; wake: tell tracerd (not when the
+ * process is ending: tracer_fini()). */
+void tracer__pool_release(struct tracer__buffer *b, bool wake) TRACER_HIDDEN;
 /* Attach writer w to channel c of buffer b. Returns 0 or -EINVAL. */
 int tracer__pool_attach(const struct tracer__buffer *b, int c,
 			struct tracer_rb_writer *w, uint32_t tid)

@@ -311,7 +311,7 @@ int tracer__pool_attach(const struct tracer__buffer *b, int c,
 	return 0;
 }
 
-void tracer__pool_release(struct tracer__buffer *b)
+void tracer__pool_release(struct tracer__buffer *b, bool wake)
 {
 	struct tracer_pool_header *p = pool_line();
 	uint64_t word = TRACER_BUF_WORD(b->generation, TRACER_BUF_IN_USE);
@@ -325,5 +325,6 @@ void tracer__pool_release(struct tracer__buffer *b)
 						    TRACER_BUF_FREE),
 				    false, __ATOMIC_SEQ_CST,
 				    __ATOMIC_RELAXED);
-	tracer__pool_wake();
+	if (wake)
+		tracer__pool_wake();
 }

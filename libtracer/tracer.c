@@ -171,15 +171,19 @@ static bool take_buffer(struct tracer__thread *t)
 	}
 	for (c = 0; c < TRACER_POOL_CHANNELS; c++) {
 		if (tracer__pool_attach(&t->buf, c, &t->ch[c], t->tid)) {
-			tracer__pool_release(&t->buf);
+			tracer__pool_release(&t->buf, true);
 			t->state = TRACER__THREAD_EXITED;
 			return false;
 		}
 		/* The channel's count runs on across owners: ours from here. */
 		t->lost_base[c] = TRACER_READ_ONCE(t->ch[c].hdr->lost);
 		t->buf.desc->lost_base[c] = t->lost_base[c];
-		t->buf.desc->records_base[c] = tracer__rb_records_committed(
-			t->ch[c].commit, 1ULL << t->ch[c].count_order);
+		/* A ring never owned (generation 1 is its first owner) has
+		 * committed nothing: its counters, pages of their own, are
+		 * not read. */
+		t->buf.desc->records_base[c] = t->buf.generation == 1 ? 0 :
+			tracer__rb_records_committed(t->ch[c].commit,
+						     1ULL << t->ch[c].count_order);
 	}
 	pthread_setspecific(exit_key, t);
 	t->state = TRACER__THREAD_READY;
@@ -464,7 +468,12 @@ static bool torn(const struct tracer_rb_writer *w)
 			   w->cmask) != wc - start;
 }
 
-void tracer__thread_exit(void)
+/*
+ * The thread ends: its exit event, its channels switched, its buffer
+ * released. wake: tell tracerd now (not at the process's end: see
+ * tracer_fini()).
+ */
+static void thread_exit(bool wake)
 {
 	struct tracer__thread *t = &tls;
 	int saved = errno, c;
@@ -503,11 +512,18 @@ void tracer__thread_exit(void)
 	 * thread is gone (salvage.c).
 	 */
 	if (!keep) {
+		for (c = 0; c < TRACER_POOL_CHANNELS && !wake; c++)
+			t->ch[c].on_close = NULL;
 		switch_channels(t);
-		tracer__pool_release(&t->buf);
+		tracer__pool_release(&t->buf, wake);
 	}
 	WRAP_GUARD_EXIT();
 	errno = saved;
+}
+
+void tracer__thread_exit(void)
+{
+	thread_exit(true);
 }
 
 static void exit_key_destructor(void *arg)
@@ -632,7 +648,13 @@ tracer_init(int argc, char **argv, char **envp)
 	start_now();
 }
 
+/*
+ * exit(): the exiting thread's end, without waking tracerd. Its pidfd (or
+ * the connection's hang-up) tells it in a moment, and it drains every
+ * buffer then; woken now, it would take this CPU ahead of the exit (a
+ * start and exit of a short program: bench/bench_start.sh).
+ */
 static void __attribute__((destructor(102))) tracer_fini(void)
 {
-	tracer__thread_exit();
+	thread_exit(false);
 }

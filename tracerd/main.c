@@ -22,32 +22,45 @@ static bool use_syslog;
 static bool detached;
 static FILE *log_file;
 
+/* One line in one write: "tracerd: " MESSAGE "\n", cut at 1 KiB. */
+static size_t log_line(char *buf, size_t size, const char *fmt, va_list ap)
+{
+	static const char prefix[] = "tracerd: ";
+	size_t n = sizeof(prefix) - 1;
+	int m;
+
+	memcpy(buf, prefix, n);
+	m = vsnprintf(buf + n, size - n - 1, fmt, ap);
+	if (m > 0)
+		n += (size_t)m < size - n - 1 ? (size_t)m : size - n - 2;
+	buf[n++] = '\n';
+	return n;
+}
+
 void tracerd_log(const char *fmt, ...)
 {
+	char line[1024];
 	va_list ap;
+	size_t n;
 
 	va_start(ap, fmt);
-	if (log_file) {
+	if (use_syslog && !(log_file && detached)) {
 		va_list copy;
 
 		va_copy(copy, ap);
-		fputs("tracerd: ", log_file);
-		vfprintf(log_file, fmt, copy);
-		fputc('\n', log_file);
-		fflush(log_file);
+		vsyslog(LOG_INFO, fmt, copy);
 		va_end(copy);
-		if (detached)
-			goto out;
 	}
-	if (use_syslog) {
-		vsyslog(LOG_INFO, fmt, ap);
-	} else {
-		fputs("tracerd: ", stderr);
-		vfprintf(stderr, fmt, ap);
-		fputc('\n', stderr);
-	}
-out:
+	n = log_line(line, sizeof(line), fmt, ap);
 	va_end(ap);
+	if (log_file) {
+		fwrite(line, 1, n, log_file);
+		fflush(log_file);
+		if (detached)
+			return;
+	}
+	if (!use_syslog)
+		fwrite(line, 1, n, stderr);
 }
 
 static void usage(FILE *f)
