@@ -13,8 +13,9 @@
  *   2. where records were torn, a `tracer:torn` event goes after the
  *      thread's last records, in its vital channel file;
  *   3. the death itself, `tracer:process_exit` (status) or
- *      `tracer:process_killed` (signal), goes into a file of its own,
- *      vital-PID, timed when tracerd noticed it: the process's last event;
+ *      `tracer:process_killed` (signal), timed when tracerd noticed it:
+ *      the process's last event, after the main thread's last packet in
+ *      its vital file, or in a vital-PID of its own (tell_end());
  *   4. only then is the memory unmapped.
  *
  * The exit status of a process that is not tracerd's child: while it is a
@@ -414,9 +415,46 @@ static const char *untraced_why(struct tracerd_process *p, char *buf,
 	return buf;
 }
 
-/* The death (or exec) as the process's last event, in vital-PID. */
+/*
+ * The buffer whose vital file is the main thread's (tid == pid) and still
+ * open: the process's end goes there, after its last packet, and costs no
+ * file of its own (a file creation is most of what a short process costs
+ * tracerd on a slow file system). NULL: none (flight mode, another pid
+ * namespace, a main thread that ended first and whose buffer moved on).
+ */
+static struct tracerd_buffer *main_vital(struct tracerd_process *p)
+{
+	struct tracerd_buffer *best = NULL;
+	uint32_t i;
+
+	for (i = 0; i < p->pool.nbuf; i++) {
+		const struct tracerd_stream *st =
+			&p->pool.buf[i].st[TRACER_CHANNEL_VITAL];
+
+		if (st->fd >= 0 && st->tid == (uint32_t)p->pid &&
+		    (!best || st->last_end >
+			      best->st[TRACER_CHANNEL_VITAL].last_end))
+			best = &p->pool.buf[i];
+	}
+	return best;
+}
+
+/* The end packet s into the main thread's vital file (main_vital()). */
+static void end_in_main(struct tracerd_process *p, struct tracerd_buffer *b,
+			struct synth *s)
+{
+	struct tracer_rb_packet_info info;
+
+	synth_info(s, &info);
+	info.events_discarded = b->st[TRACER_CHANNEL_VITAL].lost_seen;
+	tracerd_emit_copy(p, b, TRACER_CHANNEL_VITAL, s->words, &info);
+}
+
+/* The death (or exec) as the process's last event: in the main thread's
+ * vital file, else in a vital-PID of its own. */
 static void tell_end(struct tracerd_process *p, enum tracerd_end how)
 {
+	struct tracerd_buffer *b = main_vital(p);
 	uint64_t now = tracer__clock_now();
 	struct synth s;
 	union sarg v[4];
@@ -424,8 +462,11 @@ static void tell_end(struct tracerd_process *p, enum tracerd_end how)
 	int status;
 	bool known = how == TRACERD_END_DIED && exit_status(p, &status);
 
-	synth_begin(&s, TRACER_CHANNEL_VITAL, TRACERD_END_INSTANCE,
-		    (uint32_t)p->pid, now);
+	if (b && b->st[TRACER_CHANNEL_VITAL].last_end > now)
+		now = b->st[TRACER_CHANNEL_VITAL].last_end;
+	synth_begin(&s, TRACER_CHANNEL_VITAL,
+		    b ? b->st[TRACER_CHANNEL_VITAL].instance
+		      : TRACERD_END_INSTANCE, (uint32_t)p->pid, now);
 	v[0].i = p->pid;
 	if (known && WIFSIGNALED(status)) {
 		v[1].i = WTERMSIG(status);
@@ -449,6 +490,10 @@ static void tell_end(struct tracerd_process *p, enum tracerd_end how)
 								   sizeof(why))
 		       : "closed its connection to tracerd";
 		synth_add(&s, EV_GONE, "is", v, now);
+	}
+	if (b) {
+		end_in_main(p, b, &s);
+		return;
 	}
 	synth_close(&s);
 	tracerd_write_end(p, s.words, s.len);

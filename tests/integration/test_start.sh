@@ -1,11 +1,13 @@
 #!/bin/bash
 # A program's start, traced: its start events are timed before main()
-# runs; started while a session records, it records without a listener
-# thread until tracerd writes to it (a filter) or dies, and then follows
-# at its next event; started while no session records, it does not even
-# connect (status lists it as waiting), and still follows a session
-# started later from its first event, with that session's filter, also
-# after tracerd was restarted. tracerd runs with its default settings.
+# runs, and its end (tracerd's tracer:process_exit) closes its main
+# thread's vital file, no file of its own; started while a session
+# records, it records without a listener thread until tracerd writes to
+# it (a filter) or dies, and then follows at its next event; started
+# while no session records, it does not even connect (status lists it as
+# waiting), and still follows a session started later from its first
+# event, with that session's filter, also after tracerd was restarted.
+# tracerd runs with its default settings.
 . "$(dirname "$0")/lib.sh"
 STARTER=./tests/integration/starter
 LIB=$RECORD_PRELOAD${RECORD_PRELOAD:+:}$(pwd)/libtracer/.libs/libtracer.so
@@ -64,6 +66,11 @@ view "$dir" >"$T/s.view"
 check "started in a session: its arguments are in process.meta" \
 	grep -qx "argv $STARTER one two%20three" \
 		"$dir/starter-$s_pid/tracer/process.meta"
+check "its end is in its main thread's vital file: the trace ends with it" \
+	bash -c "awk -v pid=$s_pid '\$3 == pid { e = \$5 } END { print e }' '$T/s.view' |
+		grep -qx tracer:process_exit:"
+check "... and costs no file of its own (one vital file: $(ls "$dir/starter-$s_pid" | tr '\n' ' '))" \
+	[ "$(ls "$dir/starter-$s_pid" | grep -c '^vital-')" -eq 1 ]
 main=${main#main }
 for ev in tracer:process_start proc:start; do
 	t=$(awk -v pid="$s_pid" -v ev="$ev:" '$3 == pid && $5 == ev { print $1; exit }' "$T/s.view")
