@@ -17,7 +17,6 @@
  * must carry its own buffer's index in stream_instance_id.
  */
 #include <errno.h>
-#include <sched.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -280,18 +279,10 @@ int tracerd_process_go_live(struct tracerd_process *p, int ctl_fd,
 	}
 	tracerd_pool_line(p)->wake_armed = 1;
 	ret = send_registered(p, ctl_fd, seg_fd);
-	/*
-	 * The session's files after the reply, which the process waits for:
-	 * nothing is drained before they exist (same loop turn). The reply
-	 * woke the process, often on this CPU (its send woke us there), where
-	 * it would wait for the files too: 0.3-3 ms a start (bench_start.sh,
-	 * ext4). Yield first: the process goes on, tracerd makes the files
-	 * when it is scheduled again, here or on another CPU.
-	 */
-	if (!ret && p->in_session) {
-		sched_yield();
+	/* The session's files after the reply, which the process waits
+	 * for: nothing is drained before they exist (same loop turn). */
+	if (!ret && p->in_session)
 		tracerd_session_add_process(p);
-	}
 	return ret;
 }
 
