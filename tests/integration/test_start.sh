@@ -66,10 +66,10 @@ view "$dir" >"$T/s.view"
 check "started in a session: its arguments are in process.meta" \
 	grep -qx "argv $STARTER one two%20three" \
 		"$dir/starter-$s_pid/tracer/process.meta"
-check "its end is in its main thread's vital file: the trace ends with it" \
+check "its end (tracer:process_exit) is its last event" \
 	bash -c "awk -v pid=$s_pid '\$3 == pid { e = \$5 } END { print e }' '$T/s.view' |
 		grep -qx tracer:process_exit:"
-check "... and costs no file of its own (one vital file: $(ls "$dir/starter-$s_pid" | tr '\n' ' '))" \
+check "... and goes into its main thread's vital file, none of its own (one vital file: $(ls "$dir/starter-$s_pid" | tr '\n' ' '))" \
 	[ "$(ls "$dir/starter-$s_pid" | grep -c '^vital-')" -eq 1 ]
 main=${main#main }
 for ev in tracer:process_start proc:start; do
