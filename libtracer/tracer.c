@@ -512,8 +512,9 @@ static void thread_exit(bool wake)
 	 * thread is gone (salvage.c).
 	 */
 	if (!keep) {
-		for (c = 0; c < TRACER_POOL_CHANNELS && !wake; c++)
-			t->ch[c].on_close = NULL;
+		if (!wake)	/* the switch would wake tracerd too */
+			for (c = 0; c < TRACER_POOL_CHANNELS; c++)
+				t->ch[c].on_close = NULL;
 		switch_channels(t);
 		tracer__pool_release(&t->buf, wake);
 	}
