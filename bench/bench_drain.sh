@@ -347,7 +347,7 @@ bench_drain() {
 	     "threads' tracer:thread_exit 'lost N'; status LOST: tracectl" \
 	     "status just after the writers exited; tracerd CPU: its CPU" \
 	     "time over the writers' wall time; dd: as many bytes written" \
-	     "by dd just after, the trace kept (wrote MB/s, and its CPU in the"
+	     "by dd just after, the trace kept (wrote MB/s, and its CPU in the" \
 	     "last column)"
 	echo
 }

@@ -86,7 +86,10 @@
  *   wake_armed      tracerd stores 1 before it sleeps; a writer closing a
  *                   sub-buffer exchanges it with 0 and, if it was 1, writes
  *                   the eventfd: at most one system call per tracerd nap.
- *   want_grow       a thread that saw few FREE buffers left stores 1.
+ *   want_grow       a thread that saw few buffers with room left stores
+ *                   the number of buffers it saw (1 from older libraries):
+ *                   tracerd grows a pool of that size at once, the
+ *                   shortage being gone by then under short bursts.
  *   untraced_errno  the process lost its connection and cannot make a new
  *                   one (a seccomp filter, say): why, an errno value;
  *                   tracerd ends the process's trace with it.

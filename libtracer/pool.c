@@ -277,9 +277,10 @@ int tracer__pool_acquire(struct tracer__buffer *b, uint32_t tid,
 	}
 	if (d && nroom > 0)
 		nroom--;
-	/* Grow ahead: before the buffers with room run out. */
+	/* Grow ahead: before the buffers with room run out. The count we
+	 * saw tells tracerd the ask is about its pool as it is now. */
 	if (pool_line() && nroom * 2 < total) {
-		TRACER_WRITE_ONCE(pool_line()->want_grow, 1);
+		TRACER_WRITE_ONCE(pool_line()->want_grow, total);
 		tracer__pool_wake();
 	}
 	if (!d)

@@ -370,6 +370,27 @@ int tracer__ctl_resolve_socket(struct tracer__ctl *c)
 				env ? env : "", sizeof(c->socket) - 1);
 }
 
+/*
+ * *reply is a Progress (tracerd still works on the request: a stop writing
+ * out packets held back): say so once, on stderr, and wait for the next
+ * message, each one giving tracerd REPLY_TIMEOUT_MS again. Returns
+ * tracer__wire_recv()'s result.
+ */
+static int progress(int fd, tracer_msg **reply, const char **why)
+{
+	static bool said;
+	uint64_t left = (*reply)->progress->bytes_left;
+
+	tracer__wire_free(*reply);
+	*reply = NULL;
+	if (!said)
+		fprintf(stderr, "tracectl: tracerd is writing out %llu KiB of "
+			"packets held back while files were slow to make\n",
+			(unsigned long long)(left + 1023) / 1024);
+	said = true;
+	return tracer__wire_recv(fd, reply, NULL, NULL, REPLY_TIMEOUT_MS, why);
+}
+
 /* Send msg, wait for the reply. Returns the reply, or NULL with err
  * (n bytes) saying why. */
 static tracer_msg *exchange(const char *path, tracer_msg *msg, char *err,
@@ -388,6 +409,8 @@ static tracer_msg *exchange(const char *path, tracer_msg *msg, char *err,
 	/* Even if sending failed, a refusal may be waiting to be read. */
 	ret = tracer__wire_recv(fd, &reply, NULL, NULL,
 				sent ? 1000 : REPLY_TIMEOUT_MS, &why);
+	while (!ret && reply->body_case == TRACER__MESSAGE__BODY_PROGRESS)
+		ret = progress(fd, &reply, &why);
 	if (ret && sent) {
 		ret = sent;
 		why = NULL;

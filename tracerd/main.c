@@ -17,6 +17,7 @@
 
 #include "paths.h"
 #include "tracerd.h"
+#include "spill.h"
 
 static bool use_syslog;
 static bool detached;
@@ -430,6 +431,9 @@ static void shutdown_loop(struct tracerd *d)
 		cds_list_del(&p->node);
 		tracerd_process_free(p);
 	}
+	while (tracerd_spill_work(d))	/* nothing held back is left out */
+		;
+	tracerd_spill_free_all(d);
 	tracerd_site_text_free();
 	uv_walk(d->loop, close_walk, NULL);
 	uv_run(d->loop, UV_RUN_DEFAULT);
@@ -441,6 +445,7 @@ int main(int argc, char **argv)
 	static struct tracerd d;
 	struct options o = { .daemonize = false, .ready_fd = -1 };
 	int ret, ready_fd = -1;
+	const char *spill_env;
 
 	tracerd_config_defaults(&d.cfg);
 	ret = parse_args(argc, argv, &d.cfg, &o);
@@ -463,6 +468,9 @@ int main(int argc, char **argv)
 	CDS_INIT_LIST_HEAD(&d.stop_waiters);
 	CDS_INIT_LIST_HEAD(&d.switch_waiters);
 	CDS_INIT_LIST_HEAD(&d.waiters);
+	CDS_INIT_LIST_HEAD(&d.spill.list);
+	spill_env = getenv("TRACERD_SPILL_ALWAYS");	/* tests: tracerd(8) */
+	d.spill.always = spill_env && strcmp(spill_env, "1") == 0;
 	if (tracerd_listen(&d))
 		return 1;
 	tracerd_state_open(&d);

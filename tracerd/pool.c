@@ -8,8 +8,8 @@
  * attaches a reader to every ring at once (the drain is process.c's). The
  * pool starts with --buffers buffers plus a spare, and doubles (a new
  * segment) when fewer than half of its buffers are usable for a new
- * thread (pool_room.h), up to --max-memory. Pools are also made ahead, in
- * idle time, for processes still to come (stock.c):
+ * thread (pool_room.h), or a thread saw so, up to --max-memory. Pools are
+ * also made ahead, in idle time, for processes still to come (stock.c):
  * tracerd_process_take_pool() moves one into a process.
  *
  * What the process writes into its pool is never trusted here: descriptor
@@ -324,22 +324,28 @@ static bool usable(const struct tracerd_buffer *b)
 }
 
 /*
- * Double the pool when a thread asked or few buffers are usable: FREE with
- * room in their rings, not merely FREE (under thread churn buffers come
- * back long before their last owners are written out).
+ * Double the pool when a thread saw few buffers usable in the pool as it
+ * is now (want_grow holds the number of buffers it saw), or when few are
+ * usable now: FREE with room in their rings, not merely FREE (under thread
+ * churn buffers come back long before their last owners are written out).
+ * The thread's word counts: a burst of threads is often over by the time
+ * we look, and the next one finds no buffer (doc/thread-churn.md). An ask
+ * about a smaller pool (before the last growth) does not.
  */
 void tracerd_pool_maybe_grow(struct tracerd_process *p)
 {
 	struct tracer_pool_header *h = tracerd_pool_line(p);
-	uint32_t i, nfree = 0;
+	uint32_t i, nfree = 0, asked = TRACER_READ_ONCE(h->want_grow);
 	int fd;
 
-	for (i = 0; i < p->pool.nbuf; i++)
-		nfree += usable(&p->pool.buf[i]);
-	/* want_grow only brought us here early; the rule decides. */
-	TRACER_WRITE_ONCE(h->want_grow, 0);
-	if (nfree * 2 >= p->pool.nbuf)
-		return;
+	if (asked)
+		TRACER_WRITE_ONCE(h->want_grow, 0);
+	if (asked < p->pool.nbuf) {
+		for (i = 0; i < p->pool.nbuf; i++)
+			nfree += usable(&p->pool.buf[i]);
+		if (nfree * 2 >= p->pool.nbuf)
+			return;
+	}
 	fd = add_segment(p, p->pool.nbuf);
 	if (fd >= 0)
 		send_segment(p, fd);

@@ -36,8 +36,10 @@
 
 #include "tracerd.h"
 #include "pattern.h"
+#include "spill.h"
 
 #define STOP_RETRY_MS	2
+#define PROGRESS_MS	5000	/* a stop waiting for the spill says so */
 #define STOP_GIVE_UP_MS	2000
 #define LIVE_DEFAULT_MS	1000
 #define LIVE_MAX_MS	3600000
@@ -404,15 +406,11 @@ void tracerd_session_started(struct tracerd *d, struct tracerd_client *c,
 /* ------------------------------------------------------------------ */
 /* Stop                                                                */
 
-static void end_session(struct tracerd *d)
+/* Everything is in the files: answer the stop. */
+static void stopped(struct tracerd *d)
 {
-	struct tracerd_process *p;
 	struct tracerd_client *c, *tmp;
 
-	cds_list_for_each_entry(p, &d->processes, node) {
-		tracerd_process_close_files(p);
-		p->in_session = false;
-	}
 	tracerd_log("session %" PRIu64 " stopped: '%s'", d->session_id,
 		    d->session_dir);
 	cds_list_for_each_entry_safe(c, tmp, &d->stop_waiters, stop_node) {
@@ -426,6 +424,87 @@ static void end_session(struct tracerd *d)
 	d->stopping = false;
 	tracerd_ended_clear(d);
 	clear_opts(d);
+	if (d->quitting)
+		tracerd_quit(d);
+}
+
+/*
+ * A stop waits for the spill: tell its clients how much is left, now and
+ * every PROGRESS_MS, so that they keep waiting (tracectl gives up on a
+ * daemon silent for a minute).
+ */
+static void tell_progress(uv_timer_t *t)
+{
+	struct tracerd *d = t->data;
+	Tracer__Progress pr = TRACER__PROGRESS__INIT;
+	tracer_msg m = TRACER__MESSAGE__INIT;
+	struct tracerd_client *c, *tmp;
+
+	pr.bytes_left = tracerd_spill_backlog(d);
+	m.body_case = TRACER__MESSAGE__BODY_PROGRESS;
+	m.progress = &pr;
+	cds_list_for_each_entry_safe(c, tmp, &d->stop_waiters, stop_node)
+		tracerd_send(c, &m, NULL, 0);
+	uv_timer_start(&d->stop_timer, tell_progress, PROGRESS_MS, 0);
+}
+
+/*
+ * The files are closed; the stop is answered once the packets held back
+ * (spill.c) are written out too, so that what the stop returns is whole.
+ */
+static void end_session(struct tracerd *d)
+{
+	struct tracerd_process *p;
+	uint64_t held;
+
+	cds_list_for_each_entry(p, &d->processes, node) {
+		tracerd_process_close_files(p);
+		p->in_session = false;
+	}
+	held = tracerd_spill_backlog(d);
+	if (!held) {
+		stopped(d);
+		return;
+	}
+	tracerd_log("stop: writing out %" PRIu64 " KiB of packets held back "
+		    "while files were slow to make", (held + 1023) / 1024);
+	d->spill.stop_waits = true;
+	tell_progress(&d->stop_timer);
+}
+
+/*
+ * A turn of the splitter. Threads that asked for a larger pool are served
+ * first: with files being made, the loop is busy, and a burst of threads
+ * would otherwise find the pool short before the next drain pass.
+ */
+static void on_spill_turn(uv_idle_t *h)
+{
+	struct tracerd *d = h->data;
+	struct tracerd_process *p;
+
+	cds_list_for_each_entry(p, &d->processes, node)
+		if (p->pool.nseg &&
+		    TRACER_READ_ONCE(tracerd_pool_line(p)->want_grow))
+			tracerd_pool_maybe_grow(p);
+	if (tracerd_spill_work(d))
+		return;
+	uv_idle_stop(h);
+	if (d->spill.stop_waits) {
+		d->spill.stop_waits = false;
+		uv_timer_stop(&d->stop_timer);
+		stopped(d);
+	}
+}
+
+void tracerd_spill_kick(struct tracerd *d)
+{
+	if (!d->spill.idle_init) {
+		uv_idle_init(d->loop, &d->spill.idle);
+		d->spill.idle.data = d;
+		d->spill.idle_init = true;
+	}
+	if (!uv_is_active((uv_handle_t *)&d->spill.idle))
+		uv_idle_start(&d->spill.idle, on_spill_turn);
 }
 
 /* Every process drained; the records still being written. */
@@ -454,8 +533,6 @@ static void stop_step(uv_timer_t *t)
 			    "%d ms; not waiting for them", busy,
 			    STOP_GIVE_UP_MS);
 	end_session(d);
-	if (d->quitting)
-		tracerd_quit(d);
 }
 
 static void begin_stop(struct tracerd *d)

@@ -6,7 +6,10 @@
  * owner: CHANNEL-TID in the process directory, a new file whenever the
  * owner changes (the next thread that took the buffer), so that every
  * thread has its own files while nobody waits for tracerd between two
- * owners (doc/thread-churn.md). Packets are gathered in the process's
+ * owners (doc/thread-churn.md). When files are made more slowly than
+ * threads come, a new owner's packets go to the process's spill instead
+ * and its file is made later (spill.c): the drain numbers and stamps them
+ * the same way. Packets are gathered in the process's
  * scratch buffer and written with one write(2) per batch
  * (TRACERD_BATCH_BYTES); each is renumbered as its file counts
  * (packet_seq_num, events_discarded: doc/session-files.md).
@@ -37,6 +40,7 @@
 
 #include "tracerd.h"
 #include "sink.h"
+#include "spill.h"
 #include "format.h"
 
 #define DRAIN_BUDGET	32	/* packets per channel per pass, then the
@@ -60,8 +64,11 @@ static uint64_t sat_add(uint64_t a, uint64_t b)
 
 void tracerd_sink_close_stream(struct tracerd_stream *st)
 {
-	if (st->fd >= 0)
+	if (st->spill)
+		tracerd_spill_close_owner(st->spill, st->spill_id);
+	else if (st->fd >= 0)
 		close(st->fd);
+	st->spill = NULL;
 	st->fd = -1;
 	st->instance = 0;
 }
@@ -82,13 +89,14 @@ void tracerd_process_close_files(struct tracerd_process *p)
 		tracerd_log("pid %d: cannot write the CTF metadata: %s",
 			    (int)p->pid, strerror(errno));
 	p->files.ctf = NULL;
+	if (p->files.spill)	/* written out after us (spill.c) */
+		tracerd_spill_detach(p->files.spill);
+	p->files.spill = NULL;
 	free(p->files.dir);
 	p->files.dir = NULL;
 }
 
-/* CHANNEL-TID, or CHANNEL-TID.N when the kernel reused the thread id.
- * Returns the fd or a negative errno. */
-static int create_file(const char *dir, int c, uint32_t tid)
+int tracerd_sink_create_file(const char *dir, int c, uint32_t tid)
 {
 	char path[4096];
 	int n, fd = -EEXIST;
@@ -108,25 +116,58 @@ static int create_file(const char *dir, int c, uint32_t tid)
 }
 
 /*
+ * Where st's new owner goes: a file made now, or the spill when files are
+ * made too slowly (spill.c). Not in flight mode: nothing is written while
+ * its session runs (no ring waits for us), and a snapshot links the files
+ * of processes that ended (ended.c), which must be there. Returns 0 or a
+ * negative errno.
+ */
+static int place_stream(struct tracerd_process *p,
+			const struct tracerd_sink *sink,
+			struct tracerd_stream *st, int c, uint32_t tid)
+{
+	struct tracerd_spill **sp = sink->spill;
+	uint64_t t0;
+
+	if (sp && p->d->sess.mode != TRACER_MODE_FLIGHT &&
+	    tracerd_spill_wanted(p->d, *sp)) {
+		if (!*sp)
+			*sp = tracerd_spill_new(p->d, sink->dir, p->pid);
+		if (!*sp)
+			return -ENOMEM;
+		st->spill = *sp;
+		st->fd = tracerd_spill_fd(*sp);
+		return tracerd_spill_open(*sp, c, tid, &st->spill_id);
+	}
+	t0 = tracer__clock_now();
+	st->fd = tracerd_sink_create_file(sink->dir, c, tid);
+	tracerd_spill_note_create(p->d, tracer__clock_now() - t0);
+	return st->fd < 0 ? st->fd : 0;
+}
+
+/*
  * Start the file of the thread whose packet info is: pair is the buffer's
  * two streams (default, vital), pair[c] the one to use. Returns 0 or a
  * negative errno.
  */
-static int open_stream(const struct tracerd_sink *sink,
+static int open_stream(struct tracerd_process *p,
+		       const struct tracerd_sink *sink,
 		       struct tracerd_stream *pair, struct tracerd_buffer *b,
 		       int c, const struct tracer_rb_packet_info *info)
 {
 	struct tracerd_stream *st = &pair[c];
 	char name[17];
+	int ret;
 
 	tracerd_sink_close_stream(st);
-	st->fd = create_file(sink->dir, c, info->tid);
-	if (st->fd < 0) {
-		int err = st->fd;
-
+	ret = place_stream(p, sink, st, c, info->tid);
+	if (ret) {
+		st->spill = NULL;
 		st->fd = -1;
-		return err;
+		return ret;
 	}
+	if (st->spill)		/* its fd now: the spill was made */
+		st->fd = tracerd_spill_fd(st->spill);
 	st->instance = info->stream_instance_id;
 	st->tid = info->tid;
 	st->dir = sink->dir;
@@ -142,7 +183,7 @@ static int open_stream(const struct tracerd_sink *sink,
 	return 0;
 }
 
-static int write_all(int fd, const char *buf, size_t n)
+int tracerd_write_all(int fd, const char *buf, size_t n)
 {
 	while (n > 0) {
 		ssize_t w = write(fd, buf, n);
@@ -211,15 +252,26 @@ static void count_unwritten(struct tracerd_process *p,
 }
 
 /*
- * Append n bytes (whole packets) to st's file. On error the file is cut
+ * Append n bytes (whole packets, `records` records) to st's file, or to
+ * the spill for it. On error the file is cut
  * back to its last whole packet, so that readers never see half of one.
  * Returns 0 or a negative errno.
  */
 static int append(struct tracerd_process *p, struct tracerd_stream *st,
-		  const void *buf, size_t n)
+		  const void *buf, size_t n, uint64_t records)
 {
-	int ret = write_all(st->fd, buf, n);
+	int ret;
 
+	if (st->spill) {
+		ret = tracerd_spill_data(st->spill, st->spill_id, buf, n,
+					 records);
+		if (!ret)
+			st->size += n;
+		else
+			tracerd_write_failed(p->d, st->dir, ret);
+		return ret;
+	}
+	ret = tracerd_write_all(st->fd, buf, n);
 	if (!ret) {
 		st->size += n;
 		write_done(p->d, st->dir, st->fd);
@@ -262,7 +314,7 @@ static void flush_batch(struct tracerd_process *p)
 	struct tracerd_stream *st = p->batch.stream;
 
 	if (p->batch.len && st && st->fd >= 0 &&
-	    append(p, st, p->batch.scratch, p->batch.len))
+	    append(p, st, p->batch.scratch, p->batch.len, p->batch.records))
 		batch_failed(p, st);
 	p->batch.len = 0;
 	p->batch.stream = NULL;
@@ -327,7 +379,7 @@ static int write_marker(struct tracerd_process *p, struct tracerd_stream *st,
 		.packet_seq_num = st->seq++,
 		.events_discarded = st->discarded, .tid = st->tid,
 	};
-	int ret = append(p, st, &h, sizeof(h));
+	int ret = append(p, st, &h, sizeof(h), 0);
 
 	if (ret) {
 		st->seq--;
@@ -407,7 +459,7 @@ static int ready_file(struct tracerd_process *p, const struct tracerd_sink *sink
 		 * packet (write_losses() leaves them pending if it cannot). */
 		if (st->fd >= 0 && st->pending)
 			write_losses(p, st, c, st->lost_seen);
-		ret = open_stream(sink, pair, b, c, info);
+		ret = open_stream(p, sink, pair, b, c, info);
 		if (ret)
 			tracerd_write_failed(p->d, sink->dir, ret);
 	}
@@ -525,7 +577,8 @@ static void emit_packet(struct tracerd_process *p, struct tracerd_buffer *b,
 			int c, const struct tracer_rb_packet_info *info)
 {
 	struct tracerd_sink sink = { .dir = p->files.dir,
-				     .meta = p->files.meta };
+				     .meta = p->files.meta,
+				     .spill = &p->files.spill };
 
 	emit_to(p, &sink, b->st, b, c, info);
 }
@@ -656,11 +709,11 @@ void tracerd_write_end(struct tracerd_process *p, const void *packet,
 
 	if (!p->files.dir)
 		return;
-	fd = create_file(p->files.dir, TRACER_CHANNEL_VITAL,
+	fd = tracerd_sink_create_file(p->files.dir, TRACER_CHANNEL_VITAL,
 			 (uint32_t)p->pid);
 	if (fd < 0)
 		return;
-	ret = write_all(fd, packet, len);
+	ret = tracerd_write_all(fd, packet, len);
 	if (ret)
 		tracerd_log("pid %d: cannot write its end: %s", (int)p->pid,
 			    strerror(-ret));

@@ -13,6 +13,13 @@
  * if packets are left (come back: tracerd_sink_yield()).
  */
 bool tracerd_sink_drain(struct tracerd_process *p);
+/*
+ * Make CHANNEL-TID in dir, or CHANNEL-TID.N when the kernel reused the
+ * thread id (c: the channel). Returns the fd or a negative errno.
+ */
+int tracerd_sink_create_file(const char *dir, int c, uint32_t tid);
+/* Write all n bytes of buf to fd. Returns 0 or a negative errno. */
+int tracerd_write_all(int fd, const char *buf, size_t n);
 /* Come back to p through the loop (its own eventfd). */
 void tracerd_sink_yield(struct tracerd_process *p);
 /* Close the files of buffers back in the pool whose owner is written out. */

@@ -75,6 +75,22 @@ enum {
 	TRACERD_WAIT_FILTER = 2,	/* reply Done */
 };
 
+struct tracerd_spill;
+
+/* Packets held back while files are slow to make (spill.c). */
+struct tracerd_spills {
+	struct cds_list_head list;	/* struct tracerd_spill */
+	void *buf;			/* the splitter's reads */
+	size_t buf_size;
+	uint64_t win_start, win_ns;	/* time making files, lately */
+	bool always;			/* unit tests: spill every owner */
+	uint64_t episodes;		/* times a spill fell behind */
+	uint64_t logged_ms;		/* when that was last said */
+	uv_idle_t idle;			/* the splitter's turns (session.c) */
+	bool idle_init;
+	bool stop_waits;		/* a stop is answered once written out */
+};
+
 struct tracerd {
 	uv_loop_t *loop;
 	struct tracerd_config cfg;
@@ -115,6 +131,7 @@ struct tracerd {
 	uint32_t nstock;
 	uv_idle_t stock_idle;
 	bool stock_filling;
+	struct tracerd_spills spill;
 };
 
 /* Descriptors received from a client and not taken by a message yet. */
@@ -173,6 +190,9 @@ struct tracerd_stream {
 	bool counted;			/* the session's: status shows losses */
 	uint64_t unwritten_instance;
 	uint64_t unwritten;		/* records not written, that owner's */
+	struct tracerd_spill *spill;	/* its packets go there (fd is the
+					   spill's), NULL: to its own file */
+	uint64_t spill_id;		/* its name in the spill */
 };
 
 struct tracerd_buffer {
@@ -190,6 +210,8 @@ struct tracerd_buffer {
 struct tracerd_sink {
 	const char *dir;
 	FILE *meta;
+	struct tracerd_spill **spill;	/* where owners may be held back
+					   (spill.c), NULL: never */
 };
 
 struct tracerd_segment {
@@ -240,6 +262,7 @@ struct tracerd_files {
 	char *dir;			/* its process directory */
 	FILE *meta;			/* its process.meta, appended to */
 	FILE *ctf;			/* its CTF metadata, appended to */
+	struct tracerd_spill *spill;	/* made at the first owner held back */
 	uint64_t retry_ms;		/* next try at a directory that
 					   could not be made */
 };

@@ -105,7 +105,11 @@ finish() {
 		echo "# tracerd log:"
 		sed 's/^/# /' "$LOG" 2>/dev/null
 	fi
-	rm -rf "$T"
+	if [ -n "${TRACER_TEST_KEEP:-}" ]; then
+		echo "# kept $T (TRACER_TEST_KEEP)"
+	else
+		rm -rf "$T"
+	fi
 	exit "$tap_failed"
 }
 trap 'stop_daemon; rm -rf "$T"' INT TERM

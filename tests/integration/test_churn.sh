@@ -2,7 +2,8 @@
 # Thread churn and the pool: 5,000 short-lived threads, 16 alive at a time
 # (CHURN_TOTAL, CHURN_ALIVE),
 # with tracerd's default settings: every event is in the trace, and
-# tracerd's own memory stays flat; a pool that must grow doubles up to its
+# tracerd's own memory stays flat; the same through the spill (files made
+# after the drain, as on a slow file system); a pool that must grow doubles up to its
 # memory cap, and every event is either in the trace or counted as lost.
 . "$(dirname "$0")/lib.sh"
 
@@ -45,7 +46,7 @@ sed 's/^/# /' "$T/check"
 n=$(grep -c ' tracer:thread_start: ' "$T/view")
 check "and its start in the vital channel ($n of $((TOTAL + 1)) with main)" \
 	[ "$n" -eq $((TOTAL + 1)) ]
-n=$(grep -c ' tracer:lost: ' "$T/view")
+n=$(grep -cE ' tracer:lost(_unbuffered)?: ' "$T/view")
 check "no loss told anywhere ($n)" [ "$n" -eq 0 ]
 files=$(ls "$dir"/*/ | grep -c '^default-')
 check "one channel file per thread ($files)" [ "$files" -eq "$TOTAL" ]
@@ -53,6 +54,40 @@ check "one channel file per thread ($files)" [ "$files" -eq "$TOTAL" ]
 (ulimit -n 64 && exec "$TRACECTL" view "$dir") >"$T/view64" 2>"$T/view64.err"
 check "view allowed 64 descriptors: the same trace, no error ($(head -c 200 "$T/view64.err"))" \
 	bash -c "cmp -s '$T/view' '$T/view64' && ! [ -s '$T/view64.err' ]"
+
+# The same churn through the spill (tracerd(8): TRACERD_SPILL_ALWAYS, the
+# path a file system that makes files slowly takes): every thread's files
+# are made after the drain, in full; the process's end goes into its main
+# thread's vital file through the spill too; the stop is answered only
+# once every file is there.
+spill_daemon() {
+	TRACERD_SPILL_ALWAYS=1 start_daemon
+}
+SPILLED=2000
+stop_daemon
+check "tracerd starts, every new thread held back in the spill" spill_daemon
+dir=$(session_cmd start --events "$OWN_EVENTS")
+"$TRACEE" churn $SPILLED 16 >"$T/tracee3.out"
+check "the churning program exits 0" [ $? -eq 0 ]
+session_cmd stop >/dev/null
+check "tracerd said it held packets back" \
+	grep -q 'holding packets back on disk' "$LOG"
+"$TRACECTL" view "$dir" >"$T/view3"
+awk -v N=$SPILLED '
+	/ test:churn: / { seen[$(NF - 2)]++ }
+	END { for (t = 0; t < N; t++) if (seen[t] != 3) bad++; exit bad != 0 }' \
+	"$T/view3"
+ok $? "once stopped, every one of the $SPILLED threads has its 3 events"
+n=$(grep -c ' tracer:thread_start: ' "$T/view3")
+check "and its start ($n of $((SPILLED + 1)) with main)" \
+	[ "$n" -eq $((SPILLED + 1)) ]
+n=$(grep -cE ' tracer:lost(_unbuffered)?: ' "$T/view3")
+check "no loss told anywhere ($n)" [ "$n" -eq 0 ]
+files=$(ls "$dir"/*/ | grep -c '^default-')
+check "one channel file per thread ($files), no spill file left" \
+	bash -c "[ $files -eq $SPILLED ] && ! ls -A '$dir'/*/ | grep -q spill"
+check "the process's end is its last event" \
+	bash -c "tail -n 1 '$T/view3' | grep -q ' tracer:process_exit: '"
 
 # The process is gone from status once it exited; its pool was reported
 # while alive through the log. Check the pool of a live process instead:

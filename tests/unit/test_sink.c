@@ -4,6 +4,9 @@
  * drained into CHANNEL-TID with every record, its packets numbered as the
  * file counts them; the next owner of the buffer gets a file of its own;
  * a ring's losses are told in the file (events_discarded) and add up.
+ * The same when files are made too slowly and owners are held back in
+ * the spill (tracerd/spill.c): no file until the splitter runs, then the
+ * same files.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -16,10 +19,13 @@
 
 #include "tracerd_stubs.h"
 #include "tracerd/sink.h"
+#include "tracerd/spill.h"
 #include "tap.h"
 
 static struct tracerd d;
-static char dir[] = "/tmp/test_sink.XXXXXX";
+static char dir1[] = "/tmp/test_sink.XXXXXX";
+static char dir2[] = "/tmp/test_sink.XXXXXX";
+static const char *dir = dir1;		/* the process directory in use */
 
 static struct tracerd_process *new_process(void)
 {
@@ -29,6 +35,8 @@ static struct tracerd_process *new_process(void)
 	if (!p)
 		bail_out("calloc");
 	tracerd_config_defaults(&d.cfg);
+	if (!d.spill.list.next)
+		CDS_INIT_LIST_HEAD(&d.spill.list);
 	d.session_id = 1;
 	p->d = &d;
 	p->pid = 100;
@@ -131,65 +139,121 @@ static void drain_all(struct tracerd_process *p)
 
 /*
  * Thread tid, owner number gen of buffer b, writes n records and closes its
- * sub-buffer; tracerd drains; *s sums the file default-TID. Returns the
- * records the ring took; *ret is sum_file()'s return.
+ * sub-buffer; tracerd drains. Returns the records the ring took.
  */
 static unsigned owner_writes(struct tracerd_process *p, uint32_t b,
-			     uint32_t tid, uint32_t gen, unsigned n,
-			     struct file_sum *s, int *ret)
+			     uint32_t tid, uint32_t gen, unsigned n)
 {
 	struct tracer_rb_writer w;
-	char name[64];
 	unsigned took;
 
 	writer(p, &w, b, tid, gen);
 	took = put(&w, n);
 	tracer__rb_flush(&w);
 	drain_all(p);
-	snprintf(name, sizeof(name), "default-%u", tid);
-	*ret = sum_file(name, s);
 	return took;
+}
+
+/* sum_file() of default-TID. */
+static int sum_tid(uint32_t tid, struct file_sum *s)
+{
+	char name[64];
+
+	snprintf(name, sizeof(name), "default-%u", tid);
+	return sum_file(name, s);
+}
+
+/* The owners' files as the direct run (the first) wrote them. */
+struct run {
+	unsigned n101, n102, n103;
+	struct file_sum a, b, c;
+	int ra, rb, rc;
+	uint64_t packets;
+};
+
+/* Three owners of the same process, in turn, as the tests below check. */
+static void three_owners(struct tracerd_process *p, struct run *r,
+			 bool split)
+{
+	r->n101 = owner_writes(p, 0, 101, 1, 2000);
+	r->n102 = owner_writes(p, 0, 102, 2, 10);
+	r->n103 = owner_writes(p, 1, 103, 1, 200000);
+	r->packets = p->packets_written;
+	if (split) {
+		ok(sum_tid(101, &r->a) == -ENOENT && sum_tid(103, &r->c) ==
+		   -ENOENT && tracerd_spill_pending(&d),
+		   "held back: no file made while the spill is behind");
+		while (tracerd_spill_work(&d))
+			;
+		ok(!tracerd_spill_pending(&d) && tracerd_spill_backlog(&d) == 0,
+		   "the splitter writes the spill out");
+	}
+	r->ra = sum_tid(101, &r->a);
+	r->rb = sum_tid(102, &r->b);
+	r->rc = sum_tid(103, &r->c);
+}
+
+static void check_run(const struct run *r)
+{
+	ok(r->ra == 0 && r->a.packets > 1 && r->a.seq_in_order,
+	   "thread 101's packets in default-101, numbered 0..%llu",
+	   (unsigned long long)r->a.packets - 1);
+	ok(r->n101 == 2000 && r->a.records == 2000 && r->a.discarded == 0 &&
+	   r->a.tid == 101, "its 2000 records, nothing lost (%llu in the file)",
+	   (unsigned long long)r->a.records);
+	ok(r->rb == 0 && r->b.packets == 1 && r->b.seq_in_order,
+	   "the next owner of the buffer has a file of its own (default-102)");
+	ok(r->n102 == 10 && r->b.records == 10 && r->b.tid == 102,
+	   "its 10 records (%llu)", (unsigned long long)r->b.records);
+	/* 103 writes more than its ring holds, without a drain between. */
+	ok(r->rc == 0 && r->c.seq_in_order,
+	   "a ring that filled: its packets in order");
+	ok(r->c.discarded == 200000 - r->n103 && r->c.discarded > 0 &&
+	   r->c.records == r->n103,
+	   "the file holds what was kept and tells the rest: %llu discarded "
+	   "= 200000 - %u kept",
+	   (unsigned long long)r->c.discarded, r->n103);
+	ok(r->packets >= r->a.packets + r->b.packets + r->c.packets,
+	   "the process counts what was written (%llu packets)",
+	   (unsigned long long)r->packets);
 }
 
 int main(void)
 {
 	struct tracerd_process *p;
-	struct file_sum a, b;
-	unsigned n1, n2;
-	int ret;
+	struct run direct, held;
 
-	plan(7);
-	if (!mkdtemp(dir))
+	plan(18);
+	if (!mkdtemp(dir1) || !mkdtemp(dir2))
 		bail_out("mkdtemp");
+
+	diag("files made as owners come");
 	p = new_process();
-
-	/* Thread 101 writes 2000 records, then 102 takes the buffer. */
-	n1 = owner_writes(p, 0, 101, 1, 2000, &a, &ret);
-	ok(ret == 0 && a.packets > 1 && a.seq_in_order,
-	   "thread 101's packets in default-101, numbered 0..%llu",
-	   (unsigned long long)a.packets - 1);
-	ok(n1 == 2000 && a.records == 2000 && a.discarded == 0 &&
-	   a.tid == 101, "its 2000 records, nothing lost (%llu in the file)",
-	   (unsigned long long)a.records);
-
-	n2 = owner_writes(p, 0, 102, 2, 10, &b, &ret);
-	ok(ret == 0 && b.packets == 1 && b.seq_in_order,
-	   "the next owner of the buffer has a file of its own (default-102)");
-	ok(n2 == 10 && b.records == 10 && b.tid == 102, "its 10 records (%llu)",
-	   (unsigned long long)b.records);
-
-	/* 103 writes more than its ring holds, without a drain between. */
-	n1 = owner_writes(p, 1, 103, 1, 200000, &a, &ret);
-	ok(ret == 0 && a.seq_in_order,
-	   "a ring that filled: its packets in order");
-	ok(a.discarded == 200000 - n1 && a.discarded > 0 && a.records == n1,
-	   "the file holds what was kept and tells the rest: %llu discarded "
-	   "= 200000 - %u kept",
-	   (unsigned long long)a.discarded, n1);
-	ok(p->bytes_written > 0 && p->packets_written >= a.packets + 1,
-	   "the process counts what was written (%llu packets)",
-	   (unsigned long long)p->packets_written);
+	three_owners(p, &direct, false);
+	check_run(&direct);
 	stub_free_process(p);
-	nftw(dir, remove_one, 8, FTW_DEPTH | FTW_PHYS);
+
+	diag("files too slow to make: every owner held back in the spill");
+	d.spill.always = true;
+	dir = dir2;
+	p = new_process();
+	three_owners(p, &held, true);
+	check_run(&held);
+	ok(held.a.packets == direct.a.packets &&
+	   held.c.packets == direct.c.packets &&
+	   held.c.discarded == direct.c.discarded,
+	   "the same files as made directly (%llu and %llu packets)",
+	   (unsigned long long)held.a.packets,
+	   (unsigned long long)held.c.packets);
+	stub_free_process(p);	/* the owners' ends go to the spill */
+	while (tracerd_spill_work(&d))
+		;
+	ok(tracerd_spill_backlog(&d) == 0 && d.spill.list.next ==
+	   &d.spill.list, "the spill outlives its process directory until "
+	   "written out, then is freed");
+	tracerd_spill_free_all(&d);
+
+	nftw(dir1, remove_one, 8, FTW_DEPTH | FTW_PHYS);
+	nftw(dir2, remove_one, 8, FTW_DEPTH | FTW_PHYS);
 	return done();
 }
