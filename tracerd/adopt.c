@@ -23,6 +23,7 @@
  * losses as usual.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,6 +32,8 @@
 #include <unistd.h>
 
 #include "tracerd.h"
+
+#define ADOPT_SUBBUF_MAX	(64ULL << 20)	/* see subbuf_limit() */
 
 int tracerd_process_adopt(struct tracerd_process *p, const Tracer__Register *r)
 {
@@ -107,7 +110,24 @@ static int attach_all(struct tracerd_process *p, char *base,
 	return 0;
 }
 
-/* The scratch buffer must hold the largest sub-buffer. */
+/*
+ * The largest sub-buffer an adopted pool may have: what --subbuf-size or
+ * the session asks for, and at least ADOPT_SUBBUF_MAX (a pool made by a
+ * tracerd run with other options). The drain's scratch buffer holds one.
+ */
+static uint64_t subbuf_limit(const struct tracerd *d)
+{
+	uint64_t m = ADOPT_SUBBUF_MAX;
+
+	if (d->cfg.subbuf_size[0] > m)
+		m = d->cfg.subbuf_size[0];
+	if (d->sess.subbuf_size > m)
+		m = d->sess.subbuf_size;
+	return m;
+}
+
+/* The scratch buffer must hold the largest sub-buffer. Returns 0,
+ * -EFBIG (larger than subbuf_limit(): logged) or -ENOMEM. */
 static int fit_scratch(struct tracerd_process *p)
 {
 	int c;
@@ -115,6 +135,13 @@ static int fit_scratch(struct tracerd_process *p)
 	for (c = 0; c < TRACER_POOL_CHANNELS; c++) {
 		void *n;
 
+		if (p->pool.subbuf_size[c] > subbuf_limit(p->d)) {
+			tracerd_log("pid %d: pool refused: sub-buffers of "
+				    "%" PRIu64 " bytes (at most %" PRIu64 ")",
+				    (int)p->pid, p->pool.subbuf_size[c],
+				    subbuf_limit(p->d));
+			return -EFBIG;
+		}
 		if (p->pool.subbuf_size[c] <= p->batch.scratch_size)
 			continue;
 		n = aligned_alloc(64, p->pool.subbuf_size[c]);
@@ -127,18 +154,51 @@ static int fit_scratch(struct tracerd_process *p)
 	return 0;
 }
 
+/*
+ * Before fd is mapped: a memfd sealed against shrinking and growing (so
+ * that the process cannot pull the pages from under our mapping: SIGBUS),
+ * of the size announced, within --max-memory with the segments already
+ * in. Returns NULL, or why not (*err: the errno to answer).
+ */
+static const char *refusal(const struct tracerd_process *p, int fd,
+			   uint64_t size, int *err)
+{
+	const int need = F_SEAL_SHRINK | F_SEAL_GROW;
+	struct stat st;
+	int seals;
+
+	*err = -EINVAL;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))
+		return "not a regular file";
+	seals = fcntl(fd, F_GET_SEALS);
+	if (seals < 0 || (seals & need) != need) {
+		*err = -EPERM;
+		return "not a memfd sealed against shrinking and growing";
+	}
+	if ((uint64_t)st.st_size != size || size < 4096)
+		return "its size is not the one announced";
+	if (size > p->d->cfg.max_memory - p->pool.bytes ||
+	    p->pool.bytes > p->d->cfg.max_memory) {
+		*err = -E2BIG;
+		return "the pool would be larger than --max-memory";
+	}
+	return NULL;
+}
+
 static int map_segment(struct tracerd_process *p, int fd, uint64_t size)
 {
 	struct tracerd_segment *s = &p->pool.seg[p->pool.nseg];
 	const struct tracer_pool_header *h;
-	struct stat st;
+	const char *why;
 	void *base;
 	int ret;
 
-	if (fstat(fd, &st) < 0)
-		return -errno;
-	if ((uint64_t)st.st_size != size || size < 4096)
-		return -EINVAL;
+	why = refusal(p, fd, size, &ret);
+	if (why) {
+		tracerd_log("pid %d: pool segment %u refused: %s", (int)p->pid,
+			    p->pool.nseg, why);
+		return ret;
+	}
 	base = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	if (base == MAP_FAILED)
 		return -errno;
@@ -149,6 +209,9 @@ static int map_segment(struct tracerd_process *p, int fd, uint64_t size)
 	if (!ret)
 		ret = fit_scratch(p);
 	if (ret) {
+		if (ret != -EFBIG)	/* fit_scratch() said why */
+			tracerd_log("pid %d: pool segment %u refused: %s",
+				    (int)p->pid, p->pool.nseg, strerror(-ret));
 		munmap(base, size);
 		return ret;
 	}
@@ -189,12 +252,9 @@ int tracerd_process_adopt_segment(struct tracerd_process *p,
 		close(fd);
 		return -EINVAL;
 	}
-	ret = map_segment(p, fd, s->size);
+	ret = map_segment(p, fd, s->size);	/* logs why not */
 	close(fd);
-	if (ret) {
-		tracerd_log("pid %d: cannot adopt segment %" PRIu32 ": %s",
-			    (int)p->pid, s->index, strerror(-ret));
+	if (ret)
 		return ret;
-	}
 	return p->pool.nseg == p->adopting ? finish(p) : 0;
 }

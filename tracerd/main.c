@@ -369,6 +369,7 @@ static void on_scan(uv_timer_t *t)
 		tracerd_process_check(p);	/* may free p */
 	}
 	tracerd_waiters_check(d);
+	tracerd_server_sweep(d);
 }
 
 static void on_signal(uv_signal_t *h, int signum)

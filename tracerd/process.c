@@ -34,6 +34,8 @@
 #define TRACERD_INSTANCE_MASK	0xffffffff00000000ULL
 #define MAX_CALLSITES	65536
 #define MAX_STRING	4096
+#define SITE_BYTES	(32ULL << 20)	/* call sites of one process */
+#define SITE_BYTES_ALL	(256ULL << 20)	/* of every process */
 #define MAX_ARGS	8	/* TRACER_MAX_ARGS */
 #define DIR_RETRY_MS	1000	/* a process directory that could not be
 				   written is tried again this often */
@@ -440,22 +442,71 @@ int tracerd_process_add_site(struct tracerd_process *p, uint32_t id,
 	return store_callsite(p, &s);
 }
 
+/* Where id is, or would go, in p->cs_index (cs_index_cap > 0). */
+static size_t site_slot(const struct tracerd_process *p, uint32_t id)
+{
+	size_t mask = p->cs_index_cap - 1, h = (id * 2654435761u) & mask;
+
+	while (p->cs_index[h] && p->cs[p->cs_index[h] - 1].id != id)
+		h = (h + 1) & mask;
+	return h;
+}
+
 const struct tracerd_callsite *tracerd_process_site(
 	const struct tracerd_process *p, uint32_t id)
 {
-	size_t i;
+	size_t h;
 
-	for (i = 0; i < p->ncs; i++)
-		if (p->cs[i].id == id)
-			return &p->cs[i];
-	return NULL;
+	if (!p->cs_index_cap)
+		return NULL;
+	h = site_slot(p, id);
+	return p->cs_index[h] ? &p->cs[p->cs_index[h] - 1] : NULL;
+}
+
+/* Index p->cs[i] by its id, the index growing to stay half empty.
+ * Returns 0 or -ENOMEM. */
+static int index_site(struct tracerd_process *p, size_t i)
+{
+	if (2 * (p->ncs + 1) > p->cs_index_cap) {
+		size_t cap = p->cs_index_cap ? 2 * p->cs_index_cap : 256, k;
+		uint32_t *n = calloc(cap, sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		free(p->cs_index);
+		p->cs_index = n;
+		p->cs_index_cap = cap;
+		for (k = 0; k < p->ncs; k++)
+			p->cs_index[site_slot(p, p->cs[k].id)] = (uint32_t)k + 1;
+	}
+	p->cs_index[site_slot(p, p->cs[i].id)] = (uint32_t)i + 1;
+	return 0;
+}
+
+/* The memory call site s would take; -ENOSPC past the limits. */
+static int site_room(const struct tracerd_process *p,
+		     const Tracer__CallSite *s, uint64_t *bytes)
+{
+	*bytes = sizeof(struct tracerd_callsite) + 2 * sizeof(uint32_t) +
+		 (s->types ? strnlen(s->types, MAX_ARGS) : 0) +
+		 (s->file ? strnlen(s->file, MAX_STRING) : 0) +
+		 (s->name ? strnlen(s->name, MAX_STRING) : 0) +
+		 (s->format ? strnlen(s->format, MAX_STRING) : 0) + 4;
+	if (p->cs_bytes + *bytes > SITE_BYTES ||
+	    p->d->cs_bytes + *bytes > SITE_BYTES_ALL)
+		return -ENOSPC;
+	return 0;
 }
 
 static int store_callsite(struct tracerd_process *p,
 			  const Tracer__CallSite *s)
 {
 	struct tracerd_callsite *cs;
+	uint64_t bytes;
+	int ret = site_room(p, s, &bytes);
 
+	if (ret)
+		return ret;
 	if (p->ncs == p->cs_cap) {
 		size_t cap = p->cs_cap ? p->cs_cap * 2 : 64;
 		struct tracerd_callsite *n = realloc(p->cs, cap * sizeof(*n));
@@ -473,12 +524,20 @@ static int store_callsite(struct tracerd_process *p,
 	cs->file = dup_bounded(s->file, MAX_STRING);
 	cs->name = dup_bounded(s->name, MAX_STRING);
 	cs->format = dup_bounded(s->format, MAX_STRING);
-	if (!cs->types || !cs->file || !cs->name || !cs->format)
+	if (!cs->types || !cs->file || !cs->name || !cs->format ||
+	    index_site(p, p->ncs)) {
+		free(cs->types);
+		free(cs->file);
+		free(cs->name);
+		free(cs->format);
 		return -ENOMEM;
+	}
 	if (cs->vital && !strcmp(cs->name, RENAME_EVENT) &&
 	    !strcmp(cs->types, "is"))
 		p->rename_id = cs->id;
 	p->ncs++;
+	p->cs_bytes += bytes;
+	p->d->cs_bytes += bytes;
 	return 0;
 }
 
@@ -570,6 +629,8 @@ void tracerd_process_free(struct tracerd_process *p)
 		free(p->argv[k]);
 	free(p->argv);
 	free(p->cs);
+	free(p->cs_index);
+	p->d->cs_bytes -= p->cs_bytes;
 	free(p->name);
 	free(p->filter);
 	if (p->wake_fd >= 0 && p->wake_poll.loop)

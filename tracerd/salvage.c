@@ -194,6 +194,19 @@ static uint64_t owner_instance(const struct tracerd_process *p,
 	       (TRACER_BUF_GEN(word) & 0xffffffffu);
 }
 
+/* What salvage found damaged, logged (at most TRACERD_RATE_BURST lines of
+ * the process's every 10 s: a process can damage its buffers endlessly). */
+static void log_damage(struct tracerd_process *p, const char *what)
+{
+	uint64_t skipped;
+	char note[64];
+
+	if (tracerd_rate_ok(&p->log_rate, tracer__clock_now() / 1000000,
+			    &skipped))
+		tracerd_log("%s%s", what,
+			    tracerd_rate_note(skipped, note, sizeof(note)));
+}
+
 /* Events about the owner of b, into its vital channel file. */
 static void emit_owner(struct tracerd_process *p, struct tracerd_buffer *b,
 		       struct synth *s)
@@ -320,7 +333,7 @@ static void tell_salvage(struct tracerd_process *p, struct tracerd_buffer *b,
 		v[0].s = sum->error;
 		synth_add(&s, EV_SALVAGE_ERROR, "s", v,
 			  synth_head(&s)->timestamp_end);
-		tracerd_log("%s", sum->error);
+		log_damage(p, sum->error);
 	}
 	emit_owner(p, b, &s);
 }
@@ -572,7 +585,8 @@ static bool thread_gone(const struct tracerd_process *p, uint32_t tid)
 static void reclaim(struct tracerd_process *p, struct tracerd_buffer *b,
 		    uint64_t word)
 {
-	char name[17];
+	uint64_t skipped;
+	char name[17], note[64];
 	union sarg v[2];
 	struct synth s;
 	uint32_t tid = b->desc->owner_tid;
@@ -586,9 +600,13 @@ static void reclaim(struct tracerd_process *p, struct tracerd_buffer *b,
 	v[1].s = name;
 	synth_add(&s, EV_VANISHED, "is", v, tracer__clock_now());
 	emit_owner(p, b, &s);
-	tracerd_log("pid %d: thread %" PRIu32 " (%s) ended without its exit "
-		    "path; buffer %u salvaged and reused", (int)p->pid, tid,
-		    name, (unsigned)(b - p->pool.buf));
+	if (tracerd_rate_ok(&p->log_rate, tracer__clock_now() / 1000000,
+			    &skipped))
+		tracerd_log("pid %d: thread %" PRIu32 " (%s) ended without its "
+			    "exit path; buffer %u salvaged and reused%s",
+			    (int)p->pid, tid, name,
+			    (unsigned)(b - p->pool.buf),
+			    tracerd_rate_note(skipped, note, sizeof(note)));
 	tracerd_buffer_release(p, b, word);
 }
 

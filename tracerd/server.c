@@ -10,7 +10,9 @@
  * buffer makes the kernel close any that were sent.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <grp.h>
+#include <inttypes.h>
 #include <pwd.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,11 +25,26 @@
 #include "tracerd.h"
 
 #define MAX_OUT_FRAMES	256
-#define MAX_CLIENTS	4096
+#define MAX_CLIENTS	4096	/* connections in all */
+#define MAX_PER_UID	1024	/* of one user other than root and ours */
+#define MAX_UIDS	64	/* users counted (others: refused) */
+#define ACCEPT_PAUSE_MS	100	/* out of descriptors: accept again then */
 
 static size_t nclients;
 
+/* Connections per user (uid_slot()). */
+static struct {
+	uid_t uid;
+	uint32_t n;
+} uids[MAX_UIDS];
+
+static struct tracerd_rate refused_rate, rejected_rate, accept_rate,
+			   silent_rate;
+static uv_timer_t accept_timer;
+static int reserve_fd = -1;	/* given up to accept when out of them */
+
 static void on_client(uv_poll_t *h, int status, int events);
+static void uid_count(uid_t uid, int delta);
 
 static void free_out(struct tracerd_out *o)
 {
@@ -45,6 +62,7 @@ static void poll_closed(uv_handle_t *h)
 		close(c->fds_in[--c->nfds_in]);
 	close(c->fd);
 	free(c->in);
+	uid_count(c->uid, -1);
 	free(c);
 	nclients--;
 }
@@ -162,7 +180,13 @@ int tracerd_send_error(struct tracerd_client *c, int code, const char *why)
 /* Protocol error: tell the client why, best effort, and drop it. */
 static void reject(struct tracerd_client *c, int code, const char *why)
 {
-	tracerd_log("client pid %d: %s; disconnecting", (int)c->pid, why);
+	uint64_t skipped;
+	char note[64];
+
+	if (tracerd_rate_ok(&rejected_rate, tracerd_now_ms(), &skipped))
+		tracerd_log("client pid %d: %s; disconnecting%s", (int)c->pid,
+			    why, tracerd_rate_note(skipped, note,
+						   sizeof(note)));
 	tracerd_send_error(c, code, why);
 	flush_out(c);
 	tracerd_client_close(c);
@@ -190,6 +214,10 @@ static void dispatch(struct tracerd_client *c, tracer_msg *m)
 		if (!c->proc)
 			{ reject(c, -EPROTO, "call sites before Register"); return; }
 		ret = tracerd_process_callsites(c->proc, m->call_sites);
+		if (ret == -ENOSPC)
+			{ reject(c, ret, "call sites take more memory than "
+				 "tracerd allows (32 MiB a process, 256 MiB "
+				 "in all)"); return; }
 		if (ret)
 			{ reject(c, ret, "invalid call site description"); return; }
 		return;
@@ -256,6 +284,7 @@ static bool consume(struct tracerd_client *c)
 			return false;
 		}
 		off += TRACER_WIRE_HEADER + len;
+		c->spoke = true;
 		dispatch(c, m);
 		tracer__wire_free(m);
 	}
@@ -419,14 +448,14 @@ static bool allowed(int fd, const struct ucred *cr)
 }
 
 /* Tell a refused peer why, without waiting for it. */
-static void refuse(int fd, const char *why)
+static void refuse(int fd, int code, const char *why)
 {
 	Tracer__Message m = TRACER__MESSAGE__INIT;
 	Tracer__Error e = TRACER__ERROR__INIT;
 	size_t size;
 	void *frame;
 
-	e.code = -EACCES;
+	e.code = code;
 	e.message = (char *)why;
 	m.body_case = TRACER__MESSAGE__BODY_ERROR;
 	m.error = &e;
@@ -438,22 +467,112 @@ static void refuse(int fd, const char *why)
 	close(fd);
 }
 
+/*
+ * The slot of uid in the per-user counts (added with n = 0), NULL when
+ * MAX_UIDS users are connected already.
+ */
+static uint32_t *uid_slot(uid_t uid)
+{
+	size_t i, free_at = MAX_UIDS;
+
+	for (i = 0; i < MAX_UIDS; i++) {
+		if (uids[i].n && uids[i].uid == uid)
+			return &uids[i].n;
+		if (!uids[i].n && free_at == MAX_UIDS)
+			free_at = i;
+	}
+	if (free_at == MAX_UIDS)
+		return NULL;
+	uids[free_at].uid = uid;
+	return &uids[free_at].n;
+}
+
+static void uid_count(uid_t uid, int delta)
+{
+	uint32_t *n = uid_slot(uid);
+
+	if (n)
+		*n += (uint32_t)delta;
+}
+
+/* The oldest connection that never sent a whole frame, NULL: none. */
+static struct tracerd_client *oldest_silent(struct tracerd *d)
+{
+	struct tracerd_client *c;
+
+	cds_list_for_each_entry(c, &d->clients, node)
+		if (!c->spoke && !c->closing)
+			return c;
+	return NULL;
+}
+
+static void log_silent(struct tracerd_client *c, const char *what)
+{
+	uint64_t skipped;
+	char note[64];
+
+	if (tracerd_rate_ok(&silent_rate, tracerd_now_ms(), &skipped))
+		tracerd_log("client pid %d (uid %d) sent nothing whole in %" PRIu64
+			    " ms: %s%s", (int)c->pid, (int)c->uid,
+			    tracerd_now_ms() - c->since_ms, what,
+			    tracerd_rate_note(skipped, note, sizeof(note)));
+}
+
+/*
+ * Room for a connection of uid: NULL, or why not. When all MAX_CLIENTS
+ * slots are taken, the oldest connection that has not said anything whole
+ * gives its slot up: idle connections cannot lock programs and tracectl
+ * out.
+ */
+static const char *no_room(struct tracerd *d, uid_t uid)
+{
+	uint32_t *n = uid_slot(uid);
+	struct tracerd_client *old;
+
+	if (!n || (uid != 0 && uid != geteuid() && *n >= MAX_PER_UID))
+		return "tracerd has too many clients of this user";
+	if (nclients < MAX_CLIENTS)
+		return NULL;
+	old = oldest_silent(d);
+	if (!old)
+		return "tracerd has too many clients";
+	log_silent(old, "disconnected to make room");
+	tracerd_client_close(old);
+	return NULL;
+}
+
+/* Tell a refused peer why (logged at most TRACERD_RATE_BURST times every
+ * 10 s: a peer may try again and again). */
+static void refuse_logged(int fd, const struct ucred *cr, int code,
+			  const char *why)
+{
+	uint64_t skipped;
+	char note[64];
+
+	if (tracerd_rate_ok(&refused_rate, tracerd_now_ms(), &skipped))
+		tracerd_log("refused a client (pid %d, uid %d): %s%s",
+			    (int)cr->pid, (int)cr->uid, why,
+			    tracerd_rate_note(skipped, note, sizeof(note)));
+	refuse(fd, code, why);
+}
+
 static void accept_one(struct tracerd *d, int fd)
 {
 	struct tracerd_client *c;
-	struct ucred cr;
+	struct ucred cr = { .pid = 0, .uid = (uid_t)-1 };
 	socklen_t len = sizeof(cr);
+	const char *why;
 
 	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &len) < 0 ||
-	    !allowed(fd, &cr) || nclients >= MAX_CLIENTS) {
-		const char *why = nclients >= MAX_CLIENTS ?
-			"tracerd has too many clients" :
-			"permission denied: tracerd serves only its own user"
-			" (or, as root, root and the tracing group)";
-
-		tracerd_log("refused a client (pid %d, uid %d): %s",
-			    (int)cr.pid, (int)cr.uid, why);
-		refuse(fd, why);
+	    !allowed(fd, &cr)) {
+		refuse_logged(fd, &cr, -EACCES, "permission denied: tracerd "
+			      "serves only its own user (or, as root, root "
+			      "and the tracing group)");
+		return;
+	}
+	why = no_room(d, cr.uid);
+	if (why) {
+		refuse_logged(fd, &cr, -EUSERS, why);
 		return;
 	}
 	c = calloc(1, sizeof(*c));
@@ -465,6 +584,7 @@ static void accept_one(struct tracerd *d, int fd)
 	c->fd = fd;
 	c->pid = cr.pid;
 	c->uid = cr.uid;
+	c->since_ms = tracerd_now_ms();
 	CDS_INIT_LIST_HEAD(&c->out);
 	if (uv_poll_init(d->loop, &c->poll, fd)) {
 		close(fd);
@@ -473,8 +593,62 @@ static void accept_one(struct tracerd *d, int fd)
 	}
 	c->poll.data = c;
 	nclients++;
+	uid_count(c->uid, 1);
 	cds_list_add_tail(&c->node, &d->clients);
 	update_poll(c);
+}
+
+void tracerd_server_sweep(struct tracerd *d)
+{
+	struct tracerd_client *c, *tmp;
+	uint64_t now = tracerd_now_ms();
+
+	cds_list_for_each_entry_safe(c, tmp, &d->clients, node) {
+		if (c->spoke || c->closing)
+			continue;
+		if (now - c->since_ms < TRACERD_SILENT_MS)
+			break;	/* the list is in the order of arrival */
+		log_silent(c, "disconnected");
+		tracerd_client_close(c);
+	}
+}
+
+static void on_listen(uv_poll_t *h, int status, int events);
+
+static void accept_again(uv_timer_t *t)
+{
+	struct tracerd *d = t->data;
+
+	if (d->listen_fd >= 0)
+		uv_poll_start(&d->listen_poll, UV_READABLE, on_listen);
+}
+
+/*
+ * Out of descriptors (EMFILE, ENFILE): the waiting peer gets a refusal
+ * through the descriptor kept in reserve, and accepting pauses for
+ * ACCEPT_PAUSE_MS instead of spinning on a socket that stays readable.
+ */
+static void out_of_fds(struct tracerd *d, int err)
+{
+	uint64_t skipped;
+	char note[64];
+	int fd;
+
+	if (reserve_fd >= 0) {
+		close(reserve_fd);
+		fd = accept4(d->listen_fd, NULL, NULL, SOCK_CLOEXEC);
+		if (fd >= 0)
+			refuse(fd, -EMFILE,
+			       "tracerd is out of file descriptors");
+		reserve_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	}
+	if (tracerd_rate_ok(&accept_rate, tracerd_now_ms(), &skipped))
+		tracerd_log("cannot accept: %s; accepting again in %d ms%s",
+			    strerror(err), ACCEPT_PAUSE_MS,
+			    tracerd_rate_note(skipped, note, sizeof(note)));
+	uv_poll_stop(&d->listen_poll);
+	accept_timer.data = d;
+	uv_timer_start(&accept_timer, accept_again, ACCEPT_PAUSE_MS, 0);
 }
 
 static void on_listen(uv_poll_t *h, int status, int events)
@@ -490,8 +664,7 @@ static void on_listen(uv_poll_t *h, int status, int events)
 			     SOCK_CLOEXEC | SOCK_NONBLOCK);
 		if (fd < 0) {
 			if (errno == EMFILE || errno == ENFILE)
-				tracerd_log("cannot accept: %s",
-					    strerror(errno));
+				out_of_fds(d, errno);
 			return;
 		}
 		accept_one(d, fd);
@@ -579,6 +752,8 @@ int tracerd_listen(struct tracerd *d)
 		return ret;
 	}
 	d->listen_fd = fd;
+	reserve_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	uv_timer_init(d->loop, &accept_timer);
 	uv_poll_init(d->loop, &d->listen_poll, fd);
 	d->listen_poll.data = d;
 	uv_poll_start(&d->listen_poll, UV_READABLE, on_listen);

@@ -596,13 +596,21 @@ static void tell_lost_told(struct tracer_rb_reader *r, uint64_t told)
 /* ------------------------------------------------------------------ */
 /* Draining                                                            */
 
+/* A damaged packet or ring, logged (at most TRACERD_RATE_BURST lines of
+ * the process's every 10 s: a process can damage its rings endlessly). */
 static void channel_error(struct tracerd_process *p, struct tracerd_buffer *b,
 			  int c, int err)
 {
-	tracerd_log("pid %d buffer %u %s channel: %s%s", (int)p->pid,
-		    (unsigned)(b - p->pool.buf), channel_name[c],
-		    b->rd[c].error,
-		    err == -EIO ? " (no longer read)" : " (packet skipped)");
+	uint64_t skipped;
+	char note[64];
+
+	if (tracerd_rate_ok(&p->log_rate, tracer__clock_now() / 1000000,
+			    &skipped))
+		tracerd_log("pid %d buffer %u %s channel: %s%s%s", (int)p->pid,
+			    (unsigned)(b - p->pool.buf), channel_name[c],
+			    b->rd[c].error, err == -EIO ? " (no longer read)"
+			    : " (packet skipped)",
+			    tracerd_rate_note(skipped, note, sizeof(note)));
 	if (err == -EIO)
 		b->broken[c] = true;
 }

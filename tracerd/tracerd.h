@@ -38,6 +38,7 @@
 #include "compiler.h"
 #include "pool_layout.h"
 #include "rb.h"
+#include "ratelimit.h"
 #include "proto/wire.h"
 
 struct tracerd_config {
@@ -132,6 +133,7 @@ struct tracerd {
 	uv_idle_t stock_idle;
 	bool stock_filling;
 	struct tracerd_spills spill;
+	uint64_t cs_bytes;		/* every process's call sites */
 };
 
 /* Descriptors received from a client and not taken by a message yet. */
@@ -162,6 +164,8 @@ struct tracerd_client {
 	int fds_in[TRACERD_CLIENT_FDS];	/* received, not taken yet */
 	int nfds_in;
 	bool closing;
+	bool spoke;			/* sent a whole valid frame */
+	uint64_t since_ms;		/* accepted at */
 	bool waits_stop;
 	bool waits_switch;
 	struct cds_list_head switch_node;	/* in d->switch_waiters */
@@ -283,6 +287,10 @@ struct tracerd_process {
 	struct tracerd_pool pool;	/* pool.c */
 	struct tracerd_callsite *cs;
 	size_t ncs, cs_cap;
+	uint32_t *cs_index;		/* by id: index + 1, 0: empty (at
+					   most half full; process.c) */
+	size_t cs_index_cap;		/* a power of 2 */
+	uint64_t cs_bytes;		/* memory its call sites take */
 	struct tracerd_batch batch;	/* sink.c */
 	struct tracerd_files files;	/* meta.c */
 	uint64_t unwritten;		/* records not written (output full) */
@@ -314,6 +322,7 @@ struct tracerd_process {
 					   (0: none yet) */
 	bool lazy;			/* runs no listener yet: do not wait
 					   for its confirmations */
+	struct tracerd_rate log_rate;	/* its damage, in the log */
 };
 
 /* Bytes of packets gathered per write(2): the scratch buffer's least size. */
@@ -339,6 +348,10 @@ void tracerd_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* server.c */
 int tracerd_listen(struct tracerd *d);
 void tracerd_server_close(struct tracerd *d);
+/* Close the connections that sent no whole frame in TRACERD_SILENT_MS
+ * (the scan timer calls it). */
+void tracerd_server_sweep(struct tracerd *d);
+#define TRACERD_SILENT_MS	10000
 /*
  * Queue msg (and fds, whose ownership passes to the queue) for client c.
  * Returns 0, -ENOMEM, -EMSGSIZE, -ENOBUFS (client does not read: it is

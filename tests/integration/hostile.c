@@ -1,0 +1,397 @@
+/*
+ * hostile.c - a client that attacks tracerd, for test_hostile.sh: each
+ * case is one of the attacks tracerd must survive (tracerd(8), THREAT
+ * MODEL).
+ *
+ *   hostile SOCKET adopt-unsealed   register, hand over a copy of the pool
+ *                                   in an unsealed memfd as a process whose
+ *                                   tracerd died, then truncate it to 0
+ *   hostile SOCKET adopt-huge       hand over a sparse pool (tracerd's own
+ *                                   layout, sealed) whose rings claim
+ *                                   128 MiB sub-buffers
+ *   hostile SOCKET adopt-pipe       hand over a pipe as the pool
+ *   hostile SOCKET idle N           open N connections that send 6 bytes
+ *                                   each (half a frame header), print
+ *                                   "holding K" (K: those tracerd took),
+ *                                   hold them until stdin closes
+ *   hostile SOCKET garbage N        N connections in turn, each sending
+ *                                   a malformed frame
+ *   hostile SOCKET sites N SIZE     register, then N call sites whose
+ *                                   strings are SIZE bytes each; prints
+ *                                   "accepted" or "refused: MESSAGE"
+ *
+ * Prints "adopted" or "refused: MESSAGE" (tracerd's answer to the
+ * hand-over), then carries out the rest of the attack; exits 0 when it
+ * could.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/sendfile.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "tests/unit/tracerd_stubs.h"
+#include "proto/wire.h"
+
+static const char *sock_path;
+
+static int dial(void)
+{
+	int fd = tracer__wire_connect(sock_path, 0);
+
+	if (fd < 0) {
+		fprintf(stderr, "hostile: connect: %s\n", strerror(-fd));
+		exit(1);
+	}
+	return fd;
+}
+
+/* Register as this process; adopt: that many segments follow. */
+static void send_register(int fd, uint32_t adopt)
+{
+	tracer_msg m = TRACER__MESSAGE__INIT;
+	Tracer__Register r = TRACER__REGISTER__INIT;
+
+	r.pid = (uint32_t)getpid();
+	r.ppid = (uint32_t)getppid();
+	r.name = (char *)"hostile";
+	r.adopt_segments = adopt;
+	m.body_case = TRACER__MESSAGE__BODY_REGISTER;
+	m.register_ = &r;
+	if (tracer__wire_send(fd, &m, NULL, 0, 5000)) {
+		fprintf(stderr, "hostile: cannot send Register\n");
+		exit(1);
+	}
+}
+
+static void send_segment(int fd, uint32_t index, uint64_t size, int seg)
+{
+	tracer_msg m = TRACER__MESSAGE__INIT;
+	Tracer__Segment s = TRACER__SEGMENT__INIT;
+
+	s.index = index;
+	s.size = size;
+	m.body_case = TRACER__MESSAGE__BODY_SEGMENT;
+	m.segment = &s;
+	if (tracer__wire_send(fd, &m, &seg, 1, 5000)) {
+		fprintf(stderr, "hostile: cannot send Segment\n");
+		exit(1);
+	}
+}
+
+/* tracerd's answer to a registration: Registered or Error. Returns 0 if
+ * registered (prints "adopted" when adopting), 1 if refused. */
+static int answer(int fd, bool adopting)
+{
+	tracer_msg *m = NULL;
+	const char *why = NULL;
+	int fds[TRACER_WIRE_MAX_FDS], nfds = 0, i, ret;
+
+	for (;;) {
+		ret = tracer__wire_recv(fd, &m, fds, &nfds, 10000, &why);
+		if (ret) {
+			printf("refused: %s\n", why ? why : strerror(-ret));
+			return 1;
+		}
+		for (i = 0; i < nfds; i++)
+			close(fds[i]);
+		if (m->body_case == TRACER__MESSAGE__BODY_REGISTERED) {
+			if (adopting)
+				printf("adopted\n");
+			tracer__wire_free(m);
+			return 0;
+		}
+		if (m->body_case == TRACER__MESSAGE__BODY_ERROR) {
+			printf("refused: %s\n", m->error->message);
+			tracer__wire_free(m);
+			return 1;
+		}
+		tracer__wire_free(m);	/* a Filter, say: wait on */
+	}
+}
+
+/* A pool in tracerd's own layout, from its own code (sealed, sparse):
+ * subbuf_size bytes x count sub-buffers in the default channel. */
+static int make_pool(uint64_t subbuf_size, uint64_t count, uint64_t *size)
+{
+	static struct tracerd d;
+	struct tracerd_process *p = calloc(1, sizeof(*p));
+	int fd;
+
+	if (!p)
+		exit(1);
+	tracerd_config_defaults(&d.cfg);
+	CDS_INIT_LIST_HEAD(&d.spill.list);
+	if (subbuf_size) {
+		d.cfg.subbuf_size[0] = subbuf_size;
+		d.cfg.subbuf_count[0] = count;
+		d.cfg.max_memory = UINT64_MAX;
+		d.cfg.buffers = 1;
+	}
+	p->d = &d;
+	fd = tracerd_pool_create(p);
+	if (fd < 0) {
+		fprintf(stderr, "hostile: no pool: %s\n", strerror(-fd));
+		exit(1);
+	}
+	*size = p->pool.seg[0].size;
+	stub_free_process(p);	/* fd is the process's: it stays */
+	return fd;
+}
+
+/* A copy of seg (size bytes) in a memfd without seals. */
+static int unsealed_copy(int seg, uint64_t size)
+{
+	int fd = memfd_create("hostile", MFD_CLOEXEC);
+	off_t off = 0;
+
+	if (fd < 0 || ftruncate(fd, (off_t)size) < 0)
+		exit(1);
+	while ((uint64_t)off < size)
+		if (sendfile(fd, seg, &off, size - (uint64_t)off) <= 0)
+			exit(1);
+	return fd;
+}
+
+/* Hand seg over as the pool of a process whose tracerd died. */
+static int adopt(int seg, uint64_t size)
+{
+	int fd = dial(), refused;
+
+	send_register(fd, 1);
+	send_segment(fd, 0, size, seg);
+	refused = answer(fd, true);
+	return refused ? -1 : fd;
+}
+
+/* Let tracerd go through its loop: a request on another connection. */
+static void round_trip(void)
+{
+	tracer_msg m = TRACER__MESSAGE__INIT, *r = NULL;
+	Tracer__StatusRequest s = TRACER__STATUS_REQUEST__INIT;
+	int fd = dial();
+
+	m.body_case = TRACER__MESSAGE__BODY_STATUS_REQUEST;
+	m.status_request = &s;
+	if (!tracer__wire_send(fd, &m, NULL, 0, 5000) &&
+	    !tracer__wire_recv(fd, &r, NULL, NULL, 5000, NULL))
+		tracer__wire_free(r);
+	close(fd);
+}
+
+static int adopt_unsealed(void)
+{
+	uint64_t size;
+	int seg = make_pool(0, 0, &size), copy = unsealed_copy(seg, size);
+	int conn = adopt(copy, size);
+
+	/* Pull the memory from under tracerd's mapping. */
+	if (ftruncate(copy, 0) < 0)
+		return 1;
+	round_trip();
+	if (conn >= 0)
+		close(conn);
+	return 0;
+}
+
+static int adopt_huge(void)
+{
+	uint64_t size;
+	int seg = make_pool(128ULL << 20, 2, &size), conn = adopt(seg, size);
+
+	round_trip();
+	if (conn >= 0)
+		close(conn);
+	return 0;
+}
+
+static int adopt_pipe(void)
+{
+	int p[2], conn;
+
+	if (pipe(p) < 0)
+		return 1;
+	conn = adopt(p[0], 1 << 20);
+	round_trip();
+	if (conn >= 0)
+		close(conn);
+	return 0;
+}
+
+/* Is fd still open at tracerd's end (not refused, not hung up)? */
+static bool still_open(int fd)
+{
+	char c;
+	ssize_t n = recv(fd, &c, 1, MSG_DONTWAIT | MSG_PEEK);
+
+	return n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK);
+}
+
+/* A connection, waiting up to half a second while tracerd's backlog is
+ * full. Returns the fd or a negative errno (-EAGAIN: still full). */
+static int connect_soon(void)
+{
+	int tries, fd = -EAGAIN;
+
+	for (tries = 0; tries < 50 && fd == -EAGAIN; tries++) {
+		fd = tracer__wire_connect(sock_path, SOCK_NONBLOCK);
+		if (fd == -EAGAIN)
+			usleep(10000);
+	}
+	return fd;
+}
+
+static int idle(int n)
+{
+	struct rlimit rl;
+	int *fds = calloc((size_t)n, sizeof(int)), i, held = 0, full = 0;
+	char line[16];
+
+	if (!fds || getrlimit(RLIMIT_NOFILE, &rl) < 0)
+		return 1;
+	rl.rlim_cur = rl.rlim_max;
+	setrlimit(RLIMIT_NOFILE, &rl);
+	for (i = 0; i < n; i++) {
+		fds[i] = connect_soon();
+		if (fds[i] == -EAGAIN && ++full == 3)
+			break;	/* tracerd does not accept any more */
+		if (fds[i] >= 0 && send(fds[i], "TRCW\1\0", 6, MSG_NOSIGNAL) < 0)
+			(void)0;	/* refused already */
+	}
+	for (; i < n; i++)
+		fds[i] = -1;
+	round_trip();	/* tracerd has seen them all */
+	for (i = 0; i < n; i++)
+		held += fds[i] >= 0 && still_open(fds[i]);
+	printf("holding %d\n", held);
+	while (fgets(line, sizeof(line), stdin))
+		;
+	return 0;
+}
+
+static int garbage(int n)
+{
+	char c;
+	int i, fd;
+
+	for (i = 0; i < n; i++) {
+		fd = dial();
+		if (send(fd, "GET / HTTP/1.1\r\n\r\n", 18, MSG_NOSIGNAL) < 0)
+			(void)0;
+		while (recv(fd, &c, 1, 0) > 0)	/* until tracerd hangs up */
+			;
+		close(fd);
+	}
+	printf("sent %d\n", n);
+	return 0;
+}
+
+/* The answer to a StatusRequest sent after everything else on fd: 0 if
+ * tracerd answered it (took all before), 1 if it refused something. */
+static int took_all(int fd)
+{
+	tracer_msg m = TRACER__MESSAGE__INIT, *r = NULL;
+	Tracer__StatusRequest sr = TRACER__STATUS_REQUEST__INIT;
+	const char *why = NULL;
+	int ret;
+
+	m.body_case = TRACER__MESSAGE__BODY_STATUS_REQUEST;
+	m.status_request = &sr;
+	tracer__wire_send(fd, &m, NULL, 0, 5000);
+	for (;;) {
+		ret = tracer__wire_recv(fd, &r, NULL, NULL, 60000, &why);
+		if (ret) {
+			printf("refused: %s\n", why ? why : strerror(-ret));
+			return 1;
+		}
+		if (r->body_case == TRACER__MESSAGE__BODY_ERROR) {
+			printf("refused: %s\n", r->error->message);
+			tracer__wire_free(r);
+			return 1;
+		}
+		if (r->body_case == TRACER__MESSAGE__BODY_STATUS) {
+			printf("accepted\n");
+			tracer__wire_free(r);
+			return 0;
+		}
+		tracer__wire_free(r);
+	}
+}
+
+static int sites(int n, size_t size)
+{
+	enum { BATCH = 64 };
+	struct tracer_wire_site items[BATCH];
+	char *text = malloc(size + 1), name[BATCH][32];
+	int fd = dial(), i, k;
+	size_t len;
+	void *frame;
+
+	if (!text)
+		return 1;
+	memset(text, 'x', size);
+	text[size] = '\0';
+	send_register(fd, 0);
+	if (answer(fd, false))
+		return 1;
+	for (i = 0; i < n; i += k) {
+		for (k = 0; k < BATCH && i + k < n; k++) {
+			snprintf(name[k], sizeof(name[k]), "h:%d", i + k);
+			items[k] = (struct tracer_wire_site){
+				.id = (uint32_t)(i + k + 1), .line = 1,
+				.types = "i", .file = text, .name = name[k],
+				.format = text,
+			};
+		}
+		while (tracer__wire_pack_sites(items, (size_t)k, &frame,
+					       &len) == -EMSGSIZE && k > 1)
+			k /= 2;
+		if (send(fd, frame, len, MSG_NOSIGNAL) != (ssize_t)len) {
+			free(frame);
+			break;	/* refused and closed: took_all() says */
+		}
+		free(frame);
+	}
+	took_all(fd);
+	close(fd);
+	free(text);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc == 5 && !strcmp(argv[2], "sites")) {
+		sock_path = argv[1];
+		setvbuf(stdout, NULL, _IONBF, 0);
+		return sites(atoi(argv[3]), (size_t)atol(argv[4]));
+	}
+	if (argc == 4 && !strcmp(argv[2], "idle")) {
+		sock_path = argv[1];
+		setvbuf(stdout, NULL, _IONBF, 0);
+		return idle(atoi(argv[3]));
+	}
+	if (argc == 4 && !strcmp(argv[2], "garbage")) {
+		sock_path = argv[1];
+		setvbuf(stdout, NULL, _IONBF, 0);
+		return garbage(atoi(argv[3]));
+	}
+	if (argc != 3) {
+		fprintf(stderr, "usage: hostile SOCKET CASE [N]\n");
+		return 2;
+	}
+	sock_path = argv[1];
+	setvbuf(stdout, NULL, _IONBF, 0);
+	if (!strcmp(argv[2], "adopt-unsealed"))
+		return adopt_unsealed();
+	if (!strcmp(argv[2], "adopt-huge"))
+		return adopt_huge();
+	if (!strcmp(argv[2], "adopt-pipe"))
+		return adopt_pipe();
+	fprintf(stderr, "hostile: unknown case '%s'\n", argv[2]);
+	return 2;
+}

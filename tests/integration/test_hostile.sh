@@ -1,0 +1,116 @@
+#!/bin/bash
+# A hostile or broken client cannot hurt tracerd, other programs or other
+# users (tracerd(8), THREAT MODEL). Each attack is carried out by a raw
+# client (hostile.c) against tracerd with its default settings; after each,
+# tracerd answers `status` within a second, and a well-behaved program
+# traced at the same time has all its events.
+. "$(dirname "$0")/lib.sh"
+
+HOSTILE=./tests/integration/hostile
+
+# tracerd answers a status request within a second.
+responsive() {
+	timeout 1 "$TRACECTL" status >/dev/null
+}
+
+# attack WHAT CASE [ARGS...]: a program records 2 x 20,000 events while
+# the attack is carried out; the attack's answer, then tracerd and the
+# program's trace after it.
+attack() {
+	local what=$1 out dir n pid
+	shift
+	dir=$(session_cmd start --events "$OWN_EVENTS")
+	"$TRACEE" threads 2 20000 >/dev/null & pid=$!
+	out=$("$HOSTILE" "$TRACER_SOCKET" "$@" 2>&1)
+	check "$1: $what ($(echo "$out" | grep -m1 -E 'refused|adopted|accepted'))" \
+		bash -c "echo '$out' | grep -q '^refused: '"
+	wait $pid
+	check "$1: tracerd still answers within a second" responsive
+	session_cmd stop >/dev/null
+	n=$("$TRACECTL" view "$dir" | grep -c ' test:seq: ')
+	check "$1: a program traced meanwhile has all its events ($n of 40000)" \
+		[ "$n" -eq 40000 ]
+}
+
+check "tracerd starts (default settings)" start_daemon
+
+# 1. A pool handed over in a memfd the client can still shrink: tracerd
+#    would fault (SIGBUS) on its next look at the pages.
+attack "a pool in an unsealed memfd is refused" adopt-unsealed
+# 3. A pool whose rings claim huge sub-buffers: tracerd would allocate as
+#    much to read one.
+attack "a pool with 128 MiB sub-buffers is refused" adopt-huge
+#    Anything but a memfd.
+attack "a pipe as a pool is refused" adopt-pipe
+check "the log says why each was refused" bash -c "
+	grep -q 'refused: not a memfd sealed against shrinking and growing' '$LOG' &&
+	grep -q 'refused: sub-buffers of 134217728 bytes' '$LOG' &&
+	grep -q 'refused: not a regular file' '$LOG'"
+
+# 4. Call sites without end: 20,000 with 4 KiB strings (240 MB) are
+#    refused past 32 MiB a process; tracerd's memory stays bounded.
+rss() {
+	awk '/^RssAnon/ { print $2 }' "/proc/$DPID/status"
+}
+rss0=$(rss)
+attack "20,000 call sites of 12 KiB are refused" sites 20000 4096
+rss1=$(rss)
+check "tracerd's memory grew by $(( (rss1 - rss0) / 1024 )) MiB (at most 64)" \
+	[ $((rss1 - rss0)) -le 65536 ]
+
+# cpu_ticks PID: its user + system time so far, in clock ticks.
+cpu_ticks() {
+	awk '{ print $14 + $15 }' "/proc/$1/stat"
+}
+
+# 5. Connections that never say anything whole hold every slot: programs
+#    and tracectl are still served (the oldest silent one gives its slot
+#    up), and silent ones are closed after a while anyway.
+coproc IDLE { "$HOSTILE" "$TRACER_SOCKET" idle 4200; }
+read -r line <&"${IDLE[0]}"
+echo "# $line of 4200 idle connections taken"
+check "4200 idle connections: tracerd still answers within a second" \
+	responsive
+dir=$(session_cmd start --events "$OWN_EVENTS")
+"$TRACEE" threads 2 20000 >/dev/null
+session_cmd stop >/dev/null
+n=$("$TRACECTL" view "$dir" | grep -c ' test:seq: ')
+check "and a program traced meanwhile has all its events ($n of 40000)" \
+	[ "$n" -eq 40000 ]
+exec {IDLE[1]}>&-
+wait $IDLE_PID
+check "the log says so a few times, not 4200 ($(grep -c 'sent nothing whole' "$LOG"))" \
+	[ "$(grep -c 'sent nothing whole' "$LOG")" -le 10 ]
+
+# 7. A client that sends malformed frames again and again: each is
+#    refused, and the log has at most 10 lines of it every 10 s.
+before=$(grep -c 'disconnecting' "$LOG")
+out=$("$HOSTILE" "$TRACER_SOCKET" garbage 2000)
+n=$(( $(grep -c 'disconnecting' "$LOG") - before ))
+check "2000 malformed clients ($out): $n log lines" [ "$n" -le 10 ]
+check "tracerd still answers within a second" responsive
+stop_daemon
+
+# 6. Out of descriptors: tracerd refuses what it cannot take and pauses
+#    accepting, instead of spinning on a socket that stays readable.
+(ulimit -Sn 96 && ulimit -Hn 96 &&
+	exec "$TRACERD" --socket "$TRACER_SOCKET" --output "$T/out" \
+	--log "$LOG" --daemonize)
+DPID=$("$TRACECTL" status | sed -n 's/^tracerd pid //p')
+check "tracerd starts with 96 descriptors" [ -n "$DPID" ]
+coproc IDLE { "$HOSTILE" "$TRACER_SOCKET" idle 150; }
+read -r line <&"${IDLE[0]}"
+echo "# $line of 150 idle connections taken"
+a=$(cpu_ticks "$DPID")
+sleep 1	# a measurement window, not a wait for something
+b=$(cpu_ticks "$DPID")
+check "out of descriptors, tracerd does not spin ($((b - a)) ticks in 1 s)" \
+	[ $((b - a)) -le 20 ]
+n=$(grep -c 'cannot accept: Too many open files' "$LOG")
+check "and says so a few times ($n lines)" \
+	bash -c "[ $n -ge 1 ] && [ $n -le 11 ]"
+exec {IDLE[1]}>&-
+wait $IDLE_PID
+check "once they are gone, tracerd answers within a second" responsive
+
+finish
