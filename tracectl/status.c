@@ -60,6 +60,9 @@ static void print_daemon(const Tracer__Status *st)
 	printf("pools   cap %s per process; default channel %" PRIu32
 	       " x %s\n", bytes(cap, sizeof(cap), st->max_memory),
 	       st->subbuf_count, bytes(sub, sizeof(sub), st->subbuf_size));
+	if (st->refused)
+		printf("refused %" PRIu64 " registration(s); last: %s\n",
+		       st->refused, or_dash(st->last_refusal));
 }
 
 static void print_thread(const Tracer__ThreadStatus *t)
@@ -198,6 +201,8 @@ static void json_status(const Tracer__Status *st, const struct waiting *w)
 	tracer__json_u64(&j, "max_memory", st->max_memory);
 	tracer__json_u64(&j, "subbuf_size", st->subbuf_size);
 	tracer__json_u64(&j, "subbuf_count", st->subbuf_count);
+	tracer__json_u64(&j, "refused", st->refused);
+	tracer__json_str(&j, "last_refusal", st->last_refusal);
 	tracer__json_open(&j, "processes", '[');
 	for (i = 0; i < st->n_processes; i++)
 		json_process(&j, st->processes[i]);

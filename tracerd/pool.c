@@ -65,6 +65,40 @@ static uint64_t segment_bytes(uint64_t buffer_size, uint32_t count,
 	return *buf_off + (uint64_t)count * buffer_size;
 }
 
+int tracerd_pool_geometry_ok(const struct tracerd *d, uint64_t subbuf_size,
+			     uint64_t subbuf_count, char *why, size_t n)
+{
+	struct tracer_rb_geometry g;
+	uint64_t at = 0, dsc, bo, size[2] = { subbuf_size,
+					      d->cfg.subbuf_size[1] };
+	uint64_t count[2] = { subbuf_count, d->cfg.subbuf_count[1] };
+	const char *gwhy;
+	int c;
+
+	for (c = 0; c < TRACER_POOL_CHANNELS; c++) {
+		if (tracer__rb_geometry(&g, size[c], count[c], &gwhy)) {
+			snprintf(why, n, "sub-buffers: %s", gwhy);
+			return -EINVAL;
+		}
+		at += TRACER_ALIGN_UP(g.region_size, PAGE);
+	}
+	if (at > UINT32_MAX) {
+		snprintf(why, n, "sub-buffers: %" PRIu64 " x %" PRIu64 " bytes "
+			 "make a buffer larger than 4 GiB", subbuf_count,
+			 subbuf_size);
+		return -EINVAL;
+	}
+	if (segment_bytes(at, 1, &dsc, &bo) > d->cfg.max_memory) {
+		snprintf(why, n, "sub-buffers: %" PRIu64 " x %" PRIu64 " bytes "
+			 "make a thread's buffer (%" PRIu64 " MiB) larger than "
+			 "tracerd's --max-memory (%" PRIu64 " MiB)",
+			 subbuf_count, subbuf_size, at >> 20,
+			 d->cfg.max_memory >> 20);
+		return -E2BIG;
+	}
+	return 0;
+}
+
 /* Largest count <= want that fits under the memory cap. */
 static uint32_t fit_count(const struct tracerd_process *p, uint32_t want)
 {

@@ -308,6 +308,10 @@ int tracerd_process_register(struct tracerd_client *c,
 	if (ret) {
 		tracerd_log("pid %d: cannot set up tracing: %s", (int)c->pid,
 			    strerror(-ret));
+		c->d->refused++;
+		snprintf(c->d->last_refusal, sizeof(c->d->last_refusal),
+			 "pid %d: cannot set up tracing: %s", (int)c->pid,
+			 strerror(-ret));
 		tracerd_send_error(c, ret,
 				   "tracerd cannot set up this process");
 		if (ctl_fd >= 0)

@@ -192,6 +192,19 @@ static void reject(struct tracerd_client *c, int code, const char *why)
 	tracerd_client_close(c);
 }
 
+/* A process whose call sites are over the limits: refused, and counted
+ * (status). */
+static void refused_sites(struct tracerd_client *c)
+{
+	static const char why[] = "call sites take more memory than tracerd "
+				  "allows (32 MiB a process, 256 MiB in all)";
+
+	c->d->refused++;
+	snprintf(c->d->last_refusal, sizeof(c->d->last_refusal),
+		 "pid %d: %s", (int)c->pid, why);
+	reject(c, -ENOSPC, why);
+}
+
 static void dispatch(struct tracerd_client *c, tracer_msg *m)
 {
 	int ret = 0;
@@ -215,9 +228,7 @@ static void dispatch(struct tracerd_client *c, tracer_msg *m)
 			{ reject(c, -EPROTO, "call sites before Register"); return; }
 		ret = tracerd_process_callsites(c->proc, m->call_sites);
 		if (ret == -ENOSPC)
-			{ reject(c, ret, "call sites take more memory than "
-				 "tracerd allows (32 MiB a process, 256 MiB "
-				 "in all)"); return; }
+			{ refused_sites(c); return; }
 		if (ret)
 			{ reject(c, ret, "invalid call site description"); return; }
 		return;
@@ -543,12 +554,15 @@ static const char *no_room(struct tracerd *d, uid_t uid)
 
 /* Tell a refused peer why (logged at most TRACERD_RATE_BURST times every
  * 10 s: a peer may try again and again). */
-static void refuse_logged(int fd, const struct ucred *cr, int code,
-			  const char *why)
+static void refuse_logged(struct tracerd *d, int fd, const struct ucred *cr,
+			  int code, const char *why)
 {
 	uint64_t skipped;
 	char note[64];
 
+	d->refused++;
+	snprintf(d->last_refusal, sizeof(d->last_refusal),
+		 "pid %d (uid %d): %s", (int)cr->pid, (int)cr->uid, why);
 	if (tracerd_rate_ok(&refused_rate, tracerd_now_ms(), &skipped))
 		tracerd_log("refused a client (pid %d, uid %d): %s%s",
 			    (int)cr->pid, (int)cr->uid, why,
@@ -565,14 +579,14 @@ static void accept_one(struct tracerd *d, int fd)
 
 	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &len) < 0 ||
 	    !allowed(fd, &cr)) {
-		refuse_logged(fd, &cr, -EACCES, "permission denied: tracerd "
+		refuse_logged(d, fd, &cr, -EACCES, "permission denied: tracerd "
 			      "serves only its own user (or, as root, root "
 			      "and the tracing group)");
 		return;
 	}
 	why = no_room(d, cr.uid);
 	if (why) {
-		refuse_logged(fd, &cr, -EUSERS, why);
+		refuse_logged(d, fd, &cr, -EUSERS, why);
 		return;
 	}
 	c = calloc(1, sizeof(*c));

@@ -181,8 +181,6 @@ static int check_opts(struct tracerd *d, const Tracer__SessionStart *req,
 		      struct tracerd_session_opts *o, char *why, size_t n)
 {
 	struct tracer__patterns pats;
-	struct tracer_rb_geometry g;
-	const char *gwhy;
 	int ret;
 
 	memset(o, 0, sizeof(*o));
@@ -197,13 +195,14 @@ static int check_opts(struct tracerd *d, const Tracer__SessionStart *req,
 	tracer__patterns_free(&pats);
 	o->subbuf_size = req->subbuf_size;
 	o->subbuf_count = req->subbuf_count;
-	if (tracer__rb_geometry(&g, o->subbuf_size ? o->subbuf_size :
-				d->cfg.subbuf_size[0], o->subbuf_count ?
-				o->subbuf_count : d->cfg.subbuf_count[0],
-				&gwhy)) {
-		snprintf(why, n, "sub-buffers: %s", gwhy);
-		return -EINVAL;
-	}
+	/* A geometry no process could join is refused here, not by
+	 * every process's registration. */
+	ret = tracerd_pool_geometry_ok(d, o->subbuf_size ? o->subbuf_size :
+				       d->cfg.subbuf_size[0], o->subbuf_count ?
+				       o->subbuf_count : d->cfg.subbuf_count[0],
+				       why, n);
+	if (ret)
+		return ret;
 	o->live_ms = req->live_interval_ms ? req->live_interval_ms
 					   : LIVE_DEFAULT_MS;
 	if (o->live_ms > LIVE_MAX_MS) {
@@ -743,6 +742,8 @@ static void fill_status(struct tracerd *d, Tracer__Status *st)
 {
 	st->pid = (uint32_t)getpid();
 	st->version = (char *)PACKAGE_VERSION;
+	st->refused = d->refused;
+	st->last_refusal = d->last_refusal;
 	st->socket = (char *)d->cfg.socket_path;
 	st->output = (char *)d->cfg.output_dir;
 	st->session_id = d->session_id;

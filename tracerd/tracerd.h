@@ -134,6 +134,8 @@ struct tracerd {
 	bool stock_filling;
 	struct tracerd_spills spill;
 	uint64_t cs_bytes;		/* every process's call sites */
+	uint64_t refused;		/* registrations that failed */
+	char last_refusal[160];		/* "pid N: why" (status) */
 };
 
 /* Descriptors received from a client and not taken by a message yet. */
@@ -499,6 +501,14 @@ void tracerd_pool_free(struct tracerd_process *p);
  * memory cap), -ENOMEM, -EINVAL (geometry), or the errno of memfd/mmap.
  */
 int tracerd_pool_create(struct tracerd_process *p);
+/*
+ * Could a pool be made with subbuf_count sub-buffers of subbuf_size bytes
+ * in the default channel (the vital channel as configured), one buffer
+ * at least under --max-memory? Returns 0, or -EINVAL / -E2BIG with why
+ * (n bytes) saying why not.
+ */
+int tracerd_pool_geometry_ok(const struct tracerd *d, uint64_t subbuf_size,
+			     uint64_t subbuf_count, char *why, size_t n);
 /* Grow p's pool if fewer than half of its buffers are usable, or a thread
  * asked (want_grow): a new segment, sent to the process. */
 void tracerd_pool_maybe_grow(struct tracerd_process *p);

@@ -57,6 +57,21 @@ attack "20,000 call sites of 12 KiB are refused" sites 20000 4096
 rss1=$(rss)
 check "tracerd's memory grew by $(( (rss1 - rss0) / 1024 )) MiB (at most 64)" \
 	[ $((rss1 - rss0)) -le 65536 ]
+check "status shows the refused registration" bash -c \
+	"'$TRACECTL' status | grep -q '^refused 1 registration(s); last: pid [0-9]*: call sites take more memory'"
+
+# 9. A session no process could join is refused at its start, in one line.
+out=$("$TRACECTL" start --subbuf-count 65536 2>&1)
+ret=$?
+want="tracectl: sub-buffers: 65536 x 16384 bytes make a thread's buffer (1029 MiB) larger than tracerd's --max-memory (1024 MiB)"
+refused_start() {
+	[ "$ret" -eq 1 ] && [ "$out" = "$want" ]
+}
+check "start --subbuf-count 65536: exit $ret, one line saying why" \
+	refused_start
+echo "# $out"
+check "and no session started" bash -c \
+	"'$TRACECTL' status | grep -q '^session none'"
 
 # cpu_ticks PID: its user + system time so far, in clock ticks.
 cpu_ticks() {
