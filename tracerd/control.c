@@ -86,7 +86,8 @@ int tracerd_state_open(struct tracerd *d)
 	fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC,
 		  geteuid() == 0 ? 0644 : 0600);
 	if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) ||
-	    st.st_uid != geteuid() || fchmod(fd, st.st_mode & 0644) < 0 ||
+	    st.st_uid != geteuid() ||
+	    fchmod(fd, geteuid() == 0 ? 0644 : 0600) < 0 ||
 	    ftruncate(fd, TRACER_CONTROL_SIZE) < 0)
 		goto fail;
 	c = mmap(NULL, TRACER_CONTROL_SIZE, PROT_READ | PROT_WRITE,

@@ -69,7 +69,8 @@ static void usage(FILE *f)
 	fputs("usage: tracerd [--socket PATH] [--output DIR] [--daemonize]\n"
 	      "               [--buffers N] [--max-memory SIZE]\n"
 	      "               [--subbuf-size SIZE] [--subbuf-count N]\n"
-	      "               [--scan-ms MS] [--log FILE] [--ready-fd FD]\n", f);
+	      "               [--scan-ms MS] [--log FILE] [--ready-fd FD]\n"
+	      "               [--world-readable]\n", f);
 }
 
 /* "64K", "4M", "1G" or plain bytes. Returns 0 or -EINVAL. */
@@ -152,6 +153,7 @@ static int parse_args(int argc, char **argv, struct tracerd_config *cfg,
 		{ "scan-ms", required_argument, NULL, 't' },
 		{ "log", required_argument, NULL, 'l' },
 		{ "ready-fd", required_argument, NULL, 'r' },
+		{ "world-readable", no_argument, NULL, 'w' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -171,6 +173,9 @@ static int parse_args(int argc, char **argv, struct tracerd_config *cfg,
 			break;
 		case 'o':
 			snprintf(o->output, sizeof(o->output), "%s", optarg);
+			break;
+		case 'w':
+			cfg->world_readable = true;
 			break;
 		case 'd':
 			o->daemonize = true;
@@ -458,6 +463,9 @@ int main(int argc, char **argv)
 		return ret;
 	d.cfg.socket_path = o.socket;
 	d.cfg.output_dir = o.output;
+	/* Traces hold the programs' arguments, paths and data: the owner's
+	 * (and, for root, the tracing group's: session.c), unless asked. */
+	umask(d.cfg.world_readable ? 022 : geteuid() == 0 ? 027 : 077);
 	signal(SIGPIPE, SIG_IGN);
 	raise_fd_limit();
 	if (o.daemonize)

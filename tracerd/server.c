@@ -723,7 +723,11 @@ static int make_parent(const char *path)
 	*slash = '\0';
 	struct stat st;
 
-	if (mkdir(dir, geteuid() == 0 ? 0755 : 0700) < 0 && errno != EEXIST) {
+	if (mkdir(dir, geteuid() == 0 ? 0755 : 0700) == 0) {
+		/* Root's socket is for the tracing group too: not masked. */
+		if (geteuid() == 0 && chmod(dir, 0755) < 0)
+			(void)0;	/* lstat() below has the last word */
+	} else if (errno != EEXIST) {
 		tracerd_log("cannot create '%s': %s", dir, strerror(errno));
 		return -errno;
 	}

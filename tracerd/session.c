@@ -24,6 +24,7 @@
  * consuming it. The files of a process directory are meta.c's.
  */
 #include <dirent.h>
+#include <grp.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -109,8 +110,26 @@ void tracerd_reply_done(struct tracerd_client *c, uint32_t processes,
 	tracerd_send(c, &m, NULL, 0);
 }
 
+/*
+ * A directory root made for traces: the tracing group's too (group
+ * tracing, set-group-ID so that everything made below it is the group's,
+ * and readable by it through tracerd's umask 027), unless traces are
+ * world-readable anyway or there is no such group.
+ */
+static void share_with_group(const struct tracerd *d, const char *dir)
+{
+	struct group *g;
+
+	if (geteuid() != 0 || d->cfg.world_readable ||
+	    !(g = getgrnam("tracing")))
+		return;
+	if (chown(dir, (uid_t)-1, g->gr_gid) < 0 || chmod(dir, 02750) < 0)
+		tracerd_log("cannot give '%s' to the tracing group: %s", dir,
+			    strerror(errno));
+}
+
 /* mkdir -p for the output directory. */
-static int make_dirs(const char *path)
+static int make_dirs(const struct tracerd *d, const char *path)
 {
 	char buf[4096], *s;
 
@@ -123,7 +142,9 @@ static int make_dirs(const char *path)
 			return -errno;
 		*s = '/';
 	}
-	if (mkdir(buf, 0755) < 0 && errno != EEXIST)
+	if (mkdir(buf, 0755) == 0)
+		share_with_group(d, buf);
+	else if (errno != EEXIST)
 		return -errno;
 	return 0;
 }
@@ -139,7 +160,7 @@ static char *new_session_dir(struct tracerd *d, uint64_t *id, int *err)
 	struct tm tm;
 	int tries;
 
-	*err = make_dirs(d->cfg.output_dir);
+	*err = make_dirs(d, d->cfg.output_dir);
 	if (*err)
 		return NULL;
 	localtime_r(&now, &tm);
@@ -147,8 +168,10 @@ static char *new_session_dir(struct tracerd *d, uint64_t *id, int *err)
 	for (tries = 0; tries < 1000; tries++, (*id)++) {
 		snprintf(path, sizeof(path), "%s/session-%s-%" PRIu64,
 			 d->cfg.output_dir, stamp, *id);
-		if (mkdir(path, 0755) == 0)
+		if (mkdir(path, 0755) == 0) {
+			share_with_group(d, path);
 			return strdup(path);
+		}
 		if (errno != EEXIST)
 			break;
 	}
@@ -269,7 +292,7 @@ static int chosen_dir(const struct tracerd_client *c, const char *dir,
 			 "path of at most %d bytes", dir, CHOSEN_DIR_MAX);
 		return -EINVAL;
 	}
-	err = make_dirs(dir);
+	err = make_dirs(c->d, dir);
 	if (!err && (stat(dir, &st) || !S_ISDIR(st.st_mode)))
 		err = -ENOTDIR;
 	if (!err)

@@ -49,6 +49,7 @@ struct tracerd_config {
 	uint64_t subbuf_size[TRACER_POOL_CHANNELS];
 	uint64_t subbuf_count[TRACER_POOL_CHANNELS];
 	uint32_t scan_ms;		/* timer-driven scan period */
+	bool world_readable;		/* traces readable by all (umask 022) */
 };
 
 /* What `tracectl start` asked for. */

@@ -26,12 +26,33 @@ check "root tracerd refused the other user's process" \
 session_cmd stop >/dev/null
 check "only root's process was traced" [ "$(ls "$dir" | wc -l)" -eq 1 ]
 
+# Traces hold the programs' arguments, paths and data: private to root
+# (and the tracing group) unless tracerd runs with --world-readable.
+nobody_reads() {
+	as_nobody cat "$1" >/dev/null 2>&1
+}
+nobody_cannot_read() {
+	! nobody_reads "$1"
+}
+f=$(find "$dir" -type f -name 'default-*' | head -n 1)
+check "the trace is private: nobody cannot read ${f##*/}" nobody_cannot_read "$f"
+n=$(find "$dir" -perm /o=rwx | wc -l)
+check "no file or directory of the session is open to others ($n)" [ "$n" -eq 0 ]
+
 if getent group tracing >/dev/null; then
 	out=$(setpriv --reuid=nobody --regid="$(id -g nobody)" \
 		--groups="$(getent group tracing | cut -d: -f3)" \
 		"$TRACECTL" status 2>&1)
 	ok $? "a member of the tracing group may connect"
 fi
+stop_daemon
+check "root tracerd starts with --world-readable" \
+	start_daemon --world-readable --output "$T/open"
+dir=$(session_cmd start)
+"$TRACEE" print 3 >/dev/null
+session_cmd stop >/dev/null
+f=$(find "$dir" -type f -name 'default-*' | head -n 1)
+check "then nobody can read ${f##*/}" nobody_reads "$f"
 stop_daemon
 
 # A daemon of another user refuses root.
