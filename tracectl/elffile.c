@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "elffile.h"
+#include "open_regular.h"
 
 #if __BYTE_ORDER == __LITTLE_ENDIAN
 # define HOST_DATA	ELFDATA2LSB
@@ -21,19 +22,14 @@
 int tracer__elf_open(struct tracer_elf_file *f, const char *path)
 {
 	struct stat st;
-	int ret = 0;
 
-	f->fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
-	if (f->fd < 0)
-		return -errno;
-	if (fstat(f->fd, &st) < 0)
-		ret = -errno;
-	else if (!S_ISREG(st.st_mode))
-		ret = -ENOEXEC;
-	if (ret) {
-		close(f->fd);
+	/* A path a traced program recorded: it may name a FIFO. */
+	f->fd = tracer__open_regular(path, &st);
+	if (f->fd < 0) {
+		int ret = f->fd;
+
 		f->fd = -1;
-		return ret;
+		return ret == -EINVAL ? -ENOEXEC : ret;
 	}
 	f->size = (uint64_t)st.st_size;
 	return 0;

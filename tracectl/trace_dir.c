@@ -25,6 +25,7 @@
 #include "format.h"
 #include "rb_layout.h"
 #include "trace_dir.h"
+#include "open_regular.h"
 
 static int fail(char *err, size_t err_size, int ret, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
@@ -453,17 +454,33 @@ static int meta_read(struct meta_parse *p, FILE *f, const char *path,
 	return ret;
 }
 
+/* open_regular()'s failure as err: "cannot open 'PATH': ...". */
+static int fail_regular(char *err, size_t err_size, int ret, const char *path)
+{
+	if (ret == -EINVAL)
+		return fail(err, err_size, ret, "cannot open '%s': not a "
+			    "regular file", path);
+	return fail_open(err, err_size, ret, path);
+}
+
 int tracer__meta_load(struct tracer_meta *m, const char *path, char *err,
 		      size_t err_size)
 {
 	struct meta_parse p = { .m = m };
+	struct stat st;
 	FILE *f;
-	int ret;
+	int fd, ret;
 
 	memset(m, 0, sizeof(*m));
-	f = fopen(path, "re");
-	if (!f)
-		return fail_open(err, err_size, -errno, path);
+	fd = tracer__open_regular(path, &st);
+	if (fd < 0)
+		return fail_regular(err, err_size, fd, path);
+	f = fdopen(fd, "r");
+	if (!f) {
+		ret = -errno;
+		close(fd);
+		return fail_open(err, err_size, ret, path);
+	}
 	ret = meta_read(&p, f, path, err, err_size);
 	fclose(f);
 	if (!ret)
@@ -625,12 +642,13 @@ int tracer__chan_open(struct tracer_chan *c, const char *path, char *err,
 	struct stat st;
 
 	memset(c, 0, sizeof(*c));
-	c->fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (c->fd < 0 || fstat(c->fd, &st) < 0)
-		return fail_open(err, err_size, -errno, path);
-	if (!S_ISREG(st.st_mode))
-		return fail(err, err_size, -EINVAL, "cannot open '%s': not a "
-			    "regular file", path);
+	c->fd = tracer__open_regular(path, &st);
+	if (c->fd < 0) {
+		int ret = c->fd;
+
+		c->fd = -1;
+		return fail_regular(err, err_size, ret, path);
+	}
 	c->path = strdup(path);
 	if (!c->path)
 		return fail(err, err_size, -ENOMEM, "%s: out of memory",
@@ -677,9 +695,12 @@ static int reopen(struct tracer_chan *c, char *err, size_t err_size)
 	struct stat st;
 	int ret;
 
-	c->fd = open(c->path, O_RDONLY | O_CLOEXEC);
-	if (c->fd < 0 || fstat(c->fd, &st) < 0)
-		return fail_open(err, err_size, -errno, c->path);
+	c->fd = tracer__open_regular(c->path, &st);
+	if (c->fd < 0) {
+		ret = c->fd;
+		c->fd = -1;
+		return fail_regular(err, err_size, ret, c->path);
+	}
 	if ((uint64_t)st.st_size < c->file_size)
 		return fail(err, err_size, -EBADMSG, "%s: the file shrank "
 			    "while being read", c->path);

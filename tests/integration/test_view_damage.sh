@@ -48,4 +48,31 @@ want=$(($(awk -v p="$pid_other" '$3 != p' "$T/before" | wc -l) - lost))
 check "every other event is shown ($want)" [ "$(wc -l <"$T/after")" -eq "$want" ]
 check "and each is a line of the intact view" \
 	[ -z "$(comm -13 <(sort "$T/before") <(sort "$T/after"))" ]
+
+# FIFOs where a trace has files (an untrusted trace may hold anything): a
+# channel file and a process.meta that are FIFOs are reported as not
+# regular files, and never opened for reading (that would block until a
+# writer came).
+dir=$(session_cmd start)
+"$TRACEE" print 5 >/dev/null
+"$TRACEE" print 7 >/dev/null
+session_cmd stop >/dev/null
+mapfile -t procs < <(ls -d "$dir"/tracee-*)
+mkfifo "${procs[0]}/default-99999"
+rm "${procs[1]}/tracer/process.meta"
+mkfifo "${procs[1]}/tracer/process.meta"
+timeout 20 "$TRACECTL" view "$dir" >"$T/fifo" 2>"$T/fifo.err"
+ret=$?
+sed 's/^/# /' "$T/fifo.err"
+check "view does not wait on FIFOs (exit $ret)" [ "$ret" -eq 1 ]
+check "the FIFO channel file is named: not a regular file" \
+	grep -qx "tracectl: cannot open '${procs[0]}/default-99999': not a regular file" "$T/fifo.err"
+check "the FIFO process.meta is named: not a regular file" \
+	grep -q "^tracectl: cannot open '${procs[1]}/tracer/process.meta': not a regular file" "$T/fifo.err"
+n=$(grep -c ' test:print: ' "$T/fifo")
+one_process() {
+	[ "$n" -eq 5 ] || [ "$n" -eq 7 ]
+}
+check "the events of the process with a readable process.meta are shown ($n)" \
+	one_process
 finish
