@@ -19,6 +19,12 @@
  *   hostile SOCKET sites N SIZE     register, then N call sites whose
  *                                   strings are SIZE bytes each; prints
  *                                   "accepted" or "refused: MESSAGE"
+ *   hostile SOCKET salvage N        register N call sites, take every
+ *                                   buffer of the pool and write records
+ *                                   of the last id into its default ring,
+ *                                   a sub-buffer and a half, the last one
+ *                                   left uncommitted, and exit: tracerd
+ *                                   salvages every open sub-buffer
  *
  * Prints "adopted" or "refused: MESSAGE" (tracerd's answer to the
  * hand-over), then carries out the rest of the attack; exits 0 when it
@@ -291,6 +297,123 @@ static int garbage(int n)
 	return 0;
 }
 
+/* Register; the pool's segment 0 (*seg, *size) from the answer. */
+static int register_pool(int fd, int *seg, uint64_t *size)
+{
+	tracer_msg *m = NULL;
+	int fds[TRACER_WIRE_MAX_FDS], nfds = 0, i;
+
+	send_register(fd, 0);
+	for (;;) {
+		if (tracer__wire_recv(fd, &m, fds, &nfds, 10000, NULL))
+			return -1;
+		if (m->body_case == TRACER__MESSAGE__BODY_REGISTERED &&
+		    nfds == 3) {
+			*seg = fds[2];
+			*size = m->registered->segment_size;
+			close(fds[0]);
+			close(fds[1]);
+			tracer__wire_free(m);
+			return 0;
+		}
+		for (i = 0; i < nfds; i++)
+			close(fds[i]);
+		if (m->body_case == TRACER__MESSAGE__BODY_REGISTERED ||
+		    m->body_case == TRACER__MESSAGE__BODY_ERROR) {
+			tracer__wire_free(m);
+			return -1;	/* no pool: no session */
+		}
+		tracer__wire_free(m);
+	}
+}
+
+/* n call sites "h:K" (types "i"), ids 1..n. Returns 0 or -1. */
+static int send_sites(int fd, int n)
+{
+	enum { BATCH = 256 };
+	struct tracer_wire_site items[BATCH];
+	char name[BATCH][32];
+	int i, k;
+	size_t len;
+	void *frame;
+
+	for (i = 0; i < n; i += k) {
+		for (k = 0; k < BATCH && i + k < n; k++) {
+			snprintf(name[k], sizeof(name[k]), "h:%d", i + k);
+			items[k] = (struct tracer_wire_site){
+				.id = (uint32_t)(i + k + 1), .line = 1,
+				.types = "i", .file = "h.c", .name = name[k],
+				.format = "%d",
+			};
+		}
+		if (tracer__wire_pack_sites(items, (size_t)k, &frame, &len) ||
+		    send(fd, frame, len, MSG_NOSIGNAL) != (ssize_t)len)
+			return -1;
+		free(frame);
+	}
+	return 0;
+}
+
+/* Take buffer i of the pool at base as thread tid; fill its default ring
+ * with records of id, the last one reserved and never committed. */
+static long fill_buffer(char *base, uint32_t i, uint32_t tid, uint32_t id)
+{
+	const struct tracer_pool_header *h = (const void *)base;
+	struct tracer_pool_desc *d = (void *)(base + h->desc_offset +
+					      (uint64_t)i * h->desc_size);
+	char *buf = base + h->buffer_offset + (uint64_t)i * h->buffer_size;
+	uint64_t word = __atomic_load_n(&d->state, __ATOMIC_ACQUIRE);
+	struct tracer_rb_writer w;
+	struct tracer_rb_ctx ctx;
+	long n = 0;
+
+	if (TRACER_BUF_STATE(word) == TRACER_BUF_IN_USE ||
+	    !__atomic_compare_exchange_n(&d->state, &word,
+			TRACER_BUF_WORD(TRACER_BUF_GEN(word) + 1,
+					TRACER_BUF_IN_USE), false,
+			__ATOMIC_SEQ_CST, __ATOMIC_RELAXED))
+		return 0;
+	d->owner_tid = tid;
+	if (tracer__rb_writer_attach(&w, buf + h->channel_offset[0],
+			tracer__pool_channel_size(h->channel_offset,
+						  h->buffer_size, 0), tid, NULL))
+		return 0;
+	w.stream_instance_id = (uint64_t)i << 32 |
+			       (TRACER_BUF_GEN(word) + 1);
+	/* A sub-buffer and a half: the open one is half filled. */
+	while (n < (long)((3ULL << w.subbuf_order) / 2 / 24) &&
+	       tracer__rb_reserve(&w, &ctx, id, 8) == 0) {
+		memcpy(ctx.payload, &n, 8);
+		tracer__rb_commit(&w, &ctx);
+		n++;
+	}
+	if (tracer__rb_reserve(&w, &ctx, id, 8) == 0)
+		memset(ctx.payload, 0, 8);	/* never committed */
+	return n;
+}
+
+static int salvage(int nsites)
+{
+	const struct tracer_pool_header *h;
+	int fd = dial(), seg;
+	uint64_t size;
+	uint32_t i;
+	long n = 0;
+	char *base;
+
+	if (register_pool(fd, &seg, &size) || send_sites(fd, nsites))
+		return 1;
+	base = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, seg, 0);
+	if (base == MAP_FAILED)
+		return 1;
+	h = (const void *)base;
+	for (i = 0; i < h->buffer_count; i++)
+		n += fill_buffer(base, i, (uint32_t)gettid(), (uint32_t)nsites);
+	printf("filled %u buffers with %ld records of id %d\n",
+	       h->buffer_count, n, nsites);
+	return 0;	/* and die with every buffer in use */
+}
+
 /* The answer to a StatusRequest sent after everything else on fd: 0 if
  * tracerd answered it (took all before), 1 if it refused something. */
 static int took_all(int fd)
@@ -365,6 +488,11 @@ static int sites(int n, size_t size)
 
 int main(int argc, char **argv)
 {
+	if (argc == 4 && !strcmp(argv[2], "salvage")) {
+		sock_path = argv[1];
+		setvbuf(stdout, NULL, _IONBF, 0);
+		return salvage(atoi(argv[3]));
+	}
 	if (argc == 5 && !strcmp(argv[2], "sites")) {
 		sock_path = argv[1];
 		setvbuf(stdout, NULL, _IONBF, 0);

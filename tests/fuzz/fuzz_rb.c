@@ -1,0 +1,103 @@
+/*
+ * fuzz_rb.c - libFuzzer target: tracerd's side of a ring buffer that the
+ * traced process may have scribbled on (common/rb_read.c, rb_salvage.c):
+ * attach, read every packet, the committed part of the open sub-buffer,
+ * then salvage as after the writer's death. A real writer fills the ring
+ * first; the input then patches it: every 3 bytes are a 16-bit offset
+ * (scaled to the region) and a byte to store there. Nothing may crash,
+ * hang, or read or write outside the region.
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rb.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+#define SUBBUF	4096
+#define COUNT	4
+
+static void fill(void *region, uint64_t size)
+{
+	struct tracer_rb_config cfg = { .subbuf_size = SUBBUF,
+					.subbuf_count = COUNT,
+					.mode = TRACER_RB_FLIGHT,
+					.stream_instance_id = 1 };
+	struct tracer_rb_writer w;
+	struct tracer_rb_ctx ctx;
+	const char *why;
+	int i;
+
+	if (tracer__rb_init(region, size, &cfg, &why) ||
+	    tracer__rb_writer_attach(&w, region, size, 7, &why))
+		abort();
+	for (i = 0; i < 600; i++)
+		if (tracer__rb_reserve(&w, &ctx, 3, 24) == 0) {
+			memset(ctx.payload, i, 24);
+			/* The last one stays open: a writer that died. */
+			if (i < 599)
+				tracer__rb_commit(&w, &ctx);
+		}
+}
+
+static bool keep(void *arg, const struct tracer_rb_event *ev)
+{
+	(void)arg;
+	(void)ev;
+	return true;
+}
+
+static void read_all(void *region, uint64_t size)
+{
+	static uint8_t dst[SUBBUF] __attribute__((aligned(64)));
+	struct tracer_rb_reader r;
+	struct tracer_rb_packet_info info;
+	struct tracer_rb_salvage s;
+	const char *why;
+	int n, ret;
+
+	if (tracer__rb_reader_attach(&r, region, size, &why))
+		return;
+	for (n = 0; n < 4 * COUNT; n++) {
+		ret = tracer__rb_read(&r, dst, sizeof(dst), &info);
+		if (ret == -EAGAIN || ret == -ENODATA || ret == -EIO)
+			break;
+		if (ret == 0 && info.content_bytes > sizeof(dst))
+			abort();
+	}
+	tracer__rb_read_partial(&r, dst, sizeof(dst), &info);
+	for (n = 0; n < 2 * COUNT; n++) {
+		ret = tracer__rb_salvage(&r, dst, sizeof(dst), keep, NULL,
+					 UINT64_MAX / 2, &info, &s);
+		if (ret == -ENODATA || ret == -EIO)
+			break;
+	}
+	tracer__rb_reader_detach(&r);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct tracer_rb_geometry g;
+	const char *why;
+	uint8_t *region;
+	size_t i;
+
+	if (tracer__rb_geometry(&g, SUBBUF, COUNT, &why))
+		abort();
+	region = aligned_alloc(64, g.region_size);
+	if (!region)
+		return 0;
+	memset(region, 0, g.region_size);
+	fill(region, g.region_size);
+	for (i = 0; i + 3 <= size; i += 3) {
+		uint64_t off = (uint64_t)(data[i] | data[i + 1] << 8) *
+			       g.region_size / 65536;
+
+		region[off] = data[i + 2];
+	}
+	read_all(region, g.region_size);
+	free(region);
+	return 0;
+}
