@@ -488,38 +488,29 @@ static int sites(int n, size_t size)
 
 int main(int argc, char **argv)
 {
-	if (argc == 4 && !strcmp(argv[2], "salvage")) {
-		sock_path = argv[1];
-		setvbuf(stdout, NULL, _IONBF, 0);
-		return salvage(atoi(argv[3]));
-	}
-	if (argc == 5 && !strcmp(argv[2], "sites")) {
-		sock_path = argv[1];
-		setvbuf(stdout, NULL, _IONBF, 0);
-		return sites(atoi(argv[3]), (size_t)atol(argv[4]));
-	}
-	if (argc == 4 && !strcmp(argv[2], "idle")) {
-		sock_path = argv[1];
-		setvbuf(stdout, NULL, _IONBF, 0);
-		return idle(atoi(argv[3]));
-	}
-	if (argc == 4 && !strcmp(argv[2], "garbage")) {
-		sock_path = argv[1];
-		setvbuf(stdout, NULL, _IONBF, 0);
-		return garbage(atoi(argv[3]));
-	}
-	if (argc != 3) {
-		fprintf(stderr, "usage: hostile SOCKET CASE [N]\n");
+	const char *c = argc >= 3 ? argv[2] : "";
+	int n = argc >= 4 ? atoi(argv[3]) : 0;
+
+	if (argc < 3) {
+		fprintf(stderr, "usage: hostile SOCKET CASE [N [SIZE]]\n");
 		return 2;
 	}
 	sock_path = argv[1];
 	setvbuf(stdout, NULL, _IONBF, 0);
-	if (!strcmp(argv[2], "adopt-unsealed"))
+	if (!strcmp(c, "adopt-unsealed"))
 		return adopt_unsealed();
-	if (!strcmp(argv[2], "adopt-huge"))
+	if (!strcmp(c, "adopt-huge"))
 		return adopt_huge();
-	if (!strcmp(argv[2], "adopt-pipe"))
+	if (!strcmp(c, "adopt-pipe"))
 		return adopt_pipe();
-	fprintf(stderr, "hostile: unknown case '%s'\n", argv[2]);
+	if (!strcmp(c, "idle") && argc == 4)
+		return idle(n);
+	if (!strcmp(c, "garbage") && argc == 4)
+		return garbage(n);
+	if (!strcmp(c, "salvage") && argc == 4)
+		return salvage(n);
+	if (!strcmp(c, "sites") && argc == 5)
+		return sites(n, (size_t)atol(argv[4]));
+	fprintf(stderr, "hostile: unknown case '%s' or its arguments\n", c);
 	return 2;
 }

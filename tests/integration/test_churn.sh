@@ -12,6 +12,28 @@ ALIVE=${CHURN_ALIVE:-16}	# and 64
 # Small buffers for the growth test: 16 KiB x 4 default channel.
 GEOM="--subbuf-size 16K --subbuf-count 4"
 
+# whole_trace VIEW N: the checks of a churn of N threads, each with its 3
+# test:churn events, in the trace of session directory $dir viewed in VIEW.
+whole_trace() {
+	local n files
+	awk -v N="$2" '
+		/ test:churn: / { seen[$(NF - 2)]++ }
+		END {
+			for (t = 0; t < N; t++) if (seen[t] != 3) { bad++; if (bad < 5) print "thread " t ": " seen[t] + 0 " events" }
+			exit bad != 0
+		}' "$1" >"$1.check"
+	ok $? "every one of the $2 threads has its 3 events in the trace"
+	sed 's/^/# /' "$1.check"
+	n=$(grep -c ' tracer:thread_start: ' "$1")
+	check "and its start in the vital channel ($n of $(($2 + 1)) with main)" \
+		[ "$n" -eq $(($2 + 1)) ]
+	n=$(grep -cE ' tracer:lost(_unbuffered)?: ' "$1")
+	check "no loss told anywhere ($n)" [ "$n" -eq 0 ]
+	files=$(ls "$dir"/*/ | grep -c '^default-')
+	check "one channel file per thread ($files), no spill file left" \
+		bash -c "[ $files -eq $2 ] && ! ls -A '$dir'/*/ | grep -q spill"
+}
+
 # Default settings: the pool grows ahead of the churn (threads ask for it
 # when few FREE buffers have room in their rings, and tracerd serves the
 # request between packets), whatever tracerd's files cost to create.
@@ -35,21 +57,7 @@ check "tracerd's memory stays flat (grew $((rss_end - rss_half)) KiB)" \
 	[ $((rss_end - rss_half)) -lt 1024 ]
 
 "$TRACECTL" view "$dir" >"$T/view"
-awk -v N=$TOTAL '
-	/ test:churn: / { seen[$(NF - 2)]++ }
-	END {
-		for (t = 0; t < N; t++) if (seen[t] != 3) { bad++; if (bad < 5) print "thread " t ": " seen[t] + 0 " events" }
-		exit bad != 0
-	}' "$T/view" >"$T/check"
-ok $? "every one of the $TOTAL threads has its 3 events in the trace"
-sed 's/^/# /' "$T/check"
-n=$(grep -c ' tracer:thread_start: ' "$T/view")
-check "and its start in the vital channel ($n of $((TOTAL + 1)) with main)" \
-	[ "$n" -eq $((TOTAL + 1)) ]
-n=$(grep -cE ' tracer:lost(_unbuffered)?: ' "$T/view")
-check "no loss told anywhere ($n)" [ "$n" -eq 0 ]
-files=$(ls "$dir"/*/ | grep -c '^default-')
-check "one channel file per thread ($files)" [ "$files" -eq "$TOTAL" ]
+whole_trace "$T/view" "$TOTAL"
 # Twice as many files as threads; view holds a few open at a time.
 (ulimit -n 64 && exec "$TRACECTL" view "$dir") >"$T/view64" 2>"$T/view64.err"
 check "view allowed 64 descriptors: the same trace, no error ($(head -c 200 "$T/view64.err"))" \
@@ -73,19 +81,7 @@ session_cmd stop >/dev/null
 check "tracerd said it held packets back" \
 	grep -q 'holding packets back on disk' "$LOG"
 "$TRACECTL" view "$dir" >"$T/view3"
-awk -v N=$SPILLED '
-	/ test:churn: / { seen[$(NF - 2)]++ }
-	END { for (t = 0; t < N; t++) if (seen[t] != 3) bad++; exit bad != 0 }' \
-	"$T/view3"
-ok $? "once stopped, every one of the $SPILLED threads has its 3 events"
-n=$(grep -c ' tracer:thread_start: ' "$T/view3")
-check "and its start ($n of $((SPILLED + 1)) with main)" \
-	[ "$n" -eq $((SPILLED + 1)) ]
-n=$(grep -cE ' tracer:lost(_unbuffered)?: ' "$T/view3")
-check "no loss told anywhere ($n)" [ "$n" -eq 0 ]
-files=$(ls "$dir"/*/ | grep -c '^default-')
-check "one channel file per thread ($files), no spill file left" \
-	bash -c "[ $files -eq $SPILLED ] && ! ls -A '$dir'/*/ | grep -q spill"
+whole_trace "$T/view3" "$SPILLED"
 check "the process's end is its last event" \
 	bash -c "tail -n 1 '$T/view3' | grep -q ' tracer:process_exit: '"
 
