@@ -26,6 +26,15 @@ check "root tracerd refused the other user's process" \
 session_cmd stop >/dev/null
 check "only root's process was traced" [ "$(ls "$dir" | wc -l)" -eq 1 ]
 
+# A refused user connecting in a loop does not flood the log: at most 10
+# lines of it every 10 s, the next one saying how many were left out.
+before=$(grep -c 'refused a client' "$LOG")
+for i in $(seq 300); do
+	as_nobody "$TRACECTL" status >/dev/null 2>&1
+done
+n=$(( $(grep -c 'refused a client' "$LOG") - before ))
+check "300 refused connections: $n log lines" [ "$n" -le 10 ]
+
 # Traces hold the programs' arguments, paths and data: private to root
 # (and the tracing group) unless tracerd runs with --world-readable.
 nobody_reads() {
