@@ -55,8 +55,14 @@ rss() {
 rss0=$(rss)
 attack "20,000 call sites of 12 KiB are refused" sites 20000 4096
 rss1=$(rss)
-check "tracerd's memory grew by $(( (rss1 - rss0) / 1024 )) MiB (at most 64)" \
-	[ $((rss1 - rss0)) -le 65536 ]
+if under_asan; then
+	# AddressSanitizer keeps freed memory in quarantine (256 MiB): the
+	# decoded messages alone exceed the bound.
+	ok 0 "tracerd's memory grew by $(( (rss1 - rss0) / 1024 )) MiB # SKIP AddressSanitizer's quarantine"
+else
+	check "tracerd's memory grew by $(( (rss1 - rss0) / 1024 )) MiB (at most 64)" \
+		[ $((rss1 - rss0)) -le 65536 ]
+fi
 check "status shows the refused registration" bash -c \
 	"'$TRACECTL' status | grep -q '^refused 1 registration(s); last: pid [0-9]*: call sites take more memory'"
 
