@@ -415,6 +415,8 @@ static void setup_loop(struct tracerd *d)
 		d->sig[i].data = d;
 		uv_signal_start(&d->sig[i], on_signal, sigs[i]);
 	}
+	uv_idle_init(d->loop, &d->spill.idle);	/* tracerd_spill_kick() */
+	d->spill.idle.data = d;
 	tracerd_stock_init(d);	/* pools ready before the first program */
 }
 

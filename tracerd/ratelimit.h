@@ -1,25 +1,20 @@
 /*
- * ratelimit.h - at most RATE_BURST log lines of one cause per RATE_WINDOW
- * milliseconds, so that a peer that repeats a mistake (a refused user
- * connecting in a loop, a process that keeps its channel full of damaged
- * packets) cannot flood the log: the first line of the next window says
- * how many were left out.
+ * ratelimit.h - at most TRACERD_RATE_BURST log lines of one cause per
+ * TRACERD_RATE_WINDOW milliseconds (ratelimit.c), so that a peer that
+ * repeats a mistake (a refused user connecting in a loop, a process that
+ * keeps its channel full of damaged packets) cannot flood the log: the
+ * first line of the next window says how many were left out.
  *
  *	static struct tracerd_rate rate;
- *	uint64_t skipped;
  *
- *	if (tracerd_rate_ok(&rate, tracerd_now_ms(), &skipped))
- *		tracerd_log("...%s", ..., tracerd_rate_note(skipped, buf));
+ *	tracerd_log_rated(&rate, "client pid %d: %s", pid, why);
  *
  * Single-threaded: tracerd's loop.
  */
 #ifndef TRACERD_RATELIMIT_H
 #define TRACERD_RATELIMIT_H
 
-#include <inttypes.h>
-#include <stdbool.h>
 #include <stdint.h>
-#include <stdio.h>
 
 #define TRACERD_RATE_BURST	10
 #define TRACERD_RATE_WINDOW	10000	/* ms */
@@ -30,33 +25,10 @@ struct tracerd_rate {
 	uint64_t skipped;		/* not logged since the last line */
 };
 
-/* May a line of this cause be logged at now_ms? If so, *skipped gets the
- * number left out since the last one (then forgotten). */
-static inline bool tracerd_rate_ok(struct tracerd_rate *r, uint64_t now_ms,
-				   uint64_t *skipped)
-{
-	if (!r->start_ms || now_ms - r->start_ms >= TRACERD_RATE_WINDOW) {
-		r->start_ms = now_ms ? now_ms : 1;
-		r->lines = 0;
-	}
-	if (r->lines >= TRACERD_RATE_BURST) {
-		r->skipped++;
-		return false;
-	}
-	r->lines++;
-	*skipped = r->skipped;
-	r->skipped = 0;
-	return true;
-}
-
-/* " (N more like it not logged)", or "" when none was skipped. */
-static inline const char *tracerd_rate_note(uint64_t skipped, char *buf,
-					    size_t n)
-{
-	if (!skipped)
-		return "";
-	snprintf(buf, n, " (%" PRIu64 " more like it not logged)", skipped);
-	return buf;
-}
+/* tracerd_log() the line, unless r's cause logged TRACERD_RATE_BURST lines
+ * in this window already; a line logged after some were left out ends
+ * with " (N more like it not logged)". */
+void tracerd_log_rated(struct tracerd_rate *r, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
 
 #endif

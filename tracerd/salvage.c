@@ -198,13 +198,7 @@ static uint64_t owner_instance(const struct tracerd_process *p,
  * the process's every 10 s: a process can damage its buffers endlessly). */
 static void log_damage(struct tracerd_process *p, const char *what)
 {
-	uint64_t skipped;
-	char note[64];
-
-	if (tracerd_rate_ok(&p->log_rate, tracer__clock_now() / 1000000,
-			    &skipped))
-		tracerd_log("%s%s", what,
-			    tracerd_rate_note(skipped, note, sizeof(note)));
+	tracerd_log_rated(&p->log_rate, "%s", what);
 }
 
 /* Events about the owner of b, into its vital channel file. */
@@ -585,8 +579,7 @@ static bool thread_gone(const struct tracerd_process *p, uint32_t tid)
 static void reclaim(struct tracerd_process *p, struct tracerd_buffer *b,
 		    uint64_t word)
 {
-	uint64_t skipped;
-	char name[17], note[64];
+	char name[17];
 	union sarg v[2];
 	struct synth s;
 	uint32_t tid = b->desc->owner_tid;
@@ -600,13 +593,10 @@ static void reclaim(struct tracerd_process *p, struct tracerd_buffer *b,
 	v[1].s = name;
 	synth_add(&s, EV_VANISHED, "is", v, tracer__clock_now());
 	emit_owner(p, b, &s);
-	if (tracerd_rate_ok(&p->log_rate, tracer__clock_now() / 1000000,
-			    &skipped))
-		tracerd_log("pid %d: thread %" PRIu32 " (%s) ended without its "
-			    "exit path; buffer %u salvaged and reused%s",
-			    (int)p->pid, tid, name,
-			    (unsigned)(b - p->pool.buf),
-			    tracerd_rate_note(skipped, note, sizeof(note)));
+	tracerd_log_rated(&p->log_rate, "pid %d: thread %" PRIu32 " (%s) "
+			  "ended without its exit path; buffer %u salvaged "
+			  "and reused", (int)p->pid, tid, name,
+			  (unsigned)(b - p->pool.buf));
 	tracerd_buffer_release(p, b, word);
 }
 

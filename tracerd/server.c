@@ -180,13 +180,8 @@ int tracerd_send_error(struct tracerd_client *c, int code, const char *why)
 /* Protocol error: tell the client why, best effort, and drop it. */
 static void reject(struct tracerd_client *c, int code, const char *why)
 {
-	uint64_t skipped;
-	char note[64];
-
-	if (tracerd_rate_ok(&rejected_rate, tracerd_now_ms(), &skipped))
-		tracerd_log("client pid %d: %s; disconnecting%s", (int)c->pid,
-			    why, tracerd_rate_note(skipped, note,
-						   sizeof(note)));
+	tracerd_log_rated(&rejected_rate, "client pid %d: %s; disconnecting",
+			  (int)c->pid, why);
 	tracerd_send_error(c, code, why);
 	flush_out(c);
 	tracerd_client_close(c);
@@ -519,14 +514,9 @@ static struct tracerd_client *oldest_silent(struct tracerd *d)
 
 static void log_silent(struct tracerd_client *c, const char *what)
 {
-	uint64_t skipped;
-	char note[64];
-
-	if (tracerd_rate_ok(&silent_rate, tracerd_now_ms(), &skipped))
-		tracerd_log("client pid %d (uid %d) sent nothing whole in %" PRIu64
-			    " ms: %s%s", (int)c->pid, (int)c->uid,
-			    tracerd_now_ms() - c->since_ms, what,
-			    tracerd_rate_note(skipped, note, sizeof(note)));
+	tracerd_log_rated(&silent_rate, "client pid %d (uid %d) sent nothing "
+			  "whole in %" PRIu64 " ms: %s", (int)c->pid,
+			  (int)c->uid, tracerd_now_ms() - c->since_ms, what);
 }
 
 /*
@@ -557,16 +547,11 @@ static const char *no_room(struct tracerd *d, uid_t uid)
 static void refuse_logged(struct tracerd *d, int fd, const struct ucred *cr,
 			  int code, const char *why)
 {
-	uint64_t skipped;
-	char note[64];
-
 	d->refused++;
 	snprintf(d->last_refusal, sizeof(d->last_refusal),
 		 "pid %d (uid %d): %s", (int)cr->pid, (int)cr->uid, why);
-	if (tracerd_rate_ok(&refused_rate, tracerd_now_ms(), &skipped))
-		tracerd_log("refused a client (pid %d, uid %d): %s%s",
-			    (int)cr->pid, (int)cr->uid, why,
-			    tracerd_rate_note(skipped, note, sizeof(note)));
+	tracerd_log_rated(&refused_rate, "refused a client (pid %d, uid %d): "
+			  "%s", (int)cr->pid, (int)cr->uid, why);
 	refuse(fd, code, why);
 }
 
@@ -644,8 +629,6 @@ static void accept_again(uv_timer_t *t)
  */
 static void out_of_fds(struct tracerd *d, int err)
 {
-	uint64_t skipped;
-	char note[64];
 	int fd;
 
 	if (reserve_fd >= 0) {
@@ -656,10 +639,8 @@ static void out_of_fds(struct tracerd *d, int err)
 			       "tracerd is out of file descriptors");
 		reserve_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
 	}
-	if (tracerd_rate_ok(&accept_rate, tracerd_now_ms(), &skipped))
-		tracerd_log("cannot accept: %s; accepting again in %d ms%s",
-			    strerror(err), ACCEPT_PAUSE_MS,
-			    tracerd_rate_note(skipped, note, sizeof(note)));
+	tracerd_log_rated(&accept_rate, "cannot accept: %s; accepting again in "
+			  "%d ms", strerror(err), ACCEPT_PAUSE_MS);
 	uv_poll_stop(&d->listen_poll);
 	accept_timer.data = d;
 	uv_timer_start(&accept_timer, accept_again, ACCEPT_PAUSE_MS, 0);

@@ -520,11 +520,6 @@ static void on_spill_turn(uv_idle_t *h)
 
 void tracerd_spill_kick(struct tracerd *d)
 {
-	if (!d->spill.idle_init) {
-		uv_idle_init(d->loop, &d->spill.idle);
-		d->spill.idle.data = d;
-		d->spill.idle_init = true;
-	}
 	if (!uv_is_active((uv_handle_t *)&d->spill.idle))
 		uv_idle_start(&d->spill.idle, on_spill_turn);
 }

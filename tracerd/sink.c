@@ -128,6 +128,7 @@ static int place_stream(struct tracerd_process *p,
 {
 	struct tracerd_spill **sp = sink->spill;
 	uint64_t t0;
+	int ret;
 
 	if (sp && p->d->sess.mode != TRACER_MODE_FLIGHT &&
 	    tracerd_spill_wanted(p->d, *sp)) {
@@ -136,8 +137,10 @@ static int place_stream(struct tracerd_process *p,
 		if (!*sp)
 			return -ENOMEM;
 		st->spill = *sp;
-		st->fd = tracerd_spill_fd(*sp);
-		return tracerd_spill_open(*sp, c, tid, &st->spill_id);
+		ret = tracerd_spill_open(*sp, c, tid, &st->spill_id);
+		/* The spill's file exists once a frame went in. */
+		st->fd = ret ? -1 : tracerd_spill_fd(*sp);
+		return ret;
 	}
 	t0 = tracer__clock_now();
 	st->fd = tracerd_sink_create_file(sink->dir, c, tid);
@@ -166,8 +169,6 @@ static int open_stream(struct tracerd_process *p,
 		st->fd = -1;
 		return ret;
 	}
-	if (st->spill)		/* its fd now: the spill was made */
-		st->fd = tracerd_spill_fd(st->spill);
 	st->instance = info->stream_instance_id;
 	st->tid = info->tid;
 	st->dir = sink->dir;
@@ -253,32 +254,24 @@ static void count_unwritten(struct tracerd_process *p,
 
 /*
  * Append n bytes (whole packets, `records` records) to st's file, or to
- * the spill for it. On error the file is cut
- * back to its last whole packet, so that readers never see half of one.
- * Returns 0 or a negative errno.
+ * the spill for it. On error the file is cut back to its last whole
+ * packet (the spill cuts itself back), so that readers never see half of
+ * one. Returns 0 or a negative errno.
  */
 static int append(struct tracerd_process *p, struct tracerd_stream *st,
 		  const void *buf, size_t n, uint64_t records)
 {
-	int ret;
+	int ret = st->spill ? tracerd_spill_data(st->spill, st->spill_id, buf,
+						 n, records)
+			    : tracerd_write_all(st->fd, buf, n);
 
-	if (st->spill) {
-		ret = tracerd_spill_data(st->spill, st->spill_id, buf, n,
-					 records);
-		if (!ret)
-			st->size += n;
-		else
-			tracerd_write_failed(p->d, st->dir, ret);
-		return ret;
-	}
-	ret = tracerd_write_all(st->fd, buf, n);
 	if (!ret) {
 		st->size += n;
 		write_done(p->d, st->dir, st->fd);
 		return 0;
 	}
-	if (ftruncate(st->fd, (off_t)st->size) < 0 ||
-	    lseek(st->fd, (off_t)st->size, SEEK_SET) < 0)
+	if (!st->spill && (ftruncate(st->fd, (off_t)st->size) < 0 ||
+			   lseek(st->fd, (off_t)st->size, SEEK_SET) < 0))
 		tracerd_log("pid %d: cannot cut a partly written packet off "
 			    "a file in '%s': %s", (int)p->pid, st->dir,
 			    strerror(errno));
@@ -601,16 +594,10 @@ static void tell_lost_told(struct tracer_rb_reader *r, uint64_t told)
 static void channel_error(struct tracerd_process *p, struct tracerd_buffer *b,
 			  int c, int err)
 {
-	uint64_t skipped;
-	char note[64];
-
-	if (tracerd_rate_ok(&p->log_rate, tracer__clock_now() / 1000000,
-			    &skipped))
-		tracerd_log("pid %d buffer %u %s channel: %s%s%s", (int)p->pid,
-			    (unsigned)(b - p->pool.buf), channel_name[c],
-			    b->rd[c].error, err == -EIO ? " (no longer read)"
-			    : " (packet skipped)",
-			    tracerd_rate_note(skipped, note, sizeof(note)));
+	tracerd_log_rated(&p->log_rate, "pid %d buffer %u %s channel: %s%s",
+			  (int)p->pid, (unsigned)(b - p->pool.buf),
+			  channel_name[c], b->rd[c].error, err == -EIO ?
+			  " (no longer read)" : " (packet skipped)");
 	if (err == -EIO)
 		b->broken[c] = true;
 }

@@ -89,7 +89,6 @@ struct tracerd_spills {
 	uint64_t episodes;		/* times a spill fell behind */
 	uint64_t logged_ms;		/* when that was last said */
 	uv_idle_t idle;			/* the splitter's turns (session.c) */
-	bool idle_init;
 	bool stop_waits;		/* a stop is answered once written out */
 };
 

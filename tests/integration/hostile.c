@@ -19,8 +19,9 @@
  *   hostile SOCKET sites N SIZE     register, then N call sites whose
  *                                   strings are SIZE bytes each; prints
  *                                   "accepted" or "refused: MESSAGE"
- *   hostile SOCKET salvage N        register N call sites, take every
- *                                   buffer of the pool and write records
+ *   hostile SOCKET salvage N        register N call sites, grow the pool
+ *                                   to 150 buffers or more, take every
+ *                                   buffer and write records
  *                                   of the last id into its default ring,
  *                                   a sub-buffer and a half, the last one
  *                                   left uncommitted, and exit: tracerd
@@ -378,7 +379,7 @@ static long fill_buffer(char *base, uint32_t i, uint32_t tid, uint32_t id)
 			tracer__pool_channel_size(h->channel_offset,
 						  h->buffer_size, 0), tid, NULL))
 		return 0;
-	w.stream_instance_id = (uint64_t)i << 32 |
+	w.stream_instance_id = (uint64_t)(h->first_buffer + i) << 32 |
 			       (TRACER_BUF_GEN(word) + 1);
 	/* A sub-buffer and a half: the open one is half filled. */
 	while (n < (long)((3ULL << w.subbuf_order) / 2 / 24) &&
@@ -392,25 +393,77 @@ static long fill_buffer(char *base, uint32_t i, uint32_t tid, uint32_t id)
 	return n;
 }
 
-static int salvage(int nsites)
+#define GROW_TO		150	/* buffers: 11 doubled 4 times, at the defaults */
+
+/* Map segment fd of size bytes as the next one; NULL if it cannot be. */
+static char *map_segment(int fd, uint64_t size)
 {
-	const struct tracer_pool_header *h;
-	int fd = dial(), seg;
-	uint64_t size;
+	char *base = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
+			  0);
+
+	close(fd);
+	return base == MAP_FAILED ? NULL : base;
+}
+
+/* Take every buffer of segment base and fill it; returns the records. */
+static long fill_segment(char *base, uint32_t id)
+{
+	const struct tracer_pool_header *h = (const void *)base;
 	uint32_t i;
 	long n = 0;
-	char *base;
 
-	if (register_pool(fd, &seg, &size) || send_sites(fd, nsites))
-		return 1;
-	base = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, seg, 0);
-	if (base == MAP_FAILED)
-		return 1;
-	h = (const void *)base;
 	for (i = 0; i < h->buffer_count; i++)
-		n += fill_buffer(base, i, (uint32_t)gettid(), (uint32_t)nsites);
-	printf("filled %u buffers with %ld records of id %d\n",
-	       h->buffer_count, n, nsites);
+		n += fill_buffer(base, i, (uint32_t)gettid(), id);
+	return n;
+}
+
+/*
+ * The next segment tracerd sends after a thread short of buffers asks for
+ * growth (want_grow: the number it sees, total), NULL: none came.
+ */
+static char *next_segment(int fd, char *seg0, uint32_t total)
+{
+	struct tracer_pool_header *h0 = (void *)seg0;
+	int fds[TRACER_WIRE_MAX_FDS], nfds = 0, i;
+	tracer_msg *m = NULL;
+	char *base = NULL;
+
+	__atomic_store_n(&h0->want_grow, total, __ATOMIC_RELEASE);
+	if (tracer__wire_recv(fd, &m, fds, &nfds, 5000, NULL))
+		return NULL;
+	if (m->body_case == TRACER__MESSAGE__BODY_SEGMENT && nfds == 1)
+		base = map_segment(fds[0], m->segment->size);
+	else
+		for (i = 0; i < nfds; i++)
+			close(fds[i]);
+	tracer__wire_free(m);
+	return base;
+}
+
+/*
+ * Take every buffer, growing the pool as threads short of buffers would
+ * (every buffer in use, and the ask) to GROW_TO buffers, then die with
+ * each of them half through a sub-buffer.
+ */
+static int salvage(int nsites)
+{
+	uint32_t nbuf = 0;
+	int fd = dial(), seg0, nseg = 0;
+	char *base;
+	uint64_t size;
+	long n = 0;
+
+	if (register_pool(fd, &seg0, &size) || send_sites(fd, nsites) ||
+	    !(base = map_segment(seg0, size)))
+		return 1;
+	for (char *s = base; s && nseg < TRACER_POOL_MAX_SEGMENTS; nseg++) {
+		n += fill_segment(s, (uint32_t)nsites);
+		nbuf += ((const struct tracer_pool_header *)(void *)s)->
+			buffer_count;
+		s = nbuf < GROW_TO ? next_segment(fd, base, nbuf) : NULL;
+	}
+	printf("filled %u buffers with %ld records of id %d\n", nbuf, n,
+	       nsites);
 	return 0;	/* and die with every buffer in use */
 }
 
