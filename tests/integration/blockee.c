@@ -266,17 +266,17 @@ static void timeouts(void)
 		sigaddset(&s, SIGUSR2);
 		end(&r, sigtimedwait(&s, NULL, &ts));
 	}
-	abs = abs_ms(CLOCK_REALTIME, WAIT_MS);
 	begin(&r, "sem_timedwait", WAIT_MS);
+	abs = abs_ms(CLOCK_REALTIME, WAIT_MS);
 	end(&r, sem_timedwait(&sem, &abs));
-	abs = abs_ms(CLOCK_MONOTONIC, WAIT_MS);
 	begin(&r, "sem_clockwait", WAIT_MS);
+	abs = abs_ms(CLOCK_MONOTONIC, WAIT_MS);
 	end(&r, sem_clockwait(&sem, CLOCK_MONOTONIC, &abs));
 	begin(&r, "semtimedop", WAIT_MS);
 	end(&r, semtimedop(semid, &op, 1, &ts));
-	abs = abs_ms(CLOCK_REALTIME, WAIT_MS);
 	pthread_mutex_lock(&m);
 	begin(&r, "pthread_cond_timedwait", WAIT_MS);
+	abs = abs_ms(CLOCK_REALTIME, WAIT_MS);
 	e = pthread_cond_timedwait(&c, &m, &abs);
 	end(&r, e);
 	pthread_mutex_unlock(&m);
@@ -345,10 +345,13 @@ static void alarm_in(long ms)
 	setitimer(ITIMER_REAL, &it, NULL);
 }
 
-/* The call must not return before the alarm, nor after its timeout. */
+/* The call must not return before the alarm, nor after its timeout. The
+ * start is taken before the alarm is armed (and before any absolute
+ * deadline is computed): a thread preempted in between would otherwise
+ * see the alarm come "early" by the time it was off the CPU. */
 #define ALARMED(name, call) do { \
-	alarm_in(ALARM_MS); \
 	begin(&r, (name), ALARM_MS); \
+	alarm_in(ALARM_MS); \
 	end(&r, (call)); \
 	alarm_in(0); \
 } while (0)
