@@ -175,6 +175,18 @@ void tracer__rb_close_exact(struct tracer_rb_writer *w,
 			    const struct tracer_rb_ctx *ctx);
 
 /*
+ * Reserve as tracer__rb_reserve() does, but stamp the record (and the
+ * sub-buffer it opens) with the time `ts` instead of reading the clock: a
+ * record made earlier and kept elsewhere, written now (libtracer's stash).
+ * ts must not be older than the channel's last record of the same owner;
+ * no handler may write into w meanwhile (the caller keeps them out).
+ * Same returns as tracer__rb_reserve().
+ */
+int tracer__rb_reserve_at(struct tracer_rb_writer *w,
+			  struct tracer_rb_ctx *ctx, uint32_t id,
+			  uint32_t payload_size, uint64_t ts);
+
+/*
  * Close the current sub-buffer so its records become readable (a switch).
  * Called by the writer thread or one of its signal handlers.
  * Returns 0 (closed, or nothing was open).

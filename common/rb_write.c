@@ -99,11 +99,11 @@ static void open_subbuf(const struct tracer_rb_writer *w, uint64_t pos,
 /*
  * Reserve len bytes (header included, 8-aligned, <= S - packet header),
  * opening a new sub-buffer when the record is first after a boundary or
- * does not fit in the open one. Same contract as tracer__rb_reserve().
+ * does not fit in the open one, at the time *at (NULL: the clock's).
+ * Same contract as tracer__rb_reserve().
  */
-int tracer__rb_reserve_slow(struct tracer_rb_writer *w,
-			    struct tracer_rb_ctx *ctx, uint32_t id,
-			    uint32_t len)
+static int reserve_slow(struct tracer_rb_writer *w, struct tracer_rb_ctx *ctx,
+			uint32_t id, uint32_t len, const uint64_t *at)
 {
 	struct tracer_rb_header *hdr = w->hdr;
 	uint64_t old, new, ts, open = 0, records = 0, begin;
@@ -140,7 +140,7 @@ int tracer__rb_reserve_slow(struct tracer_rb_writer *w,
 		 * for it), still before the CAS: a handler that reserves in
 		 * between makes the CAS fail and the time is read again.
 		 */
-		ts = tracer__clock_now();
+		ts = at ? *at : tracer__clock_now();
 		new = begin + len;
 		if (tracer__local_cas64(&hdr->write_count, &old, new))
 			break;
@@ -157,6 +157,24 @@ int tracer__rb_reserve_slow(struct tracer_rb_writer *w,
 	ctx->commit_pos = opening ? open : begin;
 	ctx->commit_len = opening ? len + TRACER_RB_PACKET_SIZE : len;
 	return 0;
+}
+
+int tracer__rb_reserve_slow(struct tracer_rb_writer *w,
+			    struct tracer_rb_ctx *ctx, uint32_t id,
+			    uint32_t len)
+{
+	return reserve_slow(w, ctx, id, len, NULL);
+}
+
+int tracer__rb_reserve_at(struct tracer_rb_writer *w,
+			  struct tracer_rb_ctx *ctx, uint32_t id,
+			  uint32_t payload_size, uint64_t ts)
+{
+	if (payload_size > w->max_payload)
+		return -EMSGSIZE;
+	return reserve_slow(w, ctx, id, (TRACER_RB_EVENT_SIZE + payload_size +
+					 TRACER_RB_ALIGN - 1) &
+				~(TRACER_RB_ALIGN - 1), &ts);
 }
 
 /* The record in ctx ends exactly at a boundary: it closes its sub-buffer. */

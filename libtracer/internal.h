@@ -6,6 +6,7 @@
  *   callsites.c  the registry of call sites and their ids
  *   client.c     registration with tracerd and the listener thread
  *   pool.c       the process's view of its buffer pool
+ *   stash.c      the events of a thread that found no free buffer
  *   modules.c    the objects loaded in the process (proc:module)
  *   filter.c     the enable tables (generations, counted readers)
  *   fds.c        the descriptors libtracer holds, kept above the program's
@@ -20,7 +21,9 @@
  *   program thread   the event path (tracer.c, rb.h): no lock, no
  *                    system call, no allocation; its slow path (first
  *                    event, epoch change) may take the pool's state word
- *                    (one bus-locked update), wake a detached client
+ *                    (one bus-locked update) or a stash slot (stash.c:
+ *                    one CAS, and an mmap the first time), wake a
+ *                    detached client
  *                    (wake_lock, then send_lock: it connects and
  *                    registers) and allocate; it runs
  *                    with cancellation disabled (an asynchronous
@@ -116,12 +119,14 @@ struct tracer__thread {
 	uint32_t tid;
 	uint8_t state;			/* TRACER__THREAD_* */
 	uint8_t busy;			/* inside the slow path */
+	uint16_t stash;			/* stash.c slot + 1, 0: none */
 };
 
 enum {
 	TRACER__THREAD_NEW = 0,		/* no buffer yet */
 	TRACER__THREAD_READY = 1,	/* has a buffer */
 	TRACER__THREAD_EXITED = 2,	/* released; records are dropped */
+	TRACER__THREAD_STASHING = 3,	/* no buffer: ch[] write its stash */
 };
 
 /*
@@ -278,12 +283,13 @@ bool tracer__filter_allows(const struct tracer_callsite *cs) TRACER_HIDDEN;
  */
 int tracer__pool_add_segment(int fd, uint64_t size) TRACER_HIDDEN;
 /*
- * Take the least recently used free buffer for thread tid.
+ * Take the least recently used free buffer for thread tid (need_room:
+ * only one with room in its rings, pool_room.h).
  * Returns 0, -ENOBUFS (none free: pool at its memory cap, or not yet
  * grown).
  */
 int tracer__pool_acquire(struct tracer__buffer *b, uint32_t tid,
-			 const char *name) TRACER_HIDDEN;
+			 const char *name, bool need_room) TRACER_HIDDEN;
 /* Free buffer b for the next thread; wake: tell tracerd (not when the
  * process is ending: tracer_fini()). */
 void tracer__pool_release(struct tracer__buffer *b, bool wake) TRACER_HIDDEN;
@@ -291,8 +297,41 @@ void tracer__pool_release(struct tracer__buffer *b, bool wake) TRACER_HIDDEN;
 int tracer__pool_attach(const struct tracer__buffer *b, int c,
 			struct tracer_rb_writer *w, uint32_t tid)
 	TRACER_HIDDEN;
+/*
+ * Attach writers w[] to both channels of buffer b, stamping tid in their
+ * packets; the channels' losses so far go to lost_base[] and, with the
+ * records committed so far, into b's descriptor. Returns 0 or -EINVAL.
+ */
+int tracer__pool_attach_all(const struct tracer__buffer *b,
+			    struct tracer_rb_writer *w, uint64_t *lost_base,
+			    uint32_t tid) TRACER_HIDDEN;
 /* Count of events lost for lack of a buffer (pool-wide). */
 void tracer__pool_add_lost(uint64_t n) TRACER_HIDDEN;
+
+/*
+ * Stash (stash.c): the events of a thread that found no free buffer.
+ * tracer__stash_open() takes a slot for thread t of session `session` and
+ * points t->ch[] at it: 0, -ENOBUFS (every slot taken), -ENOMEM (no
+ * mapping), -EINVAL. tracer__stash_quiet(): every record reserved in t's
+ * stash is committed (none is: a replay must wait). tracer__stash_replay()
+ * writes t's stash into t->ch[] (t's buffer now) and frees the slot;
+ * tracer__stash_drop() frees it, its records counted lost;
+ * tracer__stash_orphan() leaves it, complete, to the next
+ * tracer__stash_flush_orphans() by any thread (self: that thread's tid)
+ * in a normal context, which writes orphans only into buffers with room
+ * in their rings unless forced (the process ends: now or never).
+ */
+int tracer__stash_open(struct tracer__thread *t, uint64_t session)
+	TRACER_HIDDEN;
+bool tracer__stash_quiet(const struct tracer__thread *t) TRACER_HIDDEN;
+void tracer__stash_replay(struct tracer__thread *t) TRACER_HIDDEN;
+void tracer__stash_drop(struct tracer__thread *t) TRACER_HIDDEN;
+void tracer__stash_orphan(struct tracer__thread *t) TRACER_HIDDEN;
+void tracer__stash_flush_orphans(const struct tracer_control_state *st,
+				 uint32_t self, bool force) TRACER_HIDDEN;
+void tracer__stash_fork_child(void) TRACER_HIDDEN;
+/* Has w a record reserved and never committed? (tracer.c) */
+bool tracer__writer_torn(const struct tracer_rb_writer *w) TRACER_HIDDEN;
 /* Changes whenever the pool may have a buffer again. */
 uint64_t tracer__pool_epoch(void) TRACER_HIDDEN;
 /* The eventfd that wakes tracerd (a previous one is closed). */

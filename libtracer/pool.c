@@ -196,11 +196,13 @@ static void consider(struct choice *c, struct tracer_pool_desc *d,
 
 /*
  * The least recently used FREE buffer with room in its rings
- * (pool_room.h), else the least recently used FREE one, else an EMERGENCY
- * one. *nroom: FREE buffers with room; *total: all of them.
+ * (pool_room.h), else (unless need_room) the least recently used FREE
+ * one, else an EMERGENCY one. *nroom: FREE buffers with room; *total: all
+ * of them.
  */
 static struct tracer_pool_desc *pick(uint32_t *index, uint64_t *word,
-				     uint32_t *nroom, uint32_t *total)
+				     uint32_t *nroom, uint32_t *total,
+				     bool need_room)
 {
 	struct choice room = { 0 }, full = { 0 }, spare = { 0 }, *c;
 	uint32_t n = segment_count(), s, i;
@@ -235,7 +237,8 @@ static struct tracer_pool_desc *pick(uint32_t *index, uint64_t *word,
 			consider(&room, d, w, at);
 		}
 	}
-	c = room.d ? &room : full.d ? &full : &spare;
+	c = room.d ? &room : need_room ? &(struct choice){ 0 } :
+	    full.d ? &full : &spare;
 	*word = c->word;
 	*index = c->index;
 	return c->d;
@@ -258,14 +261,14 @@ static char *buffer_base(uint32_t index)
 }
 
 int tracer__pool_acquire(struct tracer__buffer *b, uint32_t tid,
-			 const char *name)
+			 const char *name, bool need_room)
 {
 	uint32_t tries, nroom, total, index = 0;
 	struct tracer_pool_desc *d = NULL;
 	uint64_t word = 0;
 
 	for (tries = 0; tries < 16 && !d; tries++) {
-		d = pick(&index, &word, &nroom, &total);
+		d = pick(&index, &word, &nroom, &total, need_room);
 		if (!d)
 			break;
 		/* Full barrier: the previous owner's writes are visible. */
@@ -309,6 +312,29 @@ int tracer__pool_attach(const struct tracer__buffer *b, int c,
 	w->stream_instance_id = (uint64_t)b->index << 32 |
 				(b->generation & 0xffffffffu);
 	w->on_close = tracer__pool_on_close;
+	return 0;
+}
+
+int tracer__pool_attach_all(const struct tracer__buffer *b,
+			    struct tracer_rb_writer *w, uint64_t *lost_base,
+			    uint32_t tid)
+{
+	int c, ret;
+
+	for (c = 0; c < TRACER_POOL_CHANNELS; c++) {
+		ret = tracer__pool_attach(b, c, &w[c], tid);
+		if (ret)
+			return ret;
+		/* The channel's count runs on across owners: ours from here. */
+		lost_base[c] = TRACER_READ_ONCE(w[c].hdr->lost);
+		b->desc->lost_base[c] = lost_base[c];
+		/* A ring never owned (generation 1 is its first owner) has
+		 * committed nothing: its counters, pages of their own, are
+		 * not read. */
+		b->desc->records_base[c] = b->generation == 1 ? 0 :
+			tracer__rb_records_committed(w[c].commit,
+						     1ULL << w[c].count_order);
+	}
 	return 0;
 }
 

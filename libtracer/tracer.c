@@ -156,34 +156,21 @@ static void write_fixed(struct tracer_rb_writer *w,
 	tracer__rb_commit(w, &ctx);
 }
 
-static bool take_buffer(struct tracer__thread *t)
+static bool take_buffer(struct tracer__thread *t, bool need_room)
 {
-	int c;
-
 	if (t->pool_epoch == (tracer__pool_epoch() | 1))
 		return false;	/* still nothing free since last time */
 	t->tid = (uint32_t)syscall(SYS_gettid);
 	prctl(PR_GET_NAME, t->name, 0, 0, 0);
 	t->name[15] = '\0';
-	if (tracer__pool_acquire(&t->buf, t->tid, t->name)) {
+	if (tracer__pool_acquire(&t->buf, t->tid, t->name, need_room)) {
 		t->pool_epoch = tracer__pool_epoch() | 1;
 		return false;
 	}
-	for (c = 0; c < TRACER_POOL_CHANNELS; c++) {
-		if (tracer__pool_attach(&t->buf, c, &t->ch[c], t->tid)) {
-			tracer__pool_release(&t->buf, true);
-			t->state = TRACER__THREAD_EXITED;
-			return false;
-		}
-		/* The channel's count runs on across owners: ours from here. */
-		t->lost_base[c] = TRACER_READ_ONCE(t->ch[c].hdr->lost);
-		t->buf.desc->lost_base[c] = t->lost_base[c];
-		/* A ring never owned (generation 1 is its first owner) has
-		 * committed nothing: its counters, pages of their own, are
-		 * not read. */
-		t->buf.desc->records_base[c] = t->buf.generation == 1 ? 0 :
-			tracer__rb_records_committed(t->ch[c].commit,
-						     1ULL << t->ch[c].count_order);
+	if (tracer__pool_attach_all(&t->buf, t->ch, t->lost_base, t->tid)) {
+		tracer__pool_release(&t->buf, true);
+		t->state = TRACER__THREAD_EXITED;
+		return false;
 	}
 	pthread_setspecific(exit_key, t);
 	t->state = TRACER__THREAD_READY;
@@ -214,7 +201,8 @@ static void record_start(struct tracer__thread *t, uint64_t s)
 {
 	/* Its name now: it may have changed since an earlier session. */
 	prctl(PR_GET_NAME, t->name, 0, 0, 0);
-	memcpy(t->buf.desc->thread_name, t->name, sizeof(t->name));
+	if (t->state == TRACER__THREAD_READY)	/* not a stash */
+		memcpy(t->buf.desc->thread_name, t->name, sizeof(t->name));
 	if (__atomic_exchange_n(&process_start_session, s,
 				__ATOMIC_RELAXED) != s) {
 		tracer_record_vital("tracer:process_start", "pid %d name %s",
@@ -275,31 +263,88 @@ static void tell_unbuffered(void)
 }
 
 /*
+ * No buffer for a thread's first event: its events go into a stash
+ * (stash.c) until one is free. Returns false when there is no stash
+ * either: the event is dropped, counted.
+ */
+static bool enter_stash(struct tracer__thread *t,
+			const struct tracer_control_state *st,
+			const struct tracer_callsite *cs)
+{
+	if (t->state != TRACER__THREAD_NEW ||
+	    tracer__stash_open(t, st->session)) {
+		count_lost(t, cs);
+		return false;
+	}
+	t->state = TRACER__THREAD_STASHING;
+	if (__atomic_load_n(&key_made, __ATOMIC_ACQUIRE))
+		pthread_setspecific(exit_key, t);
+	return true;
+}
+
+/*
+ * A stashing thread of session st: if a buffer is free and the stash can
+ * be written out now (not in a handler, which may have interrupted a
+ * record of the stash; every record committed), the thread takes the
+ * buffer and its stash goes first into it. Returns false when the thread
+ * cannot record at all any more (its buffer could not be attached).
+ */
+static bool leave_stash(struct tracer__thread *t,
+			const struct tracer_control_state *st)
+{
+	if (tracer__in_handler() || !tracer__stash_quiet(t))
+		return true;		/* still the stash */
+	if (!take_buffer(t, true)) {
+		if (t->state == TRACER__THREAD_STASHING)
+			return true;
+		tracer__stash_drop(t);
+		return false;
+	}
+	set_mode(t, st->mode);
+	tracer__stash_replay(t);
+	return true;
+}
+
+/*
  * Act on the control page's state st (session not 0). Returns false when
- * the thread cannot record (no buffer). A new session records the start
- * events after t is ready, with busy still set: their own emit calls take
- * the fast path.
+ * the thread cannot record (no buffer, no stash). A new session records
+ * the start events after t is ready, with busy still set: their own emit
+ * calls take the fast path. A stashing thread's epoch stays one that
+ * never matches, so that each of its events looks for a buffer again.
  */
 static bool apply_state(struct tracer__thread *t,
 			const struct tracer_control_state *st,
 			const struct tracer_callsite *cs)
 {
 	bool fresh = st->session != t->session;
+	uint8_t was = t->state;
 
-	if (t->state == TRACER__THREAD_NEW && !take_buffer(t)) {
-		count_lost(t, cs);
+	if (t->state == TRACER__THREAD_STASHING && fresh) {
+		tracer__stash_drop(t);	/* another session's events */
+		t->state = TRACER__THREAD_NEW;
+	} else if (t->state == TRACER__THREAD_STASHING &&
+		   !leave_stash(t, st)) {
 		return false;
 	}
+	if (t->state == TRACER__THREAD_NEW && !take_buffer(t, false) &&
+	    !enter_stash(t, st, cs))
+		return false;
 	if (fresh) {
-		set_mode(t, st->mode);
+		if (t->state == TRACER__THREAD_READY)
+			set_mode(t, st->mode);
 		t->session = st->session;
-	} else if (st->switch_seq != t->switch_seq) {
+	} else if (st->switch_seq != t->switch_seq &&
+		   t->state == TRACER__THREAD_READY) {
 		switch_channels(t);
 	}
 	t->switch_seq = st->switch_seq;
 	t->epoch = st->epoch;
 	if (fresh)
 		record_start(t, st->session);
+	if (t->state == TRACER__THREAD_STASHING)
+		t->epoch = UINT64_MAX;
+	else if (was != TRACER__THREAD_READY && !tracer__in_handler())
+		tracer__stash_flush_orphans(st, t->tid, false);
 	return true;
 }
 
@@ -326,6 +371,13 @@ static bool wake_client(struct tracer__thread *t,
 	return ret == 0;
 }
 
+/* Has t writers for a session (a buffer's, or its stash)? */
+static bool recording(const struct tracer__thread *t)
+{
+	return (t->state == TRACER__THREAD_READY ||
+		t->state == TRACER__THREAD_STASHING) && t->session != 0;
+}
+
 /*
  * The epoch changed (to a nonzero value). Returns true to record. Out of
  * line and cold: the event path stays small.
@@ -348,7 +400,7 @@ thread_sync(struct tracer__thread *t, const struct tracer_callsite *cs)
 		 * dropped, and counted like one without a buffer (told by
 		 * record_start(), which runs after it, on a first event).
 		 */
-		ok = t->state == TRACER__THREAD_READY && t->session != 0 &&
+		ok = recording(t) &&
 		     TRACER_READ_ONCE(tracer__client_control()->epoch) ==
 		     t->epoch;
 		if (!ok)
@@ -376,7 +428,7 @@ thread_sync(struct tracer__thread *t, const struct tracer_callsite *cs)
 	if (tracer__control_read(tracer__client_control(), &st,
 				 CONTROL_TRIES)) {
 		/* tracerd is mid-update (or stopped there): carry on. */
-		ok = t->state == TRACER__THREAD_READY && t->session != 0;
+		ok = recording(t);
 	} else if (st.session != 0 && st.epoch != 0) {
 		ok = apply_state(t, &st, cs);
 	}
@@ -442,22 +494,12 @@ void tracer_record_emit(const struct tracer_callsite *cs,
 extern __typeof__(tracer_record_emit) tracer__record_emit
 	__attribute__((alias("tracer_record_emit"))) TRACER_HIDDEN;
 
-/* Is the session t recorded for still the current one? */
-static bool still_recording(const struct tracer__thread *t)
-{
-	struct tracer_control_state st;
-
-	return tracer__control_read(tracer__client_control(), &st,
-				    CONTROL_TRIES) == 0
-	       && st.session == t->session;
-}
-
 /*
  * Has channel w a record reserved and never committed? Its thread was
  * cancelled asynchronously in the middle of one: the commit count of the
  * sub-buffer holding the last reserved byte is short of what was reserved.
  */
-static bool torn(const struct tracer_rb_writer *w)
+bool tracer__writer_torn(const struct tracer_rb_writer *w)
 {
 	uint64_t wc = TRACER_READ_ONCE(w->hdr->write_count);
 	uint64_t start = (wc - 1) & ~w->smask;
@@ -468,56 +510,94 @@ static bool torn(const struct tracer_rb_writer *w)
 			   w->cmask) != wc - start;
 }
 
+/* The thread's exit event, into its buffer or its stash. */
+static void record_exit(struct tracer__thread *t)
+{
+	uint64_t lost = 0;
+	int c;
+
+	prctl(PR_GET_NAME, t->name, 0, 0, 0);	/* it may have changed */
+	t->name[15] = '\0';
+	for (c = 0; c < TRACER_POOL_CHANNELS; c++)
+		lost += TRACER_READ_ONCE(t->ch[c].hdr->lost) - t->lost_base[c];
+	tracer_record_vital("tracer:thread_exit", "tid %d name %s lost %llu",
+			    (int)t->tid, t->name, (unsigned long long)lost);
+}
+
+/* Release t's buffer, unless a torn record keeps it (below). */
+static void give_back(struct tracer__thread *t, bool wake,
+		      const struct tracer_control_state *st, bool on)
+{
+	bool keep = false;
+	int c;
+
+	for (c = 0; c < TRACER_POOL_CHANNELS; c++)
+		keep |= tracer__writer_torn(&t->ch[c]);
+	/*
+	 * A torn record would leave its sub-buffer incomplete for the next
+	 * owner: keep the buffer, tracerd salvages and frees it once this
+	 * thread is gone (salvage.c).
+	 */
+	if (keep)
+		return;
+	if (!wake)	/* the switch would wake tracerd too */
+		for (c = 0; c < TRACER_POOL_CHANNELS; c++)
+			t->ch[c].on_close = NULL;
+	switch_channels(t);
+	tracer__pool_release(&t->buf, wake);
+	/* A buffer is free now: the stashes of threads that ended
+	 * without one go out through it. */
+	if (on)
+		tracer__stash_flush_orphans(st, t->tid, !wake);
+}
+
 /*
  * The thread ends: its exit event, its channels switched, its buffer
- * released. wake: tell tracerd now (not at the process's end: see
+ * released. A stashing thread takes a buffer if one is free now; if not,
+ * its stash, exit event included, is left to the next thread that frees
+ * or takes one. wake: tell tracerd now (not at the process's end: see
  * tracer_fini()).
  */
 static void thread_exit(bool wake)
 {
 	struct tracer__thread *t = &tls;
-	int saved = errno, c;
-	bool keep = false;
+	struct tracer_control_state st;
+	int saved = errno;
+	bool on, ready, stashing;
 
 	if (t->state == TRACER__THREAD_NEW && t->lost_no_buffer) {
 		__atomic_fetch_add(&lost_unbuffered, t->lost_no_buffer,
 				   __ATOMIC_RELAXED);
 		t->lost_no_buffer = 0;
 	}
-	if (t->state != TRACER__THREAD_READY || t->busy)
+	if ((t->state != TRACER__THREAD_READY &&
+	     t->state != TRACER__THREAD_STASHING) || t->busy)
 		return;
 	t->busy = 1;
 	WRAP_GUARD_ENTER();
-	if (t->session != 0 && still_recording(t)) {
-		uint64_t lost = 0;
-
+	on = t->session != 0 &&
+	     tracer__control_read(tracer__client_control(), &st,
+				  CONTROL_TRIES) == 0 &&
+	     st.session == t->session;
+	if (on && t->state == TRACER__THREAD_STASHING)
+		on = leave_stash(t, &st);
+	if (on) {
+		t->epoch = st.epoch;	/* the exit event's own path */
 		tell_unbuffered();
-
-		prctl(PR_GET_NAME, t->name, 0, 0, 0);	/* it may have changed */
-		t->name[15] = '\0';
-		for (c = 0; c < TRACER_POOL_CHANNELS; c++)
-			lost += TRACER_READ_ONCE(t->ch[c].hdr->lost) -
-				t->lost_base[c];
-		tracer_record_vital("tracer:thread_exit",
-				    "tid %d name %s lost %llu", (int)t->tid,
-				    t->name, (unsigned long long)lost);
+		record_exit(t);
 	}
-	for (c = 0; c < TRACER_POOL_CHANNELS; c++)
-		keep |= torn(&t->ch[c]);
+	ready = t->state == TRACER__THREAD_READY;
+	stashing = t->state == TRACER__THREAD_STASHING;
+	/* From here a handler's event is dropped: the buffer or the stash
+	 * is about to be someone else's. */
 	t->state = TRACER__THREAD_EXITED;
 	t->epoch = UINT64_MAX;
-	/*
-	 * A torn record would leave its sub-buffer incomplete for the next
-	 * owner: keep the buffer, tracerd salvages and frees it once this
-	 * thread is gone (salvage.c).
-	 */
-	if (!keep) {
-		if (!wake)	/* the switch would wake tracerd too */
-			for (c = 0; c < TRACER_POOL_CHANNELS; c++)
-				t->ch[c].on_close = NULL;
-		switch_channels(t);
-		tracer__pool_release(&t->buf, wake);
-	}
+	if (stashing && on)
+		tracer__stash_orphan(t);
+	else if (stashing)
+		tracer__stash_drop(t);
+	else if (ready)
+		give_back(t, wake, &st, on);
 	WRAP_GUARD_EXIT();
 	errno = saved;
 }
@@ -602,6 +682,7 @@ static void fork_child(void)
 	tls = (struct tracer__thread){ .epoch = UINT64_MAX };
 	process_start_session = 0;
 	lost_unbuffered = 0;		/* the parent's to tell */
+	tracer__stash_fork_child();
 	tracer__fd_owner_pid = (uint32_t)getpid();
 	WRAP_GUARD_ENTER();
 	tracer__signal_fork_after();

@@ -63,6 +63,26 @@ whole_trace "$T/view" "$TOTAL"
 check "view allowed 64 descriptors: the same trace, no error ($(head -c 200 "$T/view64.err"))" \
 	bash -c "cmp -s '$T/view' '$T/view64' && ! [ -s '$T/view64.err' ]"
 
+# A burst: 64 threads alive at once, each recording its 10 events at once,
+# in a pool of 11 buffers that tracerd has not grown yet: the threads that
+# find no free buffer keep their events (libtracer's stash) and write them
+# out when a buffer is free, or another thread does after they ended.
+dir=$(session_cmd start --events "$OWN_EVENTS")
+"$TRACEE" burst 64 >"$T/burst.out"
+check "the bursting program exits 0" [ $? -eq 0 ]
+session_cmd stop >/dev/null
+"$TRACECTL" view "$dir" >"$T/burst.view"
+n=$(grep -c ' test:burst: ' "$T/burst.view")
+check "all 640 events of the burst are in the trace ($n)" [ "$n" -eq 640 ]
+burst_ok() {
+	awk '/ test:burst: / { if ($NF != next_of[$(NF - 2)]++) bad++ }
+	     / tracer:thread_start: / { starts++ }
+	     END { exit bad || starts != 65 }' "$T/burst.view"
+}
+check "each thread's events in order, 65 thread starts" burst_ok
+n=$(grep -cE ' tracer:lost(_unbuffered)?: ' "$T/burst.view")
+check "no loss told ($n)" [ "$n" -eq 0 ]
+
 # The same churn through the spill (tracerd(8): TRACERD_SPILL_ALWAYS, the
 # path a file system that makes files slowly takes): every thread's files
 # are made after the drain, in full; the process's end goes into its main
@@ -110,13 +130,16 @@ check "the pool grew past its 3 initial buffers ($buffers)" [ "$buffers" -gt 3 ]
 check "the pool stays under its 6 MiB cap (${pool_kib} KiB)" [ "$pool_kib" -le 6144 ]
 "$TRACECTL" view "$dir" >"$T/view2"
 n=$(grep -c ' test:hold: ' "$T/view2")
-check "recorded ($n) + counted as lost ($lost) = the 480 events produced" \
-	[ $((n + lost)) -eq 480 ]
-# Threads that never had a buffer: their losses are told in the trace too,
-# by the threads that had one (their start, or their end).
-told=$(awk '/ tracer:lost(_unbuffered)?: [0-9]+ events dropped / {
+# What could not be kept is told in the trace: events dropped without a
+# buffer or a stash (tracer:lost, tracer:lost_unbuffered), and the losses
+# of the small rings into which the stashes were written out (the loss
+# markers of the default channel).
+told=$(awk '/ tracer:lost(_unbuffered)?: [0-9]+ events / {
 	for (i = 1; i < NF; i++) if ($i ~ /^tracer:lost/) { s += $(i + 1); break } }
 	END { print s + 0 }' "$T/view2")
-check "the trace tells them all ($told of $lost)" [ "$told" -eq "$lost" ]
+check "recorded ($n) + told as lost in the trace ($told) = the 480 events produced" \
+	[ $((n + told)) -eq 480 ]
+check "status counted no loss the trace does not tell ($lost <= $told)" \
+	[ "$lost" -le "$told" ]
 
 finish

@@ -17,6 +17,10 @@
  *   tracee hold N             N threads alive at once record 10 events each,
  *                             then "holding" is printed and they wait for a
  *                             line on stdin before exiting
+ *   tracee burst N            N threads started at once record 10
+ *                             events each, wait until all have, and exit
+ *                             (more threads than the pool's buffers: no
+ *                             one waits for tracerd to grow it)
  *   tracee flat N             N threads record numbered events as fast as
  *                             they can while the process's control page
  *                             says a session is recording (they wait up to
@@ -167,6 +171,34 @@ static int run_hold(int n)
 	if (!fgets(line, sizeof(line), stdin))
 		return 1;
 	pthread_barrier_wait(&hold_barrier);
+	for (i = 0; i < n; i++)
+		pthread_join(th[i], NULL);
+	return 0;
+}
+
+static pthread_barrier_t burst_barrier;
+
+static void *burst_thread(void *arg)
+{
+	int t = (int)(long)arg, i;
+
+	for (i = 0; i < 10; i++)
+		tracer_record("test:burst", "thread %d event %d", t, i);
+	pthread_barrier_wait(&burst_barrier);	/* all alive, all recorded */
+	return NULL;
+}
+
+static int run_burst(int n)
+{
+	pthread_t th[1024];
+	int i;
+
+	if (n < 1 || n > 1024)
+		return 2;
+	pthread_barrier_init(&burst_barrier, NULL, (unsigned)n);
+	for (i = 0; i < n; i++)
+		if (pthread_create(&th[i], NULL, burst_thread, (void *)(long)i))
+			return 1;
 	for (i = 0; i < n; i++)
 		pthread_join(th[i], NULL);
 	return 0;
@@ -327,11 +359,14 @@ int main(int argc, char **argv)
 		return run_signals(atol(argv[2]));
 	if (argc >= 3 && !strcmp(argv[1], "hold"))
 		return run_hold(atoi(argv[2]));
+	if (argc >= 3 && !strcmp(argv[1], "burst"))
+		return run_burst(atoi(argv[2]));
 	if (argc >= 3 && !strcmp(argv[1], "flat"))
 		return run_flat(atoi(argv[2]));
 	if (argc >= 2 && !strcmp(argv[1], "types"))
 		return run_types();
 	fprintf(stderr, "usage: tracee threads N M | churn TOTAL ALIVE [PAUSE]"
-		" | print N | scribble | types | hold N | signals N | flat N\n");
+		" | print N | scribble | types | hold N | burst N | signals N"
+		" | flat N\n");
 	return 2;
 }

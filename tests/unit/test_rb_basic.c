@@ -4,7 +4,7 @@
  * switch, flush), the CTF packet header fields, and counters that wrap
  * modulo 2^64 during the test; a channel made in a zeroed region (a new
  * memfd) is the same as one made anywhere else, without touching the pages
- * that stay zero.
+ * that stay zero; records written late at times of their own.
  */
 #include <errno.h>
 #include <string.h>
@@ -144,6 +144,51 @@ static void test_switch(void)
 	chan_close(&c);
 }
 
+/*
+ * Records written late at their own times (libtracer's stash): the packet
+ * they open begins at the first one's time, each keeps its time, the
+ * reader takes them as valid, and the sub-buffers they fill close at the
+ * time of the record that closes them; a record made with the clock after
+ * them follows in order. A payload too large is refused.
+ */
+static void test_reserve_at(void)
+{
+	struct tracer_rb_packet_info info;
+	struct tracer_rb_record rec;
+	const struct tracer_rb_packet *p = (const void *)copy;
+	struct tracer_rb_ctx ctx;
+	struct chan c;
+	uint64_t off = 0, ts[12], i, n = 0;
+	int good = 1;
+
+	chan_open(&c, S, 4, TRACER_RB_DISCARD, 0);
+	for (i = 0; i < 12; i++)
+		ts[i] = 1000 + i * 10;	/* long before the clock's now */
+	for (i = 0; i < 12; i++) {
+		if (tracer__rb_reserve_at(&c.w, &ctx, 7, 16, ts[i]))
+			good = 0;
+		else
+			tracer__rb_commit(&c.w, &ctx);
+	}
+	ok(good, "12 records reserved at given times");
+	is_int(tracer__rb_read(&c.r, copy, sizeof(copy), &info), 0,
+	       "they filled a sub-buffer: readable");
+	ok(p->timestamp_begin == ts[0] && p->timestamp_end ==
+	   ts[info.records], "its packet begins at the first record's time "
+	   "and ends at the time of the one that closed it");
+	while (tracer__rb_packet_next(copy, info.content_bytes, &off, &rec))
+		good &= rec.timestamp == ts[n++];
+	ok(good && n == info.records && n > 1, "each record keeps its time "
+	   "(%" PRIu64 " records)", n);
+	put(&c, 8, 0, 0);	/* the clock's time, after them */
+	tracer__rb_flush(&c.w);
+	is_int(tracer__rb_read(&c.r, copy, sizeof(copy), &info), 0,
+	       "the rest, and a record at the clock's time, read as valid");
+	is_int(tracer__rb_reserve_at(&c.w, &ctx, 9, c.w.max_payload + 8, 5),
+	       -EMSGSIZE, "a payload larger than a sub-buffer holds: refused");
+	chan_close(&c);
+}
+
 /* Counters start 3 buffers before 2^64 and wrap during the loop. */
 static void test_wrap(enum tracer_rb_mode mode, const char *name)
 {
@@ -245,8 +290,9 @@ static void test_zeroed(uint64_t start)
 
 int main(void)
 {
-	plan(37);
+	plan(43);
 	test_round_trip();
+	test_reserve_at();
 	test_exact_fill();
 	test_switch();
 	test_wrap(TRACER_RB_DISCARD, "discard");
