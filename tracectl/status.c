@@ -41,7 +41,7 @@ static const char *bytes(char *buf, size_t size, uint64_t v)
 
 static void print_daemon(const Tracer__Status *st)
 {
-	char cap[32], sub[32];
+	char cap[32], sub[32], tot[32], now[32];
 
 	printf("tracerd pid %" PRIu32 "\nversion %s\nsocket  %s\noutput  %s\n",
 	       st->pid, or_dash(st->version), st->socket, st->output);
@@ -57,9 +57,14 @@ static void print_daemon(const Tracer__Status *st)
 	} else {
 		printf("session none (tracectl start begins one)\n");
 	}
-	printf("pools   cap %s per process; default channel %" PRIu32
-	       " x %s\n", bytes(cap, sizeof(cap), st->max_memory),
-	       st->subbuf_count, bytes(sub, sizeof(sub), st->subbuf_size));
+	printf("pools   cap %s per process", bytes(cap, sizeof(cap),
+						      st->max_memory));
+	if (st->max_total_memory)	/* 0: an older tracerd */
+		printf(", %s in all (%s now)",
+		       bytes(tot, sizeof(tot), st->max_total_memory),
+		       bytes(now, sizeof(now), st->pools_bytes));
+	printf("; default channel %" PRIu32 " x %s\n", st->subbuf_count,
+	       bytes(sub, sizeof(sub), st->subbuf_size));
 	if (st->refused)
 		printf("refused %" PRIu64 " registration(s); last: %s\n",
 		       st->refused, or_dash(st->last_refusal));

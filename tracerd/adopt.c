@@ -130,11 +130,9 @@ static uint64_t subbuf_limit(const struct tracerd *d)
  * -EFBIG (larger than subbuf_limit(): logged) or -ENOMEM. */
 static int fit_scratch(struct tracerd_process *p)
 {
-	int c;
+	int c, ret;
 
 	for (c = 0; c < TRACER_POOL_CHANNELS; c++) {
-		void *n;
-
 		if (p->pool.subbuf_size[c] > subbuf_limit(p->d)) {
 			tracerd_log("pid %d: pool refused: sub-buffers of "
 				    "%" PRIu64 " bytes (at most %" PRIu64 ")",
@@ -142,14 +140,9 @@ static int fit_scratch(struct tracerd_process *p)
 				    subbuf_limit(p->d));
 			return -EFBIG;
 		}
-		if (p->pool.subbuf_size[c] <= p->batch.scratch_size)
-			continue;
-		n = aligned_alloc(64, p->pool.subbuf_size[c]);
-		if (!n)
-			return -ENOMEM;
-		free(p->batch.scratch);
-		p->batch.scratch = n;
-		p->batch.scratch_size = p->pool.subbuf_size[c];
+		ret = tracerd_scratch_fit(p->d, p->pool.subbuf_size[c]);
+		if (ret)
+			return ret;
 	}
 	return 0;
 }
@@ -181,6 +174,11 @@ static const char *refusal(const struct tracerd_process *p, int fd,
 	    p->pool.bytes > p->d->cfg.max_memory) {
 		*err = -E2BIG;
 		return "the pool would be larger than --max-memory";
+	}
+	if (!tracerd_pools_fit(p->d, size)) {
+		*err = -E2BIG;
+		return "all pools together would be larger than "
+		       "--max-total-memory";
 	}
 	return NULL;
 }
@@ -222,6 +220,7 @@ static int map_segment(struct tracerd_process *p, int fd, uint64_t size)
 	p->pool.nseg++;
 	p->pool.nbuf += h->buffer_count;
 	p->pool.bytes += size;
+	p->d->pools_bytes += size;
 	return 0;
 }
 

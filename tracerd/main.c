@@ -68,6 +68,7 @@ static void usage(FILE *f)
 {
 	fputs("usage: tracerd [--socket PATH] [--output DIR] [--daemonize]\n"
 	      "               [--buffers N] [--max-memory SIZE]\n"
+	      "               [--max-total-memory SIZE]\n"
 	      "               [--subbuf-size SIZE] [--subbuf-count N]\n"
 	      "               [--scan-ms MS] [--log FILE] [--ready-fd FD]\n"
 	      "               [--world-readable]\n", f);
@@ -148,6 +149,7 @@ static int parse_args(int argc, char **argv, struct tracerd_config *cfg,
 		{ "daemonize", no_argument, NULL, 'd' },
 		{ "buffers", required_argument, NULL, 'b' },
 		{ "max-memory", required_argument, NULL, 'm' },
+		{ "max-total-memory", required_argument, NULL, 'M' },
 		{ "subbuf-size", required_argument, NULL, 'S' },
 		{ "subbuf-count", required_argument, NULL, 'N' },
 		{ "scan-ms", required_argument, NULL, 't' },
@@ -188,6 +190,11 @@ static int parse_args(int argc, char **argv, struct tracerd_config *cfg,
 		case 'm':
 			ret = parse_number("--max-memory", optarg, 1 << 20,
 					   UINT64_MAX, &cfg->max_memory, true);
+			break;
+		case 'M':
+			ret = parse_number("--max-total-memory", optarg,
+					   1 << 20, UINT64_MAX,
+					   &cfg->max_total_memory, true);
 			break;
 		case 'S':
 			ret = parse_number("--subbuf-size", optarg, 4096,
@@ -267,6 +274,12 @@ static int check_geometry(const struct tracerd_config *cfg)
 		fprintf(stderr, "tracerd: --max-memory %llu cannot hold even one"
 			" buffer of this size\n",
 			(unsigned long long)cfg->max_memory);
+		return 2;
+	}
+	if (cfg->max_total_memory < 2 * g.region_size + (2ULL << 20)) {
+		fprintf(stderr, "tracerd: --max-total-memory %llu cannot hold "
+			"even one buffer of this size\n",
+			(unsigned long long)cfg->max_total_memory);
 		return 2;
 	}
 	return 0;
@@ -442,6 +455,7 @@ static void shutdown_loop(struct tracerd *d)
 	while (tracerd_spill_work(d))	/* nothing held back is left out */
 		;
 	tracerd_spill_free_all(d);
+	tracerd_scratch_free(d);
 	tracerd_site_text_free();
 	uv_walk(d->loop, close_walk, NULL);
 	uv_run(d->loop, UV_RUN_DEFAULT);

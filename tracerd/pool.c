@@ -99,15 +99,25 @@ int tracerd_pool_geometry_ok(const struct tracerd *d, uint64_t subbuf_size,
 	return 0;
 }
 
-/* Largest count <= want that fits under the memory cap. */
+/* Largest count <= want that fits under the memory caps: the process's
+ * (--max-memory) and that of all pools (--max-total-memory). */
 static uint32_t fit_count(const struct tracerd_process *p, uint32_t want)
 {
-	uint64_t cap = p->d->cfg.max_memory, d, b;
+	uint64_t cap = p->d->cfg.max_memory, d, b, size;
 
-	while (want > 0 && p->pool.bytes +
-	       segment_bytes(p->pool.buffer_size, want, &d, &b) > cap)
-		want--;
+	for (; want > 0; want--) {
+		size = segment_bytes(p->pool.buffer_size, want, &d, &b);
+		if (p->pool.bytes + size <= cap &&
+		    tracerd_pools_fit(p->d, size))
+			break;
+	}
 	return want;
+}
+
+bool tracerd_pools_fit(const struct tracerd *d, uint64_t size)
+{
+	return d->pools_bytes <= d->cfg.max_total_memory &&
+	       size <= d->cfg.max_total_memory - d->pools_bytes;
 }
 
 /* A sealed memfd of size bytes, mapped; returns the fd or -errno. */
@@ -296,6 +306,7 @@ static int add_segment(struct tracerd_process *p, uint32_t count)
 	p->pool.nseg++;
 	p->pool.nbuf += count;
 	p->pool.bytes += size;
+	p->d->pools_bytes += size;
 	return fd;
 }
 
@@ -416,11 +427,9 @@ int tracerd_pool_create(struct tracerd_process *p)
 	for (c = 0; c < TRACER_POOL_CHANNELS; c++)
 		if (p->pool.subbuf_size[c] > max)
 			max = p->pool.subbuf_size[c];
-	p->batch.scratch_size = max > TRACERD_BATCH_BYTES ? max
-							 : TRACERD_BATCH_BYTES;
-	p->batch.scratch = aligned_alloc(64, p->batch.scratch_size);
-	if (!p->batch.scratch)
-		return -ENOMEM;
+	ret = tracerd_scratch_fit(p->d, max);
+	if (ret)
+		return ret;
 	/* The initial buffers plus one in reserve. */
 	return add_segment(p, p->d->cfg.buffers + 1);
 }
@@ -431,9 +440,6 @@ int tracerd_process_ensure_pool(struct tracerd_process *p)
 
 	if (p->pool.nseg || p->adopting || !p->client)
 		return 0;
-	/* tracerd_pool_create() makes it to its measure */
-	free(p->batch.scratch);
-	p->batch.scratch = NULL;
 	fd = tracerd_pool_create(p);
 	if (fd < 0) {
 		tracerd_log("pid %d: cannot make its pool: %s", (int)p->pid,
@@ -461,8 +467,6 @@ void tracerd_process_take_pool(struct tracerd_process *p,
 			       struct tracerd_process *shadow)
 {
 	p->pool = shadow->pool;
-	p->batch.scratch = shadow->batch.scratch;
-	p->batch.scratch_size = shadow->batch.scratch_size;
 	p->control = shadow->control;
 	p->control->tracerd_pid = (uint32_t)getpid();
 	free(shadow);
@@ -472,6 +476,11 @@ void tracerd_config_defaults(struct tracerd_config *cfg)
 {
 	cfg->buffers = 10;
 	cfg->max_memory = 1ULL << 30;
+	/* Pools are address space, their pages used as they are written;
+	 * what tracerd itself commits is about 1/400 of this (the rings'
+	 * headers and its readers' bookkeeping). 4,096 clients with the
+	 * default first segment (55 MiB) fit. */
+	cfg->max_total_memory = 256ULL << 30;
 	/*
 	 * 4 MiB per thread for the default channel, 1 MiB for the vital
 	 * one (address space: pages are used as they are written). Many
@@ -500,6 +509,30 @@ void tracerd_pool_free(struct tracerd_process *p)
 	free(p->pool.buf);
 	p->pool.buf = NULL;
 	p->pool.nbuf = p->pool.nseg = 0;
-	free(p->batch.scratch);
-	p->batch.scratch = NULL;
+	p->d->pools_bytes -= p->pool.bytes;
+	p->pool.bytes = 0;
+}
+
+int tracerd_scratch_fit(struct tracerd *d, uint64_t need)
+{
+	void *n;
+
+	if (need < TRACERD_BATCH_BYTES)
+		need = TRACERD_BATCH_BYTES;
+	if (d->scratch.buf && d->scratch.size >= need)
+		return 0;
+	n = aligned_alloc(64, need);
+	if (!n)
+		return -ENOMEM;
+	free(d->scratch.buf);
+	d->scratch.buf = n;
+	d->scratch.size = need;
+	return 0;
+}
+
+void tracerd_scratch_free(struct tracerd *d)
+{
+	free(d->scratch.buf);
+	d->scratch.buf = NULL;
+	d->scratch.size = 0;
 }

@@ -249,9 +249,7 @@ static int setup(struct tracerd_process *p, const Tracer__Register *r,
 		*ctl_fd = make_control(p);
 		if (*ctl_fd < 0)
 			return *ctl_fd;
-		p->batch.scratch_size = TRACERD_BATCH_BYTES;
-		p->batch.scratch = aligned_alloc(64, p->batch.scratch_size);
-		return p->batch.scratch ? 0 : -ENOMEM;
+		return tracerd_scratch_fit(p->d, TRACERD_BATCH_BYTES);
 	}
 	if (tracerd_stock_take(p, ctl_fd, seg_fd) == 0)
 		return 0;

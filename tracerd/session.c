@@ -773,6 +773,8 @@ static void fill_status(struct tracerd *d, Tracer__Status *st)
 						     : (char *)"";
 	st->live_interval_ms = d->session_id ? d->sess.live_ms : 0;
 	st->max_memory = d->cfg.max_memory;
+	st->max_total_memory = d->cfg.max_total_memory;
+	st->pools_bytes = d->pools_bytes;
 	st->subbuf_size = d->session_id && d->sess.subbuf_size ?
 			  d->sess.subbuf_size : d->cfg.subbuf_size[0];
 	st->subbuf_count = (uint32_t)(d->session_id && d->sess.subbuf_count ?

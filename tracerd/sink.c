@@ -9,7 +9,7 @@
  * owners (doc/thread-churn.md). When files are made more slowly than
  * threads come, a new owner's packets go to the process's spill instead
  * and its file is made later (spill.c): the drain numbers and stamps them
- * the same way. Packets are gathered in the process's
+ * the same way. Packets are gathered in tracerd's one
  * scratch buffer and written with one write(2) per batch
  * (TRACERD_BATCH_BYTES); each is renumbered as its file counts
  * (packet_seq_num, events_discarded: doc/session-files.md).
@@ -297,17 +297,18 @@ static void batch_failed(struct tracerd_process *p, struct tracerd_stream *st)
 }
 
 /*
- * Packets are gathered in p->batch.scratch, one stream at a time, and written
- * with one write(2) per batch (TRACERD_BATCH_BYTES): large, block-friendly
- * writes.
- * The batch is empty outside drain_channel() and flush_channel().
+ * Packets are gathered in the daemon's scratch buffer, one stream at a
+ * time, and written with one write(2) per batch (TRACERD_BATCH_BYTES):
+ * large, block-friendly writes. The batch is empty outside
+ * drain_channel() and flush_channel(), so one scratch buffer serves every
+ * process.
  */
 static void flush_batch(struct tracerd_process *p)
 {
 	struct tracerd_stream *st = p->batch.stream;
 
 	if (p->batch.len && st && st->fd >= 0 &&
-	    append(p, st, p->batch.scratch, p->batch.len, p->batch.records))
+	    append(p, st, p->d->scratch.buf, p->batch.len, p->batch.records))
 		batch_failed(p, st);
 	p->batch.len = 0;
 	p->batch.stream = NULL;
@@ -316,9 +317,9 @@ static void flush_batch(struct tracerd_process *p)
 /* Where the next packet goes: room for one sub-buffer of `need` bytes. */
 static void *batch_room(struct tracerd_process *p, uint64_t need)
 {
-	if (p->batch.scratch_size - p->batch.len < need)
+	if (p->d->scratch.size - p->batch.len < need)
 		flush_batch(p);
-	return (char *)p->batch.scratch + p->batch.len;
+	return (char *)p->d->scratch.buf + p->batch.len;
 }
 
 /* The packet at the end of the batch goes to another stream: move it. */
@@ -326,8 +327,8 @@ static char *restart_batch(struct tracerd_process *p, char *pk,
 			   uint64_t bytes)
 {
 	flush_batch(p);
-	memmove(p->batch.scratch, pk, bytes);
-	return p->batch.scratch;
+	memmove(p->d->scratch.buf, pk, bytes);
+	return p->d->scratch.buf;
 }
 
 /*
@@ -526,7 +527,7 @@ static void emit_to(struct tracerd_process *p, const struct tracerd_sink *sink,
 		    struct tracerd_stream *pair, struct tracerd_buffer *b,
 		    int c, const struct tracer_rb_packet_info *info)
 {
-	char *pk = (char *)p->batch.scratch + p->batch.len;
+	char *pk = (char *)p->d->scratch.buf + p->batch.len;
 	struct tracerd_stream *st = &pair[c];
 	bool same = st->fd >= 0 && st->instance == info->stream_instance_id;
 	uint64_t after, before = packet_losses(st, info, &after);
@@ -612,7 +613,7 @@ static bool drain_channel(struct tracerd_process *p, struct tracerd_buffer *b,
 	for (n = 0; n < DRAIN_BUDGET && !b->broken[c]; n++) {
 		void *dst = batch_room(p, b->rd[c].geo.subbuf_size);
 
-		ret = tracer__rb_read(&b->rd[c], dst, p->batch.scratch_size -
+		ret = tracer__rb_read(&b->rd[c], dst, p->d->scratch.size -
 				      p->batch.len, &info);
 		if (ret == 0) {
 			emit_packet(p, b, c, &info);
@@ -672,7 +673,7 @@ void *tracerd_batch_room(struct tracerd_process *p, uint64_t need)
 
 uint64_t tracerd_batch_free(const struct tracerd_process *p)
 {
-	return p->batch.scratch_size - p->batch.len;
+	return p->d->scratch.size - p->batch.len;
 }
 
 void tracerd_emit_batch(struct tracerd_process *p, struct tracerd_buffer *b,
@@ -743,8 +744,8 @@ static unsigned flush_channel(struct tracerd_process *p,
 		for (rounds = 0; rounds < 128 && drain_channel(p, b, c);
 		     rounds++)
 			;
-		ret = tracer__rb_read_partial(&b->rd[c], p->batch.scratch,
-					      p->batch.scratch_size, &info);
+		ret = tracer__rb_read_partial(&b->rd[c], p->d->scratch.buf,
+					      p->d->scratch.size, &info);
 		if (ret == 0) {
 			emit_packet(p, b, c, &info);
 			flush_batch(p);
@@ -809,8 +810,8 @@ static void live_channel(struct tracerd_process *p, struct tracerd_buffer *b,
 		b->live_mark[c] = b->rd[c].read_count;
 		return;
 	}
-	if (tracer__rb_read_partial(&b->rd[c], p->batch.scratch,
-				    p->batch.scratch_size,
+	if (tracer__rb_read_partial(&b->rd[c], p->d->scratch.buf,
+				    p->d->scratch.size,
 				    &info) == 0) {
 		emit_packet(p, b, c, &info);
 		flush_batch(p);
@@ -850,7 +851,7 @@ int tracerd_sink_snapshot_channel(struct tracerd_process *p,
 		void *dst = batch_room(p, r.geo.subbuf_size);
 
 		ret = tracer__rb_read(&r, dst,
-				      p->batch.scratch_size - p->batch.len,
+				      p->d->scratch.size - p->batch.len,
 				      &info);
 		if (ret == 0)
 			emit_to(p, sink, pair, b, c, &info);
@@ -858,7 +859,7 @@ int tracerd_sink_snapshot_channel(struct tracerd_process *p,
 			break;
 	}
 	flush_batch(p);
-	if (tracer__rb_read_partial(&r, p->batch.scratch, p->batch.scratch_size,
+	if (tracer__rb_read_partial(&r, p->d->scratch.buf, p->d->scratch.size,
 				    &info) == 0) {
 		emit_to(p, sink, pair, b, c, &info);
 		flush_batch(p);

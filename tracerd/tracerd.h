@@ -46,6 +46,7 @@ struct tracerd_config {
 	const char *output_dir;
 	uint32_t buffers;		/* initial pool size */
 	uint64_t max_memory;		/* pool cap per process, bytes */
+	uint64_t max_total_memory;	/* cap of all pools together */
 	uint64_t subbuf_size[TRACER_POOL_CHANNELS];
 	uint64_t subbuf_count[TRACER_POOL_CHANNELS];
 	uint32_t scan_ms;		/* timer-driven scan period */
@@ -134,6 +135,17 @@ struct tracerd {
 	bool stock_filling;
 	struct tracerd_spills spill;
 	uint64_t cs_bytes;		/* every process's call sites */
+	uint64_t pools_bytes;		/* every pool's segments (stock too) */
+	/*
+	 * Where the drain gathers packets for a write(2): one for all
+	 * processes (the loop drains one channel at a time, and a batch is
+	 * empty between two), at least TRACERD_BATCH_BYTES and the largest
+	 * sub-buffer of any process served so far (grown, never shrunk).
+	 */
+	struct tracerd_scratch {
+		void *buf;		/* 64-byte aligned */
+		uint64_t size;
+	} scratch;
 	uint64_t refused;		/* registrations that failed */
 	char last_refusal[160];		/* "pid N: why" (status) */
 };
@@ -253,10 +265,9 @@ struct tracerd_pool {
 	uint64_t subbuf_count[TRACER_POOL_CHANNELS];
 };
 
-/* The packets the drain gathers for one write(2) (sink.c). */
+/* The packets the drain gathers for one write(2) (sink.c), in the
+ * daemon's one scratch buffer (struct tracerd_scratch). */
 struct tracerd_batch {
-	void *scratch;			/* 64-byte aligned */
-	uint64_t scratch_size;
 	uint64_t len;			/* bytes of packets in scratch */
 	struct tracerd_stream *stream;	/* whose they are */
 	uint64_t seq, discarded;	/* its counts before them */
@@ -492,12 +503,22 @@ void tracerd_site_text_free(void);
 /* pool.c */
 /* tracerd's defaults: --buffers, --max-memory, the channels' geometry. */
 void tracerd_config_defaults(struct tracerd_config *cfg);
-/* Unmap p's pool, free its buffers' readers and its scratch buffer. */
+/* Unmap p's pool, free its buffers' readers. */
 void tracerd_pool_free(struct tracerd_process *p);
 /*
+ * The daemon's scratch buffer at least `need` bytes (and
+ * TRACERD_BATCH_BYTES). Returns 0 or -ENOMEM (the old one is kept). Called
+ * outside a drain only (a batch in it would be lost). tracerd_scratch_free()
+ * at the end.
+ */
+int tracerd_scratch_fit(struct tracerd *d, uint64_t need);
+void tracerd_scratch_free(struct tracerd *d);
+/* Would a segment of size bytes keep all pools within --max-total-memory? */
+bool tracerd_pools_fit(const struct tracerd *d, uint64_t size);
+/*
  * Make p's pool for the geometry in force (the session's default channel
- * geometry, else tracerd's): its scratch buffer and its first segment of
- * --buffers + 1 buffers. Returns the segment's memfd, -ENOSPC (at the
+ * geometry, else tracerd's): room for its sub-buffers in the scratch
+ * buffer, and its first segment of --buffers + 1 buffers. Returns the segment's memfd, -ENOSPC (at the
  * memory cap), -ENOMEM, -EINVAL (geometry), or the errno of memfd/mmap.
  */
 int tracerd_pool_create(struct tracerd_process *p);

@@ -147,5 +147,48 @@ check "and says so a few times ($n lines)" \
 exec {IDLE[1]}>&-
 wait $IDLE_PID
 check "once they are gone, tracerd answers within a second" responsive
+stop_daemon
+
+# 11. Pools of many processes: all of them together stay within
+#     --max-total-memory (here 200 MiB, four default first segments of
+#     55 MiB do not fit); a process that would pass it is refused,
+#     counted, and runs untraced; the others' events are all there.
+check "tracerd starts, all pools capped at 200 MiB" \
+	start_daemon --max-total-memory 200M
+dir=$(session_cmd start --events "$OWN_EVENTS")
+hpids= hfds=
+for i in 1 2 3 4 5 6; do
+	mkfifo "$T/p$i"
+	"$TRACEE" hold 1 1000 <"$T/p$i" >"$T/p$i.out" & hpids="$hpids $!"
+done
+for i in 1 2 3 4 5 6; do
+	exec {fd}>"$T/p$i"
+	hfds="$hfds $fd"
+done
+for i in 1 2 3 4 5 6; do
+	timeout 60 tail -f "$T/p$i.out" | grep -q -m1 holding
+done
+status=$("$TRACECTL" status)
+echo "$status" | sed 's/^/# /'
+for fd in $hfds; do
+	echo go >&"$fd"
+	exec {fd}>&-
+done
+bad=0
+for p in $hpids; do
+	wait "$p" || bad=$((bad + 1))
+done
+session_cmd stop >/dev/null
+now=$(echo "$status" | sed -n 's/^pools .* in all (\([0-9]*\) KiB now).*/\1/p')
+traced=$(echo "$status" | awk '$2 == "tracee"' | wc -l)
+refused=$(echo "$status" | sed -n 's/^refused \([0-9]*\) .*/\1/p')
+check "the six programs exit 0, traced or not" [ "$bad" -eq 0 ]
+check "all pools together within 200 MiB (${now:-?} KiB)" \
+	[ "${now:-999999999}" -le 204800 ]
+check "$traced traced, ${refused:-0} refused: all six accounted for" \
+	[ "$traced" -ge 1 -a $((traced + ${refused:-0})) -eq 6 -a "${refused:-0}" -ge 1 ]
+n=$("$TRACECTL" view "$dir" | grep -c ' test:hold: ')
+check "every event of the $traced traced ones is in the trace ($n)" \
+	[ "$n" -eq $((traced * 1000)) ]
 
 finish

@@ -14,9 +14,9 @@
  *                             20 kHz timer signal records into the same
  *                             buffer from its handler; prints how many
  *                             the handler recorded
- *   tracee hold N             N threads alive at once record 10 events each,
- *                             then "holding" is printed and they wait for a
- *                             line on stdin before exiting
+ *   tracee hold N [M]         N threads alive at once record M events each
+ *                             (10), then "holding" is printed and they wait
+ *                             for a line on stdin before exiting
  *   tracee burst N            N threads started at once record 10
  *                             events each, wait until all have, and exit
  *                             (more threads than the pool's buffers: no
@@ -141,13 +141,15 @@ static int run_signals(long n)
 }
 
 static pthread_barrier_t hold_barrier;
+static long hold_events = 10;
 
 static void *hold_thread(void *arg)
 {
-	int t = (int)(long)arg, i;
+	int t = (int)(long)arg;
+	long i;
 
-	for (i = 0; i < 10; i++)
-		tracer_record("test:hold", "thread %d event %d", t, i);
+	for (i = 0; i < hold_events; i++)
+		tracer_record("test:hold", "thread %d event %ld", t, i);
 	pthread_barrier_wait(&hold_barrier);	/* all recorded */
 	pthread_barrier_wait(&hold_barrier);	/* released by main */
 	return NULL;
@@ -357,8 +359,11 @@ int main(int argc, char **argv)
 		return run_scribble();
 	if (argc >= 3 && !strcmp(argv[1], "signals"))
 		return run_signals(atol(argv[2]));
-	if (argc >= 3 && !strcmp(argv[1], "hold"))
+	if (argc >= 3 && !strcmp(argv[1], "hold")) {
+		if (argc > 3)
+			hold_events = atol(argv[3]);
 		return run_hold(atoi(argv[2]));
+	}
 	if (argc >= 3 && !strcmp(argv[1], "burst"))
 		return run_burst(atoi(argv[2]));
 	if (argc >= 3 && !strcmp(argv[1], "flat"))
@@ -366,7 +371,7 @@ int main(int argc, char **argv)
 	if (argc >= 2 && !strcmp(argv[1], "types"))
 		return run_types();
 	fprintf(stderr, "usage: tracee threads N M | churn TOTAL ALIVE [PAUSE]"
-		" | print N | scribble | types | hold N | burst N | signals N"
+		" | print N | scribble | types | hold N [M] | burst N | signals N"
 		" | flat N\n");
 	return 2;
 }

@@ -18,6 +18,7 @@ static struct tracerd d;
 /* tracerd as it starts without options. */
 static void defaults(void)
 {
+	tracerd_scratch_free(&d);	/* of the test before */
 	memset(&d, 0, sizeof(d));
 	tracerd_config_defaults(&d.cfg);
 }
@@ -106,8 +107,8 @@ static void test_first_segment(void)
 	   "a new pool touches a page per ring, not its commit counters "
 	   "(%u resident pages of %zu)", resident_pages(&p->pool.seg[0]),
 	   (size_t)(p->pool.seg[0].size / 4096));
-	ok(p->batch.scratch && p->batch.scratch_size >= TRACERD_BATCH_BYTES,
-	   "its drain's scratch buffer is made with it");
+	ok(d.scratch.buf && d.scratch.size >= TRACERD_BATCH_BYTES,
+	   "the drain's scratch buffer is there for it");
 	close(fd);
 	stub_free_process(p);
 }
@@ -143,6 +144,34 @@ static void test_cap(void)
 	if (fd >= 0)
 		close(fd);
 	stub_free_process(p);
+}
+
+/* --max-total-memory: all pools together, whoever asks. */
+static void test_total_cap(void)
+{
+	struct tracerd_process *a = new_process(), *b = new_process(),
+			       *c = new_process();
+	int fa, fb, fc;
+
+	defaults();
+	fa = tracerd_pool_create(a);
+	d.cfg.max_total_memory = a->pool.bytes + a->pool.bytes / 2;
+	fb = tracerd_pool_create(b);
+	ok(fa >= 0 && fb >= 0 && b->pool.nbuf < a->pool.nbuf &&
+	   d.pools_bytes == a->pool.bytes + b->pool.bytes &&
+	   d.pools_bytes <= d.cfg.max_total_memory,
+	   "a second pool gets what still fits under --max-total-memory "
+	   "(%u buffers of %u)", b->pool.nbuf, a->pool.nbuf);
+	fc = tracerd_pool_create(c);
+	is_int(fc, -ENOSPC, "a third, with nothing left: -ENOSPC");
+	close(fa);
+	stub_free_process(a);
+	ok(d.pools_bytes == b->pool.bytes, "a pool freed gives its bytes "
+	   "back to the total");
+	close(fb);
+	stub_free_process(b);
+	stub_free_process(c);
+	is_u64(d.pools_bytes, 0, "no pool, nothing counted");
 }
 
 static void take_all(struct tracerd_process *p, uint32_t n)
@@ -188,9 +217,11 @@ static void test_growth(void)
 
 int main(void)
 {
-	plan(12);
+	plan(16);
 	test_first_segment();
 	test_cap();
+	test_total_cap();
 	test_growth();
+	tracerd_scratch_free(&d);
 	return done();
 }
