@@ -68,7 +68,9 @@ static void usage(FILE *f)
 {
 	fputs("usage: tracerd [--socket PATH] [--output DIR] [--daemonize]\n"
 	      "               [--buffers N] [--max-memory SIZE]\n"
-	      "               [--max-total-memory SIZE]\n"
+	      "               [--max-total-memory SIZE] [--max-site-memory SIZE]\n"
+	      "               [--max-total-site-memory SIZE] [--max-clients N]\n"
+	      "               [--max-clients-per-user N] [--silent-timeout MS]\n"
 	      "               [--subbuf-size SIZE] [--subbuf-count N]\n"
 	      "               [--scan-ms MS] [--log FILE] [--ready-fd FD]\n"
 	      "               [--world-readable]\n", f);
@@ -150,6 +152,11 @@ static int parse_args(int argc, char **argv, struct tracerd_config *cfg,
 		{ "buffers", required_argument, NULL, 'b' },
 		{ "max-memory", required_argument, NULL, 'm' },
 		{ "max-total-memory", required_argument, NULL, 'M' },
+		{ "max-site-memory", required_argument, NULL, 'c' },
+		{ "max-total-site-memory", required_argument, NULL, 'C' },
+		{ "max-clients", required_argument, NULL, 'k' },
+		{ "max-clients-per-user", required_argument, NULL, 'u' },
+		{ "silent-timeout", required_argument, NULL, 'i' },
 		{ "subbuf-size", required_argument, NULL, 'S' },
 		{ "subbuf-count", required_argument, NULL, 'N' },
 		{ "scan-ms", required_argument, NULL, 't' },
@@ -195,6 +202,31 @@ static int parse_args(int argc, char **argv, struct tracerd_config *cfg,
 			ret = parse_number("--max-total-memory", optarg,
 					   1 << 20, UINT64_MAX,
 					   &cfg->max_total_memory, true);
+			break;
+		case 'c':
+			ret = parse_number("--max-site-memory", optarg,
+					   64 << 10, UINT64_MAX,
+					   &cfg->max_site_memory, true);
+			break;
+		case 'C':
+			ret = parse_number("--max-total-site-memory", optarg,
+					   64 << 10, UINT64_MAX,
+					   &cfg->max_total_site_memory, true);
+			break;
+		case 'k':
+			ret = parse_number("--max-clients", optarg, 2, 1 << 20,
+					   &v, false);
+			cfg->max_clients = (uint32_t)v;
+			break;
+		case 'u':
+			ret = parse_number("--max-clients-per-user", optarg, 1,
+					   1 << 20, &v, false);
+			cfg->max_clients_per_user = (uint32_t)v;
+			break;
+		case 'i':
+			ret = parse_number("--silent-timeout", optarg, 100,
+					   3600000, &v, false);
+			cfg->silent_ms = (uint32_t)v;
 			break;
 		case 'S':
 			ret = parse_number("--subbuf-size", optarg, 4096,

@@ -481,6 +481,11 @@ void tracerd_config_defaults(struct tracerd_config *cfg)
 	 * headers and its readers' bookkeeping). 4,096 clients with the
 	 * default first segment (55 MiB) fit. */
 	cfg->max_total_memory = 256ULL << 30;
+	cfg->max_site_memory = 32ULL << 20;
+	cfg->max_total_site_memory = 256ULL << 20;
+	cfg->max_clients = 4096;
+	cfg->max_clients_per_user = 1024;
+	cfg->silent_ms = 10000;
 	/*
 	 * 4 MiB per thread for the default channel, 1 MiB for the vital
 	 * one (address space: pages are used as they are written). Many

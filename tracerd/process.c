@@ -34,8 +34,6 @@
 #define TRACERD_INSTANCE_MASK	0xffffffff00000000ULL
 #define MAX_CALLSITES	65536
 #define MAX_STRING	4096
-#define SITE_BYTES	(32ULL << 20)	/* call sites of one process */
-#define SITE_BYTES_ALL	(256ULL << 20)	/* of every process */
 #define MAX_ARGS	8	/* TRACER_MAX_ARGS */
 #define DIR_RETRY_MS	1000	/* a process directory that could not be
 				   written is tried again this often */
@@ -494,8 +492,8 @@ static int site_room(const struct tracerd_process *p,
 		 (s->file ? strnlen(s->file, MAX_STRING) : 0) +
 		 (s->name ? strnlen(s->name, MAX_STRING) : 0) +
 		 (s->format ? strnlen(s->format, MAX_STRING) : 0) + 4;
-	if (p->cs_bytes + *bytes > SITE_BYTES ||
-	    p->d->cs_bytes + *bytes > SITE_BYTES_ALL)
+	if (p->cs_bytes + *bytes > p->d->cfg.max_site_memory ||
+	    p->d->cs_bytes + *bytes > p->d->cfg.max_total_site_memory)
 		return -ENOSPC;
 	return 0;
 }

@@ -25,8 +25,6 @@
 #include "tracerd.h"
 
 #define MAX_OUT_FRAMES	256
-#define MAX_CLIENTS	4096	/* connections in all */
-#define MAX_PER_UID	1024	/* of one user other than root and ours */
 #define MAX_UIDS	64	/* users counted (others: refused) */
 #define ACCEPT_PAUSE_MS	100	/* out of descriptors: accept again then */
 
@@ -191,9 +189,12 @@ static void reject(struct tracerd_client *c, int code, const char *why)
  * (status). */
 static void refused_sites(struct tracerd_client *c)
 {
-	static const char why[] = "call sites take more memory than tracerd "
-				  "allows (32 MiB a process, 256 MiB in all)";
+	char why[128];
 
+	snprintf(why, sizeof(why), "call sites take more memory than tracerd "
+		 "allows (%" PRIu64 " KiB a process, %" PRIu64 " KiB in all)",
+		 c->d->cfg.max_site_memory >> 10,
+		 c->d->cfg.max_total_site_memory >> 10);
 	c->d->refused++;
 	snprintf(c->d->last_refusal, sizeof(c->d->last_refusal),
 		 "pid %d: %s", (int)c->pid, why);
@@ -520,8 +521,9 @@ static void log_silent(struct tracerd_client *c, const char *what)
 }
 
 /*
- * Room for a connection of uid: NULL, or why not. When all MAX_CLIENTS
- * slots are taken, the oldest connection that has not said anything whole
+ * Room for a connection of uid: NULL, or why not (--max-clients-per-user
+ * of a user other than root and ours). When all --max-clients slots are
+ * taken, the oldest connection that has not said anything whole
  * gives its slot up: idle connections cannot lock programs and tracectl
  * out.
  */
@@ -530,9 +532,10 @@ static const char *no_room(struct tracerd *d, uid_t uid)
 	uint32_t *n = uid_slot(uid);
 	struct tracerd_client *old;
 
-	if (!n || (uid != 0 && uid != geteuid() && *n >= MAX_PER_UID))
+	if (!n || (uid != 0 && uid != geteuid() &&
+		   *n >= d->cfg.max_clients_per_user))
 		return "tracerd has too many clients of this user";
-	if (nclients < MAX_CLIENTS)
+	if (nclients < d->cfg.max_clients)
 		return NULL;
 	old = oldest_silent(d);
 	if (!old)
@@ -605,7 +608,7 @@ void tracerd_server_sweep(struct tracerd *d)
 	cds_list_for_each_entry_safe(c, tmp, &d->clients, node) {
 		if (c->spoke || c->closing)
 			continue;
-		if (now - c->since_ms < TRACERD_SILENT_MS)
+		if (now - c->since_ms < d->cfg.silent_ms)
 			break;	/* the list is in the order of arrival */
 		log_silent(c, "disconnected");
 		tracerd_client_close(c);

@@ -47,6 +47,12 @@ struct tracerd_config {
 	uint32_t buffers;		/* initial pool size */
 	uint64_t max_memory;		/* pool cap per process, bytes */
 	uint64_t max_total_memory;	/* cap of all pools together */
+	uint64_t max_site_memory;	/* call sites of one process */
+	uint64_t max_total_site_memory;	/* of every process */
+	uint32_t max_clients;		/* connections in all */
+	uint32_t max_clients_per_user;	/* of a user not root nor ours */
+	uint32_t silent_ms;		/* a connection with nothing whole
+					   said is closed after it */
 	uint64_t subbuf_size[TRACER_POOL_CHANNELS];
 	uint64_t subbuf_count[TRACER_POOL_CHANNELS];
 	uint32_t scan_ms;		/* timer-driven scan period */
@@ -361,10 +367,9 @@ void tracerd_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* server.c */
 int tracerd_listen(struct tracerd *d);
 void tracerd_server_close(struct tracerd *d);
-/* Close the connections that sent no whole frame in TRACERD_SILENT_MS
- * (the scan timer calls it). */
+/* Close the connections that sent no whole frame in cfg.silent_ms (the
+ * scan timer calls it). */
 void tracerd_server_sweep(struct tracerd *d);
-#define TRACERD_SILENT_MS	10000
 /*
  * Queue msg (and fds, whose ownership passes to the queue) for client c.
  * Returns 0, -ENOMEM, -EMSGSIZE, -ENOBUFS (client does not read: it is

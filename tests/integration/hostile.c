@@ -14,6 +14,10 @@
  *                                   each (half a frame header), print
  *                                   "holding K" (K: those tracerd took),
  *                                   hold them until stdin closes
+ *   hostile SOCKET silent N         open N connections that send 6 bytes
+ *                                   each, wait (30 s at most) until tracerd
+ *                                   closed them all, print "closed K of N
+ *                                   after MS ms"
  *   hostile SOCKET garbage N        N connections in turn, each sending
  *                                   a malformed frame
  *   hostile SOCKET sites N SIZE     register, then N call sites whose
@@ -39,7 +43,9 @@
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/sendfile.h>
+#include <poll.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "tests/unit/tracerd_stubs.h"
@@ -278,6 +284,47 @@ static int idle(int n)
 	printf("holding %d\n", held);
 	while (fgets(line, sizeof(line), stdin))
 		;
+	return 0;
+}
+
+static long long now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
+}
+
+/* Connections that never finish a frame: how soon tracerd closes them. */
+static int silent(int n)
+{
+	struct pollfd *pf = calloc((size_t)n, sizeof(*pf));
+	long long t0 = now_ms(), left = 30000;
+	int i, open = 0, closed = 0;
+
+	if (!pf)
+		return 1;
+	for (i = 0; i < n; i++) {
+		pf[i].fd = dial();
+		pf[i].events = POLLIN | POLLRDHUP;
+		if (pf[i].fd >= 0 &&
+		    send(pf[i].fd, "TRCW\1\0", 6, MSG_NOSIGNAL) == 6)
+			open++;
+		else
+			pf[i].fd = -1;
+	}
+	while (closed < open && left > 0) {
+		if (poll(pf, (nfds_t)n, (int)left) < 0)
+			return 1;
+		for (i = 0; i < n; i++)
+			if (pf[i].fd >= 0 && pf[i].revents) {
+				close(pf[i].fd);
+				pf[i].fd = -1;	/* poll() skips it now */
+				closed++;
+			}
+		left = 30000 - (now_ms() - t0);
+	}
+	printf("closed %d of %d after %lld ms\n", closed, n, now_ms() - t0);
 	return 0;
 }
 
@@ -558,6 +605,8 @@ int main(int argc, char **argv)
 		return adopt_pipe();
 	if (!strcmp(c, "idle") && argc == 4)
 		return idle(n);
+	if (!strcmp(c, "silent") && argc == 4)
+		return silent(n);
 	if (!strcmp(c, "garbage") && argc == 4)
 		return garbage(n);
 	if (!strcmp(c, "salvage") && argc == 4)

@@ -149,6 +149,35 @@ wait $IDLE_PID
 check "once they are gone, tracerd answers within a second" responsive
 stop_daemon
 
+# The limits are tracerd's options (tracerd(8), Threat model): fewer
+# connections, a shorter silence, less call-site memory than the defaults.
+check "tracerd starts with --max-clients 100 --silent-timeout 500 --max-site-memory 1M" \
+	start_daemon --max-clients 100 --silent-timeout 500 --max-site-memory 1M
+coproc IDLE { "$HOSTILE" "$TRACER_SOCKET" idle 150; }
+read -r line <&"${IDLE[0]}"
+held=${line#holding }
+check "150 idle connections: tracerd holds at most 100 ($held)" \
+	[ "$held" -le 100 ]
+check "and still answers within a second" responsive
+exec {IDLE[1]}>&-
+wait $IDLE_PID
+out=$("$HOSTILE" "$TRACER_SOCKET" silent 20)
+ms=$(echo "$out" | awk '{ print $(NF - 1) }')
+silent_closed() {
+	[ "$(echo "$out" | awk '{ print $2 }')" -eq 20 ] &&
+		[ "$ms" -ge 400 ] && [ "$ms" -lt 5000 ]
+}
+check "20 silent connections closed after about 500 ms ($out)" silent_closed
+out=$("$HOSTILE" "$TRACER_SOCKET" sites 1000 1024 2>&1)
+check "1,000 call sites of 1 KiB strings: refused past 1 MiB ($out)" \
+	bash -c "echo '$out' | grep -q '^refused: '"
+stop_daemon
+check "tracerd starts (default settings)" start_daemon
+out=$("$HOSTILE" "$TRACER_SOCKET" sites 1000 1024 2>&1)
+check "the same 1,000 call sites: accepted under the default 32 MiB ($out)" \
+	[ "$out" = accepted ]
+stop_daemon
+
 # 11. Pools of many processes: all of them together stay within
 #     --max-total-memory (here 200 MiB, four default first segments of
 #     55 MiB do not fit); a process that would pass it is refused,
