@@ -38,6 +38,7 @@
 #define DIR_RETRY_MS	1000	/* a process directory that could not be
 				   written is tried again this often */
 #define RENAME_EVENT	"tracer:thread_name"	/* tid %d name %s */
+#define START_EVENT	"tracer:thread_start"	/* tid %d name %s */
 
 
 static char *dup_bounded(const char *s, size_t max)
@@ -535,6 +536,9 @@ static int store_callsite(struct tracerd_process *p,
 	if (cs->vital && !strcmp(cs->name, RENAME_EVENT) &&
 	    !strcmp(cs->types, "is"))
 		p->rename_id = cs->id;
+	if (cs->vital && !strcmp(cs->name, START_EVENT) &&
+	    !strcmp(cs->types, "is"))
+		p->start_id = cs->id;
 	p->ncs++;
 	p->cs_bytes += bytes;
 	p->d->cs_bytes += bytes;

@@ -492,10 +492,15 @@ static void begin_batch(struct tracerd_process *p, struct tracerd_stream *st)
 }
 
 /*
- * The renames a vital packet tells (tracer:thread_name, libtracer's
- * wrappers of pthread_setname_np() and prctl()): one `thread` line each in
- * the sink's process.meta, with the time of the rename. The packet was
- * checked by the reader; the payload is decoded with bounds.
+ * The names a vital packet tells: the renames (tracer:thread_name,
+ * libtracer's wrappers of pthread_setname_np() and prctl()), one `thread`
+ * line each in the sink's process.meta with the time of the rename; and
+ * a thread's name at its start (tracer:thread_start), a line without a
+ * time after the one open_stream() wrote from the buffer's descriptor,
+ * which may name the buffer's next owner by then (a thread that ended
+ * and whose buffer was taken again before tracerd read it, or a stash
+ * written out in another thread's name: libtracer/stash.c). The packet
+ * was checked by the reader; the payload is decoded with bounds.
  */
 static void note_renames(const struct tracerd_process *p,
 			 const struct tracerd_sink *sink, const void *pk,
@@ -506,11 +511,11 @@ static void note_renames(const struct tracerd_process *p,
 	uint64_t off = 0;
 	size_t at;
 
-	if (!p->rename_id || !sink->meta)
+	if ((!p->rename_id && !p->start_id) || !sink->meta)
 		return;
 	while (tracer__rb_packet_next(pk, info->content_bytes, &off, &rec)) {
 		at = 0;
-		if (rec.id != p->rename_id ||
+		if (!rec.id || (rec.id != p->rename_id && rec.id != p->start_id) ||
 		    tracer__payload_next('i', rec.payload, rec.payload_size,
 					 &at, &tid) ||
 		    tracer__payload_next('s', rec.payload, rec.payload_size,
@@ -518,6 +523,7 @@ static void note_renames(const struct tracerd_process *p,
 		    tid.i <= 0 || tid.i > INT32_MAX)
 			continue;
 		tracerd_note_thread(sink->meta, (uint32_t)tid.i, name.s,
+				    rec.id == p->start_id ? 0 :
 				    rec.timestamp ? rec.timestamp : 1);
 	}
 }

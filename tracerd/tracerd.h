@@ -337,6 +337,7 @@ struct tracerd_process {
 	bool resumed;			/* came back after a broken
 					   connection: known call sites are
 					   sent again */
+	uint32_t start_id;		/* its tracer:thread_start call site */
 	uint32_t rename_id;		/* its tracer:thread_name call site
 					   (0: none yet) */
 	bool lazy;			/* runs no listener yet: do not wait
@@ -363,6 +364,17 @@ static inline bool tracerd_flight_recording(const struct tracerd *d)
 
 /* main.c */
 void tracerd_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* loop.c */
+/*
+ * Set d up (its cfg filled) to run on loop: its lists, the listening
+ * socket, the state page, the timers, SIGTERM and SIGINT (signals), the
+ * pools made ahead. Returns 0, or -1 (the socket could not be made:
+ * logged). tracerd_close(), after the loop returned, closes everything
+ * and writes out what is held back.
+ */
+int tracerd_open(struct tracerd *d, uv_loop_t *loop, bool signals);
+void tracerd_close(struct tracerd *d);
 
 /* server.c */
 int tracerd_listen(struct tracerd *d);

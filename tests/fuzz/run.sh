@@ -7,7 +7,7 @@
 #   tests/fuzz/run.sh SRCDIR BUILDDIR SECONDS [TARGET...]
 #
 # `make fuzz` runs it (FUZZ_SECONDS, 60 by default, per target); CI runs it
-# from the ASan build with 15 s per target. A crash leaves its input in
+# from the ASan build with 12 s per target. A crash leaves its input in
 # BUILDDIR/fuzz/TARGET-crash-* and the script exits 1: copy the input into
 # tests/fuzz/regress/TARGET once fixed. FUZZ_CC picks the compiler (clang).
 set -u
@@ -15,7 +15,7 @@ set -u
 src=$(cd "$1" && pwd) build=$(cd "$2" && pwd) secs=$3
 shift 3
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(wire format view rb)
+[ ${#targets[@]} -gt 0 ] || targets=(wire format view rb daemon)
 cc=${FUZZ_CC:-clang}
 out=$build/fuzz
 mkdir -p "$out"
@@ -31,6 +31,13 @@ flags=(-g -O1 -fsanitize=fuzzer,address,undefined
        -fno-sanitize-recover=undefined -D_GNU_SOURCE
        -I"$build" -I"$src" -I"$src/common" -I"$src/tracectl")
 
+# tracerd's files take config.h as the build does (TRACER_CPPFLAGS).
+extra() {
+	case $1 in
+	daemon) echo "-include $build/config.h" ;;
+	esac
+}
+
 # The sources each target is made of, besides its own file.
 sources() {
 	case $1 in
@@ -39,12 +46,19 @@ sources() {
 	view) echo "$src/tracectl/trace_dir.c $src/common/format.c" ;;
 	rb) echo "$src/common/rb_backend.c $src/common/rb_read.c" \
 		 "$src/common/rb_salvage.c $src/common/rb_write.c" ;;
+	daemon) find "$src/tracerd" -name '*.c' ! -name main.c | sort
+		echo "$src/common/rb_backend.c $src/common/rb_read.c" \
+		     "$src/common/rb_salvage.c $src/common/rb_write.c" \
+		     "$src/common/format.c $src/common/ctf_meta.c" \
+		     "$src/common/paths.c $src/common/pattern.c" \
+		     "$src/proto/wire.c $build/proto/tracer.pb-c.c" ;;
 	esac
 }
 
 libs() {
 	case $1 in
 	wire) pkg-config --libs libprotobuf-c ;;
+	daemon) pkg-config --libs libuv liburcu libprotobuf-c ;;
 	esac
 }
 
@@ -52,7 +66,8 @@ failed=0
 for t in "${targets[@]}"; do
 	bin=$out/fuzz_$t
 	# shellcheck disable=SC2046
-	if ! "$cc" "${flags[@]}" -o "$bin" "$src/tests/fuzz/fuzz_$t.c" \
+	if ! "$cc" "${flags[@]}" $(extra "$t") -o "$bin" \
+		"$src/tests/fuzz/fuzz_$t.c" \
 		$(sources "$t") $(libs "$t") 2>"$out/fuzz_$t.build.log"; then
 		echo "not ok - fuzz_$t: does not build ($out/fuzz_$t.build.log)"
 		cat "$out/fuzz_$t.build.log" >&2

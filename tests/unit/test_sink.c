@@ -6,7 +6,7 @@
  * a ring's losses are told in the file (events_discarded) and add up.
  * The same when files are made too slowly and owners are held back in
  * the spill (tracerd/spill.c): no file until the splitter runs, then the
- * same files.
+ * same files. A thread's name from its start event.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -218,12 +218,58 @@ static void check_run(const struct run *r)
 	   (unsigned long long)r->packets);
 }
 
+/*
+ * A thread's name comes from its tracer:thread_start event too: by the
+ * time tracerd reads an owner's packets, the buffer's descriptor may name
+ * its next owner (a thread that ended and whose buffer was taken again,
+ * a stash written out in an ended thread's name). process.meta's line
+ * from the event comes after the descriptor's, and the last line without
+ * a time is the one a reader takes.
+ */
+static void test_start_name(void)
+{
+	struct tracerd_process *p = new_process();
+	struct tracer_rb_reader *r = &p->pool.buf[0].rd[TRACER_CHANNEL_VITAL];
+	struct tracer_rb_writer w;
+	struct tracer_rb_ctx ctx;
+	char line[128], last[128] = "", first[128] = "";
+	uint64_t *pl;
+
+	p->start_id = 5;
+	if (tracer__rb_writer_attach(&w, (void *)(uintptr_t)r->hdr,
+				     r->geo.region_size, 4242, NULL))
+		bail_out("writer attach");
+	w.stream_instance_id = 1;	/* buffer 0, its first owner */
+	memcpy(p->pool.buf[0].desc->thread_name, "next-owner", 11);
+	if (tracer__rb_reserve(&w, &ctx, 5, 16))
+		bail_out("reserve");
+	pl = ctx.payload;
+	pl[0] = 4242;				/* tid %d */
+	memcpy(&pl[1], "mine\0\0\0", 8);	/* name %s */
+	tracer__rb_commit(&w, &ctx);
+	tracer__rb_flush(&w);
+	tracerd_sink_drain(p);
+	fflush(p->files.meta);
+	rewind(p->files.meta);
+	while (fgets(line, sizeof(line), p->files.meta))
+		if (!strncmp(line, "thread 4242 ", 12)) {
+			if (!first[0])
+				strcpy(first, line);
+			strcpy(last, line);
+		}
+	ok(!strcmp(first, "thread 4242 next-owner\n") &&
+	   !strcmp(last, "thread 4242 mine\n"), "the name its thread_start "
+	   "gives comes after the descriptor's (%.*s)",
+	   (int)strcspn(last, "\n"), last);
+	stub_free_process(p);
+}
+
 int main(void)
 {
 	struct tracerd_process *p;
 	struct run direct, held;
 
-	plan(18);
+	plan(19);
 	if (!mkdtemp(dir1) || !mkdtemp(dir2))
 		bail_out("mkdtemp");
 
@@ -252,6 +298,11 @@ int main(void)
 	   &d.spill.list, "the spill outlives its process directory until "
 	   "written out, then is freed");
 	tracerd_spill_free_all(&d);
+
+	diag("a thread's name, from its start event");
+	d.spill.always = false;
+	dir = dir1;
+	test_start_name();
 
 	nftw(dir1, remove_one, 8, FTW_DEPTH | FTW_PHYS);
 	nftw(dir2, remove_one, 8, FTW_DEPTH | FTW_PHYS);
