@@ -175,3 +175,38 @@ forker_parent_check() {
 			exit bad != 0
 		}' "$2" "$3"
 }
+
+# hold_start N EVENTS: N tracee processes alive at once (`tracee hold 1
+# EVENTS`: one thread records EVENTS events, then waits), each told to go
+# on through a FIFO of its own; returns once every one said "holding".
+# hold_end tells them to go on and waits for them: HOLD_BAD is how many
+# did not exit 0.
+hold_start() {
+	local i fd
+	HOLD_PIDS= HOLD_FDS=
+	for i in $(seq "$1"); do
+		mkfifo "$T/hold$i"
+		"$TRACEE" hold 1 "$2" <"$T/hold$i" >"$T/hold$i.out" &
+		HOLD_PIDS="$HOLD_PIDS $!"
+	done
+	for i in $(seq "$1"); do
+		exec {fd}>"$T/hold$i"
+		HOLD_FDS="$HOLD_FDS $fd"
+	done
+	for i in $(seq "$1"); do
+		timeout 60 tail -f "$T/hold$i.out" | grep -q -m1 holding
+	done
+}
+
+hold_end() {
+	local fd p
+	for fd in $HOLD_FDS; do
+		echo go >&"$fd"
+		exec {fd}>&-
+	done
+	HOLD_BAD=0
+	for p in $HOLD_PIDS; do
+		wait "$p" || HOLD_BAD=$((HOLD_BAD + 1))
+	done
+	rm -f "$T"/hold*
+}

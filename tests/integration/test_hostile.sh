@@ -185,33 +185,15 @@ stop_daemon
 check "tracerd starts, all pools capped at 200 MiB" \
 	start_daemon --max-total-memory 200M
 dir=$(session_cmd start --events "$OWN_EVENTS")
-hpids= hfds=
-for i in 1 2 3 4 5 6; do
-	mkfifo "$T/p$i"
-	"$TRACEE" hold 1 1000 <"$T/p$i" >"$T/p$i.out" & hpids="$hpids $!"
-done
-for i in 1 2 3 4 5 6; do
-	exec {fd}>"$T/p$i"
-	hfds="$hfds $fd"
-done
-for i in 1 2 3 4 5 6; do
-	timeout 60 tail -f "$T/p$i.out" | grep -q -m1 holding
-done
+hold_start 6 1000
 status=$("$TRACECTL" status)
 echo "$status" | sed 's/^/# /'
-for fd in $hfds; do
-	echo go >&"$fd"
-	exec {fd}>&-
-done
-bad=0
-for p in $hpids; do
-	wait "$p" || bad=$((bad + 1))
-done
+hold_end
 session_cmd stop >/dev/null
 now=$(echo "$status" | sed -n 's/^pools .* in all (\([0-9]*\) KiB now).*/\1/p')
 traced=$(echo "$status" | awk '$2 == "tracee"' | wc -l)
 refused=$(echo "$status" | sed -n 's/^refused \([0-9]*\) .*/\1/p')
-check "the six programs exit 0, traced or not" [ "$bad" -eq 0 ]
+check "the six programs exit 0, traced or not" [ "$HOLD_BAD" -eq 0 ]
 check "all pools together within 200 MiB (${now:-?} KiB)" \
 	[ "${now:-999999999}" -le 204800 ]
 check "$traced traced, ${refused:-0} refused: all six accounted for" \

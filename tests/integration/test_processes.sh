@@ -53,31 +53,13 @@ N=40
 rss() { awk '/^RssAnon/ { print $2 }' "/proc/$DPID/status"; }
 dir=$(session_cmd start --events "$OWN_EVENTS")
 rss0=$(rss)
-hpids= hfds=
-for i in $(seq $N); do
-	mkfifo "$T/h$i"
-	"$TRACEE" hold 1 40000 <"$T/h$i" >"$T/h$i.out" & hpids="$hpids $!"
-done
-for i in $(seq $N); do
-	exec {fd}>"$T/h$i"
-	hfds="$hfds $fd"
-done
-for i in $(seq $N); do
-	timeout 60 tail -f "$T/h$i.out" | grep -q -m1 holding
-done
+hold_start $N 40000
 rss1=$(rss)
 held=$("$TRACECTL" status | awk '$2 == "tracee"' | wc -l)
-for fd in $hfds; do
-	echo go >&"$fd"
-	exec {fd}>&-
-done
-bad=0
-for p in $hpids; do
-	wait "$p" || bad=$((bad + 1))
-done
+hold_end
 session_cmd stop >/dev/null
 check "$N processes alive at once, each wrote its events ($held in status), all exit 0" \
-	[ "$held" -eq $N -a "$bad" -eq 0 ]
+	[ "$held" -eq $N -a "$HOLD_BAD" -eq 0 ]
 echo "# tracerd RssAnon: $rss0 KiB before, $rss1 KiB with $N processes drained"
 if under_asan; then
 	ok 0 "tracerd's memory grew by $((rss1 - rss0)) KiB # SKIP AddressSanitizer's quarantine"
