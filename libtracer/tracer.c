@@ -23,9 +23,17 @@
  * signal runs it too); a handler that interrupts it finds `busy` set and
  * drops its event, counted as lost.
  *
+ * A thread that finds no free buffer at its first event records into a
+ * stash of its own instead (stash.c: its ch[] point there, state
+ * STASHING, and its epoch never matches, so that each of its events comes
+ * back here to look for a buffer); the first buffer with room it takes
+ * gets the stash's records first, at their own times.
+ *
  * Thread exit (pthread key destructor) and process exit (library
  * destructor) record the thread's exit, switch its channels so tracerd
- * can take the last sub-buffers, and hand the buffer back to the pool.
+ * can take the last sub-buffers, and hand the buffer back to the pool; a
+ * thread still stashing leaves its stash for the next thread that frees
+ * or takes a buffer.
  *
  * A child of fork() starts over in the fork handler (fork_child): the
  * event path sees the idle control page, the forking thread's state is
