@@ -330,6 +330,12 @@ void tracer__stash_orphan(struct tracer__thread *t) TRACER_HIDDEN;
 void tracer__stash_flush_orphans(const struct tracer_control_state *st,
 				 uint32_t self, bool force) TRACER_HIDDEN;
 void tracer__stash_fork_child(void) TRACER_HIDDEN;
+/* The rings' mode for a session's (control page) mode. */
+static inline uint32_t tracer__channel_mode(uint32_t session_mode)
+{
+	return session_mode == TRACER_MODE_FLIGHT ? TRACER_RB_FLIGHT
+						  : TRACER_RB_DISCARD;
+}
 /* Has w a record reserved and never committed? (tracer.c) */
 bool tracer__writer_torn(const struct tracer_rb_writer *w) TRACER_HIDDEN;
 /* Changes whenever the pool may have a buffer again. */

@@ -189,6 +189,8 @@ static void replay_channel(const struct tracer_rb_writer *from,
 			   struct tracer_rb_writer *to)
 {
 	uint64_t wc = from->hdr->write_count, sub, off, end, S = from->smask + 1;
+	struct tracer_rb_record rec;
+	struct tracer_rb_ctx ctx;
 
 	/* A sub-buffer left open in `to` would be closed at an older time
 	 * than its records: close it now (owners close theirs at exit). */
@@ -197,23 +199,16 @@ static void replay_channel(const struct tracer_rb_writer *from,
 		const struct tracer_rb_packet *pkt = (const void *)
 			(from->data + sub);
 
+		/* Closed: its content size; open: up to the write count. */
 		end = wc - sub >= S ? pkt->content_size / 8 : wc - sub;
-		for (off = TRACER_RB_PACKET_SIZE; off + TRACER_RB_EVENT_SIZE <=
-		     end && end <= S;) {
-			const struct tracer_rb_event *ev = (const void *)
-				(from->data + sub + off);
-			struct tracer_rb_ctx ctx;
-			uint32_t n = ev->size - TRACER_RB_EVENT_SIZE;
-
-			if (ev->size < TRACER_RB_EVENT_SIZE ||
-			    off + ev->size > end)
-				break;
-			if (!tracer__rb_reserve_at(to, &ctx, ev->id, n,
-						   ev->timestamp)) {
-				memcpy(ctx.payload, ev + 1, n);
-				tracer__rb_commit(to, &ctx);
-			}
-			off += ev->size;
+		off = 0;
+		while (tracer__rb_packet_next(pkt, end, &off, &rec)) {
+			if (tracer__rb_reserve_at(to, &ctx, rec.id,
+						  rec.payload_size,
+						  rec.timestamp))
+				continue;	/* counted by `to` */
+			memcpy(ctx.payload, rec.payload, rec.payload_size);
+			tracer__rb_commit(to, &ctx);
 		}
 	}
 	if (from->hdr->lost)
@@ -290,8 +285,7 @@ static int flush_one(struct slot *s, const struct tracer_control_state *st,
 		return -ENOBUFS;
 	}
 	for (c = 0; c < TRACER_POOL_CHANNELS; c++) {
-		w[c].mode = st->mode == TRACER_MODE_FLIGHT ? TRACER_RB_FLIGHT
-							   : TRACER_RB_DISCARD;
+		w[c].mode = tracer__channel_mode(st->mode);
 		replay_channel(&s->w[c], &w[c]);
 		tracer__rb_flush(&w[c]);
 	}

@@ -190,8 +190,7 @@ static void set_mode(struct tracer__thread *t, uint32_t mode)
 	int c;
 
 	for (c = 0; c < TRACER_POOL_CHANNELS; c++)
-		t->ch[c].mode = mode == TRACER_MODE_FLIGHT ? TRACER_RB_FLIGHT
-							   : TRACER_RB_DISCARD;
+		t->ch[c].mode = tracer__channel_mode(mode);
 }
 
 static void switch_channels(struct tracer__thread *t)

@@ -103,8 +103,9 @@ static void send_msg(int fd, tracer_msg *m)
 	free(frame);
 }
 
-static int remove_one(const char *path, const struct stat *st, int flag,
-		      struct FTW *ftw)
+/* nftw(): everything below the directory walked, not itself. */
+static int remove_below(const char *path, const struct stat *st, int flag,
+			struct FTW *ftw)
 {
 	(void)st;
 	(void)flag;
@@ -129,25 +130,16 @@ static void reset(void)
 		drain(fd, 2000);
 		close(fd);
 	}
-	nftw(out, remove_one, 16, FTW_DEPTH | FTW_PHYS);
+	nftw(out, remove_below, 16, FTW_DEPTH | FTW_PHYS);
 }
 
 static void write_seeds(const char *to);
 
-static int remove_any(const char *path, const struct stat *st, int flag,
-		      struct FTW *ftw)
-{
-	(void)st;
-	(void)flag;
-	(void)ftw;
-	remove(path);
-	return 0;
-}
-
 /* At exit (libFuzzer's too): the private directory goes. */
 static void remove_dir(void)
 {
-	nftw(dir, remove_any, 16, FTW_DEPTH | FTW_PHYS);
+	nftw(dir, remove_below, 16, FTW_DEPTH | FTW_PHYS);
+	rmdir(dir);
 }
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
