@@ -7,7 +7,11 @@
 #   untraced                   no libtracer
 #   no tracerd                 libtracer, nothing answers on the socket
 #   tracerd, no session        not connected: waits for a session
-#   tracerd, session           registered, reply awaited, start events
+#   tracerd, session           registered, start events (the process
+#                              records into a segment of its own at
+#                              once; tracerd adopts it: no reply waited)
+#   session, --no-start-pools  the same, the reply awaited (tracerd
+#                              --no-start-pools: its pool from tracerd)
 #   tracerd stopped (SIGSTOP)  no session on its state page: no wait
 #
 # Each traced case has its own tracerd (default settings), with its
@@ -29,7 +33,7 @@ while [ $# -gt 0 ]; do
 	-n) runs=$2; shift 2 ;;
 	--load) load=1; shift ;;
 	--output-dir) outdir=$2; shift 2 ;;
-	-h|--help) sed -n '2,24p' "$0"; exit 0 ;;
+	-h|--help) sed -n '2,28p' "$0"; exit 0 ;;
 	*) break ;;
 	esac
 done
@@ -52,11 +56,15 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# daemon NAME [OUTPUT]: a tracerd on $T/NAME.sock; its pid in $dpid.
+# daemon NAME [OUTPUT [OPTIONS...]]: a tracerd on $T/NAME.sock; its pid
+# in $dpid.
 daemon() {
-	./tracerd/tracerd --socket "$T/$1.sock" --output "${2:-$T/$1.out}" \
-		--log "$T/$1.log" --daemonize || exit 1
-	dpid=$(TRACER_SOCKET=$T/$1.sock ./tracectl/tracectl status |
+	local name=$1 out=${2:-$T/$1.out}
+
+	shift $(($# < 2 ? $# : 2))
+	./tracerd/tracerd --socket "$T/$name.sock" --output "$out" \
+		--log "$T/$name.log" --daemonize "$@" || exit 1
+	dpid=$(TRACER_SOCKET=$T/$name.sock ./tracectl/tracectl status |
 		sed -n 's/^tracerd pid //p')
 	PIDS="$PIDS $dpid"
 }
@@ -64,6 +72,8 @@ daemon() {
 daemon idle
 daemon session "${outdir:+$outdir/bench-start-$$}"
 TRACER_SOCKET=$T/session.sock ./tracectl/tracectl start >/dev/null
+daemon waiting "${outdir:+$outdir/bench-start-w$$}" --no-start-pools
+TRACER_SOCKET=$T/waiting.sock ./tracectl/tracectl start >/dev/null
 daemon stopped
 kill -STOP "$dpid"
 
@@ -79,7 +89,9 @@ echo "== start and exit of '$*' ($runs runs each${load:+, one busy loop per CPU}
 	-c "no tracerd|LD_PRELOAD=$preload TRACER_SOCKET=$T/none.sock" \
 	-c "tracerd, no session|LD_PRELOAD=$preload TRACER_SOCKET=$T/idle.sock" \
 	-c "tracerd, session|LD_PRELOAD=$preload TRACER_SOCKET=$T/session.sock" \
+	-c "session, --no-start-pools|LD_PRELOAD=$preload TRACER_SOCKET=$T/waiting.sock" \
 	-c "tracerd stopped (SIGSTOP)|LD_PRELOAD=$preload TRACER_SOCKET=$T/stopped.sock" \
 	-- "$@"
 TRACER_SOCKET=$T/session.sock ./tracectl/tracectl stop >/dev/null
-[ -z "$outdir" ] || rm -rf "$outdir/bench-start-$$"
+TRACER_SOCKET=$T/waiting.sock ./tracectl/tracectl stop >/dev/null
+[ -z "$outdir" ] || rm -rf "$outdir/bench-start-$$" "$outdir/bench-start-w$$"

@@ -140,7 +140,33 @@ struct tracer_control {
 	uint64_t session;		/* session id, 0: none */
 	uint64_t switch_seq;		/* bumped: threads close sub-buffers */
 	uint64_t filter_generation;	/* last filter tracerd sent */
+
+	/*
+	 * line 2, on the state page only (SOCKET.state; 0 on a process's
+	 * page): how a process starting now makes the first segment of its
+	 * own pool (pool_make.h), under seq like line 1. Only meaningful
+	 * when `size` covers it and `start_flags` has TRACER_START_POOL.
+	 */
+	uint64_t start_subbuf_size[2] __attribute__((aligned(64)));
+	uint32_t start_subbuf_count[2];
+	uint32_t start_flags;		/* TRACER_START_* */
 } __attribute__((aligned(64)));
+
+/* start_flags of the state page. */
+#define TRACER_START_POOL	1u	/* a starting process may make its
+					   first segment (the geometry above) */
+#define TRACER_START_DEFAULT_EVENTS 2u	/* the session records the default
+					   events (TRACER_DEFAULT_EVENTS) */
+
+/* What a starting process reads from the state page (line 2). */
+struct tracer_control_start {
+	uint64_t epoch;
+	uint64_t session;
+	uint32_t mode;
+	uint32_t flags;
+	uint64_t subbuf_size[2];
+	uint32_t subbuf_count[2];
+};
 
 /*
  * What a thread copies from the control page (tracer__control_read()).
@@ -174,6 +200,45 @@ static inline int tracer__control_read(const struct tracer_control *ctl,
 		st->switch_seq = __atomic_load_n(&ctl->switch_seq,
 						 __ATOMIC_RELAXED);
 		st->mode = __atomic_load_n(&ctl->mode, __ATOMIC_RELAXED);
+		/* The copies above before the second look at seq. */
+		__atomic_thread_fence(__ATOMIC_ACQUIRE);
+		if (__atomic_load_n(&ctl->seq, __ATOMIC_RELAXED) == s)
+			return 0;
+	}
+	return -EAGAIN;
+}
+
+/*
+ * Copy the state page's session and start geometry under its sequence
+ * lock, at most `tries` attempts. Returns 0, -EAGAIN (tracerd is in the
+ * middle of an update) or -ENOENT (a page without line 2: an older
+ * tracerd).
+ */
+static inline int tracer__control_read_start(const struct tracer_control *ctl,
+					     struct tracer_control_start *st,
+					     int tries)
+{
+	int c;
+
+	if (ctl->size < sizeof(struct tracer_control))
+		return -ENOENT;
+	while (tries-- > 0) {
+		/* Pairs with tracerd's release fence after the odd store. */
+		uint32_t s = __atomic_load_n(&ctl->seq, __ATOMIC_ACQUIRE);
+
+		if (s & 1)
+			continue;
+		st->epoch = __atomic_load_n(&ctl->epoch, __ATOMIC_RELAXED);
+		st->session = __atomic_load_n(&ctl->session, __ATOMIC_RELAXED);
+		st->mode = __atomic_load_n(&ctl->mode, __ATOMIC_RELAXED);
+		st->flags = __atomic_load_n(&ctl->start_flags,
+					    __ATOMIC_RELAXED);
+		for (c = 0; c < 2; c++) {
+			st->subbuf_size[c] = __atomic_load_n(
+				&ctl->start_subbuf_size[c], __ATOMIC_RELAXED);
+			st->subbuf_count[c] = __atomic_load_n(
+				&ctl->start_subbuf_count[c], __ATOMIC_RELAXED);
+		}
 		/* The copies above before the second look at seq. */
 		__atomic_thread_fence(__ATOMIC_ACQUIRE);
 		if (__atomic_load_n(&ctl->seq, __ATOMIC_RELAXED) == s)
@@ -228,7 +293,7 @@ static inline uint64_t tracer__pool_channel_size(
 	return end - channel_offset[c];
 }
 
-_Static_assert(sizeof(struct tracer_control) == 128, "control layout");
+_Static_assert(sizeof(struct tracer_control) == 192, "control layout");
 _Static_assert(sizeof(struct tracer_control) <= TRACER_CONTROL_SIZE,
 	       "control page");
 _Static_assert(sizeof(struct tracer_pool_header) == 192, "pool header");

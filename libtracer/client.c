@@ -4,11 +4,18 @@
  * The library constructor (tracer__client_start) first maps tracerd's
  * state page: when no session records there, the process does not
  * connect at all, and does so at its first event after a session starts
- * (DETACHED, in "The listener thread" below). Otherwise it connects to
- * tracerd, sends a Register message with its call sites and waits a few
- * milliseconds at most for the reply (TRACER_REGISTER_TIMEOUT_MS), which
- * it handles itself; the listener thread starts only when tracerd has
- * something to say. Without a daemon the connection fails at once and
+ * (DETACHED, in "The listener thread" below). When a session records
+ * the default events in discard mode (the state page's start line says
+ * so, with the geometry), the process makes the first segment of its own
+ * pool, connects, sends Register offering it (tracerd adopts it), its
+ * pidfd and call sites in one send, and records at once without waiting
+ * for the reply (PENDING, below): a round trip to tracerd costs a start
+ * 0.2 to 0.5 ms on a busy machine, more than the rest of tracing it.
+ * Otherwise it connects, sends a Register message with its call sites
+ * and waits a few milliseconds at most for the reply
+ * (TRACER_REGISTER_TIMEOUT_MS), which it handles itself; the listener
+ * thread starts only when tracerd has something to say. Without a
+ * daemon the connection fails at once and
  * the program runs untraced; a daemon that answers late (busy, or
  * stopped) is handled by the listener, started then, so the process
  * becomes traced when it does.
@@ -117,13 +124,25 @@ static bool resume_refused;	/* the daemon we reached does not know it */
  * runs briefly never needs one:
  *
  *   NONE --no session: state page mapped, not connected--> DETACHED
- *     \                                                        | a session
- *      \                                                       v
- *       `--a session records: reply read--> DORMANT <------- WAKING
- *                                              |     registered, reply read
- *                       tracerd wrote to us,   |
- *                       or hung up (a signal), v
- *                       at the next event:  RUNNING
+ *    | \                                                       | a session
+ *    |  \                                                      v
+ *    |   `--a session records: reply read--> DORMANT <------- WAKING
+ *    |                                       ^   |    registered, reply read
+ *    | a session records the default events, |   | tracerd wrote to us,
+ *    | discard mode: own first segment       |   | or hung up (a signal),
+ *    v                      reply read at an |   v at the next event
+ *   PENDING ---------------------------------'  RUNNING
+ *
+ * PENDING: registered without waiting. The pool is segment 0 made here
+ * (one buffer; tracerd adopts it as it reads our Register, and grows the
+ * pool when a thread asks), so what the process records is tracerd's to
+ * read from the start, whatever happens next (it ends, is killed, execs,
+ * blocks for ever, the session stops). The control page in force is the
+ * state page (its session, epoch and mode are the session's); the call
+ * sites take the default events, which the state page says are the
+ * session's. The reply (control page, eventfd) and any later message
+ * signal us as in DORMANT; the next event reads them (complete_locked())
+ * and the process goes on DORMANT with its own page.
  *
  * DETACHED: no session records, so the process does not even connect
  * (a connection costs the start 0.1 ms, and tracerd a descriptor and
@@ -150,7 +169,7 @@ static bool resume_refused;	/* the daemon we reached does not know it */
  * fit in the socket pokes too (kick_listener).
  */
 enum { LISTENER_NONE, LISTENER_DETACHED, LISTENER_WAKING, LISTENER_RUNNING,
-       LISTENER_DORMANT };
+       LISTENER_DORMANT, LISTENER_PENDING };
 static int listener_state;
 static pthread_mutex_t wake_lock = PTHREAD_MUTEX_INITIALIZER;
 static const struct tracer_control *real_control;	/* the process's */
@@ -176,6 +195,13 @@ static int poke_pending;	/* set by the handler, cleared by rouse */
 /* The descriptor number the kernel names in its signals (O_ASYNC was set
  * on it; the number stays even if fds.c moves the socket), -1: none. */
 static int async_fd = -1;
+
+/* Registered (or registering at the start) without a listener: tracerd's
+ * writes signal us (O_ASYNC), and the next event reads them. */
+static bool no_listener(int st)
+{
+	return st == LISTENER_DORMANT || st == LISTENER_PENDING;
+}
 
 static void say_now(const char *fmt, ...)
 	__attribute__((format(printf, 1, 2)));
@@ -312,8 +338,7 @@ static void kick_listener(void)
 	unsigned token;
 	int fd;
 
-	if (__atomic_load_n(&listener_state, __ATOMIC_ACQUIRE) ==
-	    LISTENER_DORMANT) {
+	if (no_listener(__atomic_load_n(&listener_state, __ATOMIC_ACQUIRE))) {
 		tracer__client_poke();
 		return;
 	}
@@ -438,16 +463,27 @@ enum reg_how {
 	REG_LOCKED,	/* sent whole; the caller holds send_lock */
 	REG_QUEUE,	/* only queued: sent with what follows it; the
 			 * caller holds send_lock */
+	REG_EARLY,	/* only packed, into *early (offering the segment
+			 * made at the start: fresh_pool, and a pidfd) */
+};
+
+/* The packed Register of REG_EARLY. */
+struct early_frame {
+	bool pidfd;		/* a pidfd goes with it */
+	void *data;
+	size_t size;
 };
 
 /*
- * Register; with adopt (a new tracerd after ours died), offer the pool we
- * map: adopt_segments Segment messages follow (send_segments()), and
- * everything goes out at once, under send_lock (adopt_on()). REG_LOCKED:
- * registering again on a new connection. Returns 0 or a negative errno.
+ * Register; with adopt (a new tracerd after ours died, or the segment made
+ * at the start: REG_EARLY), offer the pool we map: adopt_segments Segment
+ * messages follow (send_segments()), and everything goes out at once,
+ * under send_lock. REG_LOCKED: registering again on a new connection.
+ * REG_EARLY packs it into *early (send_early()). Returns 0 or a negative
+ * errno.
  */
 static int send_register(uint32_t adopt, uint64_t epoch, uint64_t token,
-			 enum reg_how how)
+			 enum reg_how how, struct early_frame *early)
 {
 	bool locked = how == REG_LOCKED;
 	Tracer__Message m = TRACER__MESSAGE__INIT;
@@ -474,8 +510,12 @@ static int send_register(uint32_t adopt, uint64_t epoch, uint64_t token,
 	r.resume_token = token;
 	/* A first registration goes dormant if it can (register_now()). */
 	r.lazy_listener = !locked && can_doze();
+	r.fresh_pool = how == REG_EARLY;
+	r.pidfd = early && early->pidfd;
 	m.body_case = TRACER__MESSAGE__BODY_REGISTER;
 	m.register_ = &r;
+	if (how == REG_EARLY)
+		return tracer__wire_pack(&m, &early->data, &early->size);
 	/* Registering again: the listener, send_lock held, waits. */
 	if (locked)
 		return sock_send_msg(&m, NULL, 0);
@@ -566,7 +606,11 @@ static bool queue_waits(void)
  * registration sends them (register_now(), on_registered()). */
 void tracer__client_sync_callsites(void)
 {
-	if (tracer__client_registered())
+	/* Registering at the start: tracerd may read our records before
+	 * we read its reply. */
+	if (tracer__client_registered() ||
+	    __atomic_load_n(&listener_state, __ATOMIC_ACQUIRE) ==
+	    LISTENER_PENDING)
 		send_callsites();
 }
 
@@ -963,7 +1007,7 @@ static int register_again(int fd, bool adopt, uint64_t token)
 	drop_queue_locked();
 	ret = tracer__fd_keep(SOCK, fd);	/* the old one is closed */
 	if (ret >= 0)
-		ret = send_register(n, epoch, token, REG_LOCKED);
+		ret = send_register(n, epoch, token, REG_LOCKED, NULL);
 	if (!ret && adopt)
 		ret = send_segments(n);
 	pthread_mutex_unlock(&send_lock);
@@ -1213,14 +1257,19 @@ int tracer__client_async_fd(void)
  * diagram above). */
 void tracer__client_poke(void)
 {
-	if (__atomic_load_n(&listener_state, __ATOMIC_ACQUIRE) !=
-	    LISTENER_DORMANT)
+	int st = __atomic_load_n(&listener_state, __ATOMIC_ACQUIRE);
+
+	if (!no_listener(st))
 		return;
 	__atomic_store_n(&poke_pending, 1, __ATOMIC_RELEASE);
 	/* A call site that is off never reaches the slow path: it asks the
 	 * table until the rouse applies the filter again (a new one, say).
-	 * Before the page: whoever sees the page has seen the walk. */
-	tracer__callsites_poke_all();
+	 * Before the page: whoever sees the page has seen the walk. Not
+	 * while registering at the start: no table yet, the default
+	 * events' words are exact, and the reply's filter comes with the
+	 * rest. */
+	if (st == LISTENER_DORMANT)
+		tracer__callsites_poke_all();
 	__atomic_store_n(&tracer__control, &poke_control, __ATOMIC_RELEASE);
 }
 
@@ -1314,8 +1363,7 @@ void tracer__client_exec(bool failed)
 {
 	int saved = errno;
 
-	if (__atomic_load_n(&listener_state, __ATOMIC_ACQUIRE) ==
-	    LISTENER_DORMANT) {
+	if (no_listener(__atomic_load_n(&listener_state, __ATOMIC_ACQUIRE))) {
 		if (!failed)
 			async_off();
 		else if (async_on() != 0 || socket_ready())
@@ -1325,6 +1373,7 @@ void tracer__client_exec(bool failed)
 }
 
 static void settle(void);
+static void give_up(void);
 
 static void rouse_locked(void)
 {
@@ -1359,6 +1408,43 @@ static void settle(void)
 }
 
 /*
+ * Registering at the start (PENDING, register_early()), tracerd wrote:
+ * read what came (the rest of the pool, the reply, filters). Once the
+ * reply is in, the process goes on dormant (or with its listener, when
+ * something is left to send), with its own control page.
+ */
+static void complete_locked(void)
+{
+	int ret;
+
+	__atomic_store_n(&poke_pending, 0, __ATOMIC_RELAXED);
+	ret = drain_socket();
+	if (ret) {
+		say("tracerd did not take this process: %s", strerror(-ret));
+		async_off();
+		__atomic_store_n(&listener_state, LISTENER_NONE,
+				 __ATOMIC_RELEASE);
+		disconnect(ret);
+		give_up();
+		return;
+	}
+	if (tracer__client_registered()) {
+		if (!queue_waits())
+			__atomic_store_n(&listener_state, LISTENER_DORMANT,
+					 __ATOMIC_RELEASE);
+		else if (start_listener() != 0) {
+			say("cannot start the listener thread; what is left "
+			    "to send waits for the next event");
+			__atomic_store_n(&listener_state, LISTENER_DORMANT,
+					 __ATOMIC_RELEASE);
+		}
+		say("registered; recording since the start");
+	}
+	unpoke();
+	settle();
+}
+
+/*
  * A descriptor of ours is gone (fds.c: no number left to move it to; the
  * syscall() wrapper: a raw close): a dormant process starts its listener
  * now, which connects again, so that a program that then waits for ever
@@ -1366,8 +1452,8 @@ static void settle(void)
  */
 void tracer__client_lost(void)
 {
-	if (__atomic_load_n(&listener_state, __ATOMIC_ACQUIRE) !=
-	    LISTENER_DORMANT || (uint32_t)getpid() != tracer__fd_owner_pid)
+	if (!no_listener(__atomic_load_n(&listener_state, __ATOMIC_ACQUIRE)) ||
+	    (uint32_t)getpid() != tracer__fd_owner_pid)
 		return;		/* (not in a vfork child: its table is its own) */
 	__atomic_store_n(&poke_pending, 1, __ATOMIC_RELEASE);
 	if (tracer__in_handler()) {
@@ -1383,7 +1469,7 @@ void tracer__client_rouse(void)
 {
 	int st = __atomic_load_n(&listener_state, __ATOMIC_ACQUIRE);
 
-	if (st != LISTENER_DORMANT) {
+	if (!no_listener(st)) {
 		/* A poke that lost the race with the last rouse. */
 		if ((__atomic_load_n(&poke_pending, __ATOMIC_ACQUIRE) ||
 		     __atomic_load_n(&tracer__control, __ATOMIC_ACQUIRE) ==
@@ -1399,9 +1485,34 @@ void tracer__client_rouse(void)
 		return;
 	if (pthread_mutex_trylock(&wake_lock))
 		return;		/* another thread rouses it */
-	if (__atomic_load_n(&listener_state, __ATOMIC_ACQUIRE) ==
-	    LISTENER_DORMANT)
+	st = __atomic_load_n(&listener_state, __ATOMIC_ACQUIRE);
+	if (st == LISTENER_DORMANT)
 		rouse_locked();
+	else if (st == LISTENER_PENDING)
+		complete_locked();
+	pthread_mutex_unlock(&wake_lock);
+}
+
+bool tracer__client_pending(void)
+{
+	return __atomic_load_n(&listener_state, __ATOMIC_ACQUIRE) ==
+	       LISTENER_PENDING;
+}
+
+void tracer__client_settle(void)
+{
+	struct pollfd p = { .events = POLLIN };
+	unsigned token;
+
+	pthread_mutex_lock(&wake_lock);
+	if (tracer__client_pending()) {
+		token = tracer__fd_hold();
+		p.fd = tracer__fd(SOCK);
+		if (p.fd >= 0 && poll(&p, 1, wake_timeout_ms) < 0)
+			(void)0;	/* a signal: read what is there */
+		tracer__fd_release(token);
+		complete_locked();
+	}
 	pthread_mutex_unlock(&wake_lock);
 }
 
@@ -1588,7 +1699,11 @@ static bool detach(void)
 	 * Without a table or an allocation (tracer__callsites_default();
 	 * test_pattern checks that the default allows it).
 	 */
-	if (!page || !idle_page(page) || tracer__callsites_default() != 0) {
+	if (page && !idle_page(page)) {
+		state_page = page;	/* a session records: register_now() */
+		return false;
+	}
+	if (!page || tracer__callsites_default() != 0) {
 		if (page)
 			munmap((void *)page, TRACER_CONTROL_SIZE);
 		return false;
@@ -1627,7 +1742,7 @@ static int send_registration(void)
 	int ret;
 
 	pthread_mutex_lock(&send_lock);
-	ret = send_register(0, 0, 0, REG_QUEUE);
+	ret = send_register(0, 0, 0, REG_QUEUE, NULL);
 	if (!ret) {
 		tracer__callsites_lock();
 		ret = queue_callsites_locked();
@@ -1640,14 +1755,184 @@ static int send_registration(void)
 }
 
 /*
+ * The state page, kept by detach() for register_early(), not needed: a
+ * process mapping it counts as one waiting for a session (status), and
+ * this one will be registered. Kept while it is the page in force (a
+ * detached process registering: a thread may be reading it).
+ */
+static void forget_state_page(void)
+{
+	if (!state_page ||
+	    __atomic_load_n(&tracer__control, __ATOMIC_ACQUIRE) == state_page)
+		return;
+	munmap((void *)state_page, TRACER_CONTROL_SIZE);
+	state_page = NULL;
+}
+
+/*
+ * Can this start record without waiting for tracerd (register_early())?
+ * The state page says a discard-mode session records the default events
+ * and gives the geometry; the update signal exists (tracerd's writes
+ * must reach a process without a listener); no pool yet.
+ */
+static bool early_ok(struct tracer_control_start *cs)
+{
+	return state_page && can_doze() && tracer__pool_segments() == 0 &&
+	       tracer__control_read_start(state_page, cs, 64) == 0 &&
+	       cs->epoch != 0 && cs->session != 0 &&
+	       cs->mode == TRACER_MODE_DISCARD &&
+	       (cs->flags & TRACER_START_POOL) &&
+	       (cs->flags & TRACER_START_DEFAULT_EVENTS);
+}
+
+/*
+ * Frames head (Register and Segment), then the queue's (the call sites),
+ * in one sendmsg() with the pidfd (when >= 0) and segment 0's memfd:
+ * tracerd is woken once. Returns 0 once head went whole (what is left of
+ * the queue goes as usual), or a negative errno. Caller holds send_lock.
+ */
+static int send_head_locked(const void *head, size_t size, int pidfd)
+{
+	union {
+		char buf[CMSG_SPACE(sizeof(int) * 2)];
+		struct cmsghdr align;
+	} u;
+	struct iovec iov[GATHER];
+	struct msghdr mh = { .msg_iov = iov, .msg_control = u.buf,
+			     .msg_controllen = sizeof(u.buf) };
+	struct cmsghdr *c = CMSG_FIRSTHDR(&mh);
+	struct out_frame *f;
+	unsigned token;
+	ssize_t n;
+	int i = 1, fd, fds[2], nfds = 0;
+
+	iov[0] = (struct iovec){ (void *)(uintptr_t)head, size };
+	for (f = out_head; f && i < GATHER; f = f->next, i++)
+		iov[i] = (struct iovec){ f->data, f->size };
+	mh.msg_iovlen = (size_t)i;
+	token = tracer__fd_hold();	/* the numbers stay ours meanwhile */
+	if (pidfd >= 0)
+		fds[nfds++] = pidfd;
+	fds[nfds++] = tracer__fd(TRACER__FD_SEG0);
+	memset(u.buf, 0, sizeof(u.buf));
+	mh.msg_controllen = CMSG_SPACE(sizeof(int) * (size_t)nfds);
+	c->cmsg_level = SOL_SOCKET;
+	c->cmsg_type = SCM_RIGHTS;
+	c->cmsg_len = CMSG_LEN(sizeof(int) * (size_t)nfds);
+	memcpy(CMSG_DATA(c), fds, sizeof(int) * (size_t)nfds);
+	fd = tracer__fd(SOCK);
+	n = fd < 0 || fds[nfds - 1] < 0 ? -EBADF :
+	    sendmsg(fd, &mh, MSG_NOSIGNAL | MSG_DONTWAIT);
+	if (n < 0 && fd >= 0)
+		n = -errno;
+	tracer__fd_release(token);
+	if (n < (ssize_t)size)	/* a new connection takes a few hundred */
+		return n < 0 ? (int)n : -EMSGSIZE;
+	consume_locked((size_t)n - size);
+	return send_now_locked();
+}
+
+/*
+ * Register, offering segment 0 (made here), and the call sites, in one
+ * send; the pidfd (when there is one) lets tracerd learn our exit status
+ * even if we are gone and reaped before it reads this. Returns 0 or a
+ * negative errno.
+ */
+static int send_early(uint64_t epoch)
+{
+	Tracer__Message m = TRACER__MESSAGE__INIT;
+	Tracer__Segment sg = TRACER__SEGMENT__INIT;
+	int pidfd = (int)syscall(SYS_pidfd_open, getpid(), 0), ret;
+	struct early_frame reg = { .pidfd = pidfd >= 0 };
+	void *seg = NULL, *head = NULL;
+	size_t seg_size = 0;
+
+	m.body_case = TRACER__MESSAGE__BODY_SEGMENT;
+	m.segment = &sg;
+	sg.size = tracer__pool_segment_size(0);
+	pthread_mutex_lock(&send_lock);
+	ret = send_register(1, epoch, 0, REG_EARLY, &reg);
+	if (!ret)
+		ret = tracer__wire_pack(&m, &seg, &seg_size);
+	if (!ret && !(head = malloc(reg.size + seg_size)))
+		ret = -ENOMEM;
+	if (!ret) {
+		memcpy(head, reg.data, reg.size);
+		memcpy((char *)head + reg.size, seg, seg_size);
+		tracer__callsites_lock();
+		ret = queue_callsites_locked();
+		tracer__callsites_unlock();
+	}
+	if (!ret)
+		ret = send_head_locked(head, reg.size + seg_size, pidfd);
+	pthread_mutex_unlock(&send_lock);
+	free(head);
+	free(seg);
+	free(reg.data);
+	if (pidfd >= 0)
+		close(pidfd);
+	return ret;
+}
+
+/*
+ * Start recording now, without tracerd's reply: segment 0 of our pool is
+ * made here (one buffer, the state page's geometry), the call sites take
+ * the default events, and the state page is the control page in force
+ * until the reply (PENDING). tracerd adopts the segment as it comes
+ * (tracerd/adopt.c), answers with the rest of the pool and the reply,
+ * which signal us (O_ASYNC): the next event reads them
+ * (complete_locked()). A process that ends first has its records in
+ * tracerd's hands already. Returns 0, -EAGAIN (nothing sent: register
+ * as always), or another negative errno (the send failed: not traced).
+ */
+static int register_early(const struct tracer_control_start *cs)
+{
+	int ret = tracer__callsites_default();
+
+	if (!ret)
+		ret = tracer__pool_make_first(cs);
+	if (ret) {
+		say("cannot record before tracerd answers: %s", strerror(-ret));
+		return -EAGAIN;
+	}
+	ret = send_early(cs->epoch);
+	if (ret) {
+		say("cannot register with tracerd: %s", strerror(-ret));
+		disconnect(ret);
+		give_up();
+		return ret == -EAGAIN ? -EIO : ret;
+	}
+	real_control = state_page;
+	/* Its signals are told from the program's by their sender. */
+	tracer__signal_set_daemon(TRACER_READ_ONCE(state_page->tracerd_pid));
+	__atomic_store_n(&tracer__control, state_page, __ATOMIC_RELEASE);
+	/* More call sites than the socket took: the listener sends them
+	 * (and reads the reply). */
+	if (queue_waits() && start_listener() == 0)
+		return 0;
+	__atomic_store_n(&listener_state, LISTENER_PENDING, __ATOMIC_RELEASE);
+	if (async_on() != 0)
+		say("no signal from our socket: tracerd's reply is read at "
+		    "a later event");
+	if (socket_ready())	/* what came before the kernel would tell */
+		tracer__client_poke();
+	return 0;
+}
+
+/*
  * Register on the new connection fd, and read the reply when it comes
  * within timeout_ms of t0 (the listener takes a later one); then go on
- * without a listener until tracerd writes (dormant), or with one.
- * Returns 0 (registered), -ETIMEDOUT (the listener will take the reply),
- * or another negative errno: not traced.
+ * without a listener until tracerd writes (dormant), or with one. At the
+ * process's start, without waiting when it can (register_early(): a
+ * detached process that a session wakes is already running, and waits
+ * as before). Returns 0 (registered, or registering: PENDING),
+ * -ETIMEDOUT (the listener will take the reply), or another negative
+ * errno: not traced.
  */
-static int register_now(int fd, const struct timespec *t0, int timeout_ms)
+static int register_now(int fd, const struct timespec *t0, int timeout_ms,
+			bool start)
 {
+	struct tracer_control_start cs;
 	int ret, reply;
 
 	ret = tracer__thread_key_init();
@@ -1664,6 +1949,14 @@ static int register_now(int fd, const struct timespec *t0, int timeout_ms)
 		return fd;
 	}
 	install_signal();
+	ret = start && early_ok(&cs) ? register_early(&cs) : -EAGAIN;
+	if (ret != -EAGAIN) {
+		if (!ret)
+			say("registering; recording at once into a segment "
+			    "of its own (%ld us)", since_us(t0));
+		return ret;
+	}
+	forget_state_page();
 	ret = send_registration();
 	if (!ret)	/* the connection's wait counts: timeout_ms in all */
 		ret = await_reply(ms_left(t0, timeout_ms));
@@ -1706,7 +1999,7 @@ static int attach(void)
 		disconnect(fd);
 		return fd;
 	}
-	return register_now(fd, &t0, wake_timeout_ms);
+	return register_now(fd, &t0, wake_timeout_ms, false);
 }
 
 static int client_start(int timeout_ms)
@@ -1732,7 +2025,7 @@ static int client_start(int timeout_ms)
 		say("no tracerd to register with: %s", strerror(-fd));
 		return fd;
 	}
-	return register_now(fd, &t0, timeout_ms);
+	return register_now(fd, &t0, timeout_ms, true);
 }
 
 int tracer__client_start(int timeout_ms, char *const *argv)

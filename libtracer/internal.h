@@ -25,7 +25,10 @@
  *                    one CAS, and an mmap the first time), wake a
  *                    detached client
  *                    (wake_lock, then send_lock: it connects and
- *                    registers) and allocate; it runs
+ *                    registers), read the reply of a registration that
+ *                    did not wait (wake_lock: complete_locked(); a
+ *                    thread whose stash fills waits for it there, the
+ *                    registration's time at most) and allocate; it runs
  *                    with cancellation disabled (an asynchronous
  *                    cancellation acts when it ends).
  *   signal handler   any event, on any thread, also in the middle of the
@@ -61,7 +64,9 @@
  * Locks, in the order they nest (an outer one is taken first):
  *
  *   client.c wake_lock        one thread wakes a detached client (trylock:
- *                             the others yield, then drop their event)
+ *                             the others yield, then drop their event),
+ *                             or reads the reply to a registration that
+ *                             did not wait (PENDING)
  *   client.c send_lock        the send queue and the socket's sending
  *                             side; timed where a program thread takes
  *                             it from a wrapper
@@ -283,6 +288,14 @@ bool tracer__filter_allows(const struct tracer_callsite *cs) TRACER_HIDDEN;
  */
 int tracer__pool_add_segment(int fd, uint64_t size) TRACER_HIDDEN;
 /*
+ * Make segment 0 here, with one buffer of the geometry st names (a process
+ * that starts while a session records: client.c), in a sealed memfd kept
+ * like a received one. Returns 0, -EEXIST (a pool is there), -EINVAL (the
+ * geometry), or the errno of memfd_create, ftruncate, fcntl or mmap.
+ */
+int tracer__pool_make_first(const struct tracer_control_start *st)
+	TRACER_HIDDEN;
+/*
  * Take the least recently used free buffer for thread tid (need_room:
  * only one with room in its rings, pool_room.h).
  * Returns 0, -ENOBUFS (none free: pool at its memory cap, or not yet
@@ -324,6 +337,8 @@ void tracer__pool_add_lost(uint64_t n) TRACER_HIDDEN;
 int tracer__stash_open(struct tracer__thread *t, uint64_t session)
 	TRACER_HIDDEN;
 bool tracer__stash_quiet(const struct tracer__thread *t) TRACER_HIDDEN;
+/* Is either channel of t's stash past its first half? */
+bool tracer__stash_filling(const struct tracer__thread *t) TRACER_HIDDEN;
 void tracer__stash_replay(struct tracer__thread *t) TRACER_HIDDEN;
 void tracer__stash_drop(struct tracer__thread *t) TRACER_HIDDEN;
 void tracer__stash_orphan(struct tracer__thread *t) TRACER_HIDDEN;
@@ -425,6 +440,14 @@ void tracer__client_poke(void) TRACER_HIDDEN;
 void tracer__client_exec(bool failed) TRACER_HIDDEN;
 int tracer__client_async_fd(void) TRACER_HIDDEN;
 void tracer__client_rouse(void) TRACER_HIDDEN;
+/*
+ * Registering at the start without waiting (client.c, PENDING): is the
+ * reply still to be read? tracer__client_settle() waits for it (the
+ * registration's time at most) and reads it: for a thread whose stash is
+ * filling before the pool has room for it. Not in a signal handler.
+ */
+bool tracer__client_pending(void) TRACER_HIDDEN;
+void tracer__client_settle(void) TRACER_HIDDEN;
 /* A descriptor of ours was lost (fds.c, a raw close): see client.c. */
 void tracer__client_lost(void) TRACER_HIDDEN;
 const struct tracer_control *tracer__client_control(void) TRACER_HIDDEN;

@@ -11,6 +11,7 @@
  * exit, never per event).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
@@ -18,6 +19,7 @@
 
 #include "internal.h"
 #include "pool_room.h"
+#include "pool_make.h"
 
 struct segment {
 	char *base;
@@ -57,24 +59,15 @@ static int check_segment(const struct tracer_pool_header *h, uint64_t size,
 	return 0;
 }
 
-int tracer__pool_add_segment(int fd, uint64_t size)
+/* Publish segment `n` mapped at base (checked here), its memfd kept. */
+static int publish_segment(int fd, void *base, uint64_t size)
 {
 	uint32_t n = segment_count();
 	struct segment *s = &segs[n];
-	void *base;
-	int ret;
+	int ret = check_segment(base, size, n);
 
-	if (n == TRACER_POOL_MAX_SEGMENTS) {
-		close(fd);
-		return -E2BIG;
-	}
-	base = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	ret = base == MAP_FAILED ? -errno : 0;
-	if (!ret)
-		ret = check_segment(base, size, n);
 	if (ret) {
-		if (base != MAP_FAILED)
-			munmap(base, size);
+		munmap(base, size);
 		close(fd);
 		return ret;
 	}
@@ -88,6 +81,68 @@ int tracer__pool_add_segment(int fd, uint64_t size)
 	/* The segment is complete before threads can see it. */
 	__atomic_store_n(&nsegs, n + 1, __ATOMIC_RELEASE);
 	return 0;
+}
+
+int tracer__pool_add_segment(int fd, uint64_t size)
+{
+	void *base;
+
+	if (segment_count() == TRACER_POOL_MAX_SEGMENTS) {
+		close(fd);
+		return -E2BIG;
+	}
+	base = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (base == MAP_FAILED) {
+		close(fd);
+		return -errno;
+	}
+	return publish_segment(fd, base, size);
+}
+
+/*
+ * Segment 0 made here, for a process that starts while a session records
+ * (client.c): one buffer of the state page's geometry in a new sealed
+ * memfd, laid out as tracerd lays out its own (pool_make.h), which tracerd
+ * then adopts. A buffer's pages are touched only as it is written: the
+ * header, the descriptor and two ring headers now.
+ */
+int tracer__pool_make_first(const struct tracer_control_start *st)
+{
+	struct tracer_pool_shape sh = {
+		.subbuf_size = { st->subbuf_size[0], st->subbuf_size[1] },
+		.subbuf_count = { st->subbuf_count[0], st->subbuf_count[1] },
+	};
+	uint64_t desc_off, buf_off, size;
+	void *base;
+	int fd, ret;
+
+	if (segment_count())
+		return -EEXIST;
+	ret = tracer__pool_shape(&sh, NULL);
+	if (ret)
+		return ret;
+	size = tracer__pool_segment_bytes(sh.buffer_size, 1, &desc_off,
+					  &buf_off);
+	fd = (int)syscall(SYS_memfd_create, "tracer-pool",
+			  MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	if (fd < 0)
+		return -errno;
+	base = MAP_FAILED;
+	if (ftruncate(fd, (off_t)size) < 0 ||
+	    fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW) < 0 ||
+	    (base = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
+			 0)) == MAP_FAILED) {
+		ret = -errno;
+		close(fd);
+		return ret;
+	}
+	ret = tracer__pool_format(base, size, &sh, 0, 0, 1, true, NULL);
+	if (ret) {
+		munmap(base, size);
+		close(fd);
+		return ret;
+	}
+	return publish_segment(fd, base, size);
 }
 
 void tracer__pool_set_wake_fd(int fd)

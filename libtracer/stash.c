@@ -174,6 +174,18 @@ bool tracer__stash_quiet(const struct tracer__thread *t)
 	return true;
 }
 
+bool tracer__stash_filling(const struct tracer__thread *t)
+{
+	const struct slot *s = slot_of(t);
+	int c;
+
+	for (c = 0; s && c < TRACER_POOL_CHANNELS; c++)
+		if (TRACER_READ_ONCE(s->w[c].hdr->write_count) >
+		    s->w[c].bufsize / 2)
+			return true;
+	return false;
+}
+
 /* Records committed in a stash channel (it never laps). */
 static uint64_t stashed_records(const struct tracer_rb_writer *w)
 {

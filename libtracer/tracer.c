@@ -430,8 +430,14 @@ thread_sync(struct tracer__thread *t, const struct tracer_callsite *cs)
 	WRAP_GUARD_ENTER();	/* the slow path's calls are the tracer's */
 	/* A dormant one with news; not in a handler, nor where the C
 	 * library may hold the locks a new thread needs (wrap.h). */
-	if (!tracer__in_handler() && !tracer__wrap_alloc)
+	if (!tracer__in_handler() && !tracer__wrap_alloc) {
+		/* Registering at the start: a stash about to overflow waits
+		 * for the pool (client.c, PENDING). */
+		if (t->state == TRACER__THREAD_STASHING &&
+		    tracer__client_pending() && tracer__stash_filling(t))
+			tracer__client_settle();
 		tracer__client_rouse();
+	}
 	if (tracer__control_read(tracer__client_control(), &st,
 				 CONTROL_TRIES)) {
 		/* tracerd is mid-update (or stopped there): carry on. */

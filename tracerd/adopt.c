@@ -1,7 +1,11 @@
 /*
  * adopt.c - a traced process whose tracerd died, registering with a new
  * one: it hands over the pool it still maps, so nothing it recorded while
- * no daemon ran is lost (within what its buffers could hold).
+ * no daemon ran is lost (within what its buffers could hold). Also a
+ * process that starts while a session records: it made the first segment
+ * of its own pool (one buffer, the state page's geometry) to record at
+ * once instead of waiting for our reply (Register.fresh_pool); the rest
+ * of a new pool's buffers go to it in a Segment before Registered.
  *
  *   libtracer                               tracerd
  *   Register{adopt_segments N, epoch E} --> new control page, eventfd;
@@ -41,9 +45,11 @@ int tracerd_process_adopt(struct tracerd_process *p, const Tracer__Register *r)
 		return -E2BIG;
 	p->adopting = r->adopt_segments;
 	p->adopt_epoch = r->epoch;
-	tracerd_log("pid %d (%s) hands over its pool of %" PRIu32
-		    " segment(s): its tracerd died", (int)p->pid, p->name,
-		    r->adopt_segments);
+	p->fresh_pool = r->fresh_pool && r->adopt_segments == 1;
+	if (!p->fresh_pool)
+		tracerd_log("pid %d (%s) hands over its pool of %" PRIu32
+			    " segment(s): its tracerd died", (int)p->pid,
+			    p->name, r->adopt_segments);
 	return 0;
 }
 
@@ -233,10 +239,17 @@ static int finish(struct tracerd_process *p)
 	p->control_fd = -1;
 	if (p->adopt_epoch > p->d->epoch && p->adopt_epoch < UINT64_MAX / 2)
 		p->d->epoch = p->adopt_epoch;
-	p->recovering = !p->d->session_id || p->d->stopping;
-	tracerd_log("pid %d: pool adopted, %" PRIu32 " buffers; what it "
-		    "recorded meanwhile goes to %s", (int)p->pid, p->pool.nbuf,
-		    p->recovering ? "the next session" : "this session");
+	/* A fresh pool's records are the session's that was on at the
+	 * process's start: none left for a later one. */
+	p->recovering = !p->fresh_pool &&
+			(!p->d->session_id || p->d->stopping);
+	if (p->fresh_pool)	/* the rest of a new pool, before the reply */
+		tracerd_pool_top_up(p);
+	else
+		tracerd_log("pid %d: pool adopted, %" PRIu32 " buffers; what "
+			    "it recorded meanwhile goes to %s", (int)p->pid,
+			    p->pool.nbuf, p->recovering ? "the next session"
+							: "this session");
 	return tracerd_process_go_live(p, ctl_fd, -1);
 }
 

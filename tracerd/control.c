@@ -39,6 +39,7 @@
 #include <unistd.h>
 
 #include "paths.h"
+#include "pattern.h"
 #include "tracerd.h"
 
 #define WAIT_MS		1000	/* for a process to confirm a filter */
@@ -102,6 +103,7 @@ int tracerd_state_open(struct tracerd *d)
 	publish_page(c, 0, 0, 0, false, 0);
 	__atomic_store_n(&c->magic, TRACER_CONTROL_MAGIC, __ATOMIC_RELEASE);
 	d->state = c;
+	tracerd_state_start(d);
 	return 0;
 fail:
 	tracerd_log("cannot write the state page '%s': %s (processes will "
@@ -114,9 +116,55 @@ fail:
 
 void tracerd_state_publish(struct tracerd *d, uint64_t session)
 {
-	if (d->state)
-		publish_page(d->state, session, d->sess.mode, 0, false,
-			     session ? ++d->epoch : 0);
+	if (!d->state)
+		return;
+	tracerd_state_start(d);
+	publish_page(d->state, session, d->sess.mode, 0, false,
+		     session ? ++d->epoch : 0);
+}
+
+/* Does the session record the events a process records by default? */
+static bool default_events(const struct tracerd *d)
+{
+	const char *ev = tracerd_session_filter_text((struct tracerd *)d);
+
+	return strcmp(ev, TRACER_DEFAULT_EVENTS) == 0;
+}
+
+/*
+ * Line 2 of the state page, under its sequence lock (epoch unchanged:
+ * only starting processes read it). A process may make its own first
+ * segment in a discard-mode session (adopt.c takes it in); it records
+ * the default events until our reply brings the session's filter, so it
+ * is told whether they are the session's.
+ */
+void tracerd_state_start(struct tracerd *d)
+{
+	struct tracer_control *c = d->state;
+	uint64_t size[TRACER_POOL_CHANNELS], count[TRACER_POOL_CHANNELS];
+	uint32_t flags = 0, seq;
+	int i;
+
+	if (!c)
+		return;
+	tracerd_pool_pick(d, size, count);
+	if (d->sess.mode == TRACER_MODE_DISCARD && !d->cfg.no_start_pools)
+		flags |= TRACER_START_POOL;
+	if (default_events(d))
+		flags |= TRACER_START_DEFAULT_EVENTS;
+	seq = c->seq;
+	__atomic_store_n(&c->seq, seq + 1, __ATOMIC_RELAXED);
+	/* The odd seq before any field (smp_wmb). */
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+	for (i = 0; i < TRACER_POOL_CHANNELS; i++) {
+		__atomic_store_n(&c->start_subbuf_size[i], size[i],
+				 __ATOMIC_RELAXED);
+		__atomic_store_n(&c->start_subbuf_count[i], (uint32_t)count[i],
+				 __ATOMIC_RELAXED);
+	}
+	__atomic_store_n(&c->start_flags, flags, __ATOMIC_RELAXED);
+	/* Every field before the even seq. */
+	__atomic_store_n(&c->seq, seq + 2, __ATOMIC_RELEASE);
 }
 
 void tracerd_state_close(struct tracerd *d)

@@ -73,7 +73,7 @@ static void usage(FILE *f)
 	      "               [--max-clients-per-user N] [--silent-timeout MS]\n"
 	      "               [--subbuf-size SIZE] [--subbuf-count N]\n"
 	      "               [--scan-ms MS] [--log FILE] [--ready-fd FD]\n"
-	      "               [--world-readable]\n", f);
+	      "               [--world-readable] [--no-start-pools]\n", f);
 }
 
 /* "64K", "4M", "1G" or plain bytes. Returns 0 or -EINVAL. */
@@ -163,6 +163,7 @@ static int parse_args(int argc, char **argv, struct tracerd_config *cfg,
 		{ "log", required_argument, NULL, 'l' },
 		{ "ready-fd", required_argument, NULL, 'r' },
 		{ "world-readable", no_argument, NULL, 'w' },
+		{ "no-start-pools", no_argument, NULL, 'P' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -185,6 +186,9 @@ static int parse_args(int argc, char **argv, struct tracerd_config *cfg,
 			break;
 		case 'w':
 			cfg->world_readable = true;
+			break;
+		case 'P':
+			cfg->no_start_pools = true;
 			break;
 		case 'd':
 			o->daemonize = true;

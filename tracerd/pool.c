@@ -27,72 +27,67 @@
 
 #include "tracerd.h"
 #include "pool_room.h"
+#include "pool_make.h"
 
-#define PAGE		4096ULL
-
-/* Sizes of one buffer of p: both channels, each page aligned. */
-static int buffer_geometry(const struct tracerd_process *p,
-			   uint32_t off[TRACER_POOL_CHANNELS], uint64_t *size)
+/* p's geometry as a segment's shape (pool_make.h). */
+static struct tracer_pool_shape shape_of(const struct tracerd_process *p)
 {
-	struct tracer_rb_geometry g;
-	uint64_t at = 0;
-	const char *why;
-	int c, ret;
+	struct tracer_pool_shape sh;
+	int c;
 
 	for (c = 0; c < TRACER_POOL_CHANNELS; c++) {
-		ret = tracer__rb_geometry(&g, p->pool.subbuf_size[c],
-					  p->pool.subbuf_count[c], &why);
-		if (ret) {
-			tracerd_log("%s channel: %s",
-				    tracerd_channel_name(c), why);
-			return ret;
-		}
-		off[c] = (uint32_t)at;
-		at += TRACER_ALIGN_UP(g.region_size, PAGE);
+		sh.subbuf_size[c] = p->pool.subbuf_size[c];
+		sh.subbuf_count[c] = p->pool.subbuf_count[c];
+		sh.channel_offset[c] = p->pool.channel_offset[c];
 	}
-	if (at > UINT32_MAX)
-		return -EINVAL;
-	*size = at;
+	sh.buffer_size = p->pool.buffer_size;
+	return sh;
+}
+
+/* Offsets and size of one buffer of p: both channels, page aligned. */
+static int buffer_geometry(struct tracerd_process *p)
+{
+	struct tracer_pool_shape sh = shape_of(p);
+	const char *why = "invalid";
+	int ret = tracer__pool_shape(&sh, &why);
+
+	if (ret) {
+		tracerd_log("pool geometry: %s", why);
+		return ret;
+	}
+	memcpy(p->pool.channel_offset, sh.channel_offset,
+	       sizeof(sh.channel_offset));
+	p->pool.buffer_size = sh.buffer_size;
 	return 0;
 }
 
 static uint64_t segment_bytes(uint64_t buffer_size, uint32_t count,
 			      uint64_t *desc_off, uint64_t *buf_off)
 {
-	*desc_off = sizeof(struct tracer_pool_header);
-	*buf_off = TRACER_ALIGN_UP(*desc_off + (uint64_t)count *
-				   sizeof(struct tracer_pool_desc), PAGE);
-	return *buf_off + (uint64_t)count * buffer_size;
+	return tracer__pool_segment_bytes(buffer_size, count, desc_off,
+					  buf_off);
 }
 
 int tracerd_pool_geometry_ok(const struct tracerd *d, uint64_t subbuf_size,
 			     uint64_t subbuf_count, char *why, size_t n)
 {
-	struct tracer_rb_geometry g;
-	uint64_t at = 0, dsc, bo, size[2] = { subbuf_size,
-					      d->cfg.subbuf_size[1] };
-	uint64_t count[2] = { subbuf_count, d->cfg.subbuf_count[1] };
-	const char *gwhy;
-	int c;
+	struct tracer_pool_shape sh = {
+		.subbuf_size = { subbuf_size, d->cfg.subbuf_size[1] },
+		.subbuf_count = { subbuf_count, d->cfg.subbuf_count[1] },
+	};
+	const char *gwhy = "invalid";
+	uint64_t dsc, bo;
 
-	for (c = 0; c < TRACER_POOL_CHANNELS; c++) {
-		if (tracer__rb_geometry(&g, size[c], count[c], &gwhy)) {
-			snprintf(why, n, "sub-buffers: %s", gwhy);
-			return -EINVAL;
-		}
-		at += TRACER_ALIGN_UP(g.region_size, PAGE);
-	}
-	if (at > UINT32_MAX) {
-		snprintf(why, n, "sub-buffers: %" PRIu64 " x %" PRIu64 " bytes "
-			 "make a buffer larger than 4 GiB", subbuf_count,
-			 subbuf_size);
+	if (tracer__pool_shape(&sh, &gwhy)) {
+		snprintf(why, n, "sub-buffers: %" PRIu64 " x %" PRIu64 " bytes: "
+			 "%s", subbuf_count, subbuf_size, gwhy);
 		return -EINVAL;
 	}
-	if (segment_bytes(at, 1, &dsc, &bo) > d->cfg.max_memory) {
+	if (segment_bytes(sh.buffer_size, 1, &dsc, &bo) > d->cfg.max_memory) {
 		snprintf(why, n, "sub-buffers: %" PRIu64 " x %" PRIu64 " bytes "
 			 "make a thread's buffer (%" PRIu64 " MiB) larger than "
 			 "tracerd's --max-memory (%" PRIu64 " MiB)",
-			 subbuf_count, subbuf_size, at >> 20,
+			 subbuf_count, subbuf_size, sh.buffer_size >> 20,
 			 d->cfg.max_memory >> 20);
 		return -E2BIG;
 	}
@@ -140,32 +135,6 @@ fail:
 	return ret;
 }
 
-static int init_channels(struct tracerd_process *p, char *buf, uint32_t index)
-{
-	struct tracer_rb_config rc = { 0 };
-	const char *why;
-	int c, ret;
-
-	for (c = 0; c < TRACER_POOL_CHANNELS; c++) {
-		rc.subbuf_size = p->pool.subbuf_size[c];
-		rc.subbuf_count = p->pool.subbuf_count[c];
-		rc.mode = TRACER_RB_DISCARD;
-		rc.stream_id = (uint32_t)c;
-		rc.stream_instance_id = (uint64_t)index << 32;
-		rc.zeroed = true;	/* a new memfd's pages read as zero */
-		ret = tracer__rb_init(buf + p->pool.channel_offset[c],
-				      tracer__pool_channel_size(
-					p->pool.channel_offset,
-					p->pool.buffer_size, c),
-				      &rc, &why);
-		if (ret) {
-			tracerd_log("cannot create a channel: %s", why);
-			return ret;
-		}
-	}
-	return 0;
-}
-
 /*
  * The losses a reader before us told (rb_layout.h, lost_told): a pool
  * adopted from a tracerd that died tells, in the new session, the losses
@@ -205,26 +174,6 @@ int tracerd_attach_buffer(struct tracerd_process *p, struct tracerd_buffer *b,
 	return 0;
 }
 
-static void init_header(struct tracerd_process *p, struct tracer_pool_header *h,
-			uint32_t count, uint64_t size, uint64_t desc_off,
-			uint64_t buf_off)
-{
-	int c;
-
-	h->version = TRACER_POOL_VERSION;
-	h->header_size = sizeof(*h);
-	h->desc_size = sizeof(struct tracer_pool_desc);
-	h->segment_index = p->pool.nseg;
-	h->buffer_count = count;
-	h->first_buffer = p->pool.nbuf;
-	h->segment_size = size;
-	h->desc_offset = desc_off;
-	h->buffer_offset = buf_off;
-	h->buffer_size = p->pool.buffer_size;
-	for (c = 0; c < TRACER_POOL_CHANNELS; c++)
-		h->channel_offset[c] = p->pool.channel_offset[c];
-}
-
 /* Does any buffer wait in reserve (EMERGENCY)? */
 static bool has_spare(const struct tracerd_process *p)
 {
@@ -238,32 +187,29 @@ static bool has_spare(const struct tracerd_process *p)
 }
 
 static int fill_segment(struct tracerd_process *p, char *base,
-			uint32_t count, uint64_t size, uint64_t desc_off,
-			uint64_t buf_off)
+			uint32_t count, uint64_t size, uint64_t buf_off)
 {
 	struct tracer_pool_header *h = (void *)base;
-	struct tracer_pool_desc *desc = (void *)(base + desc_off);
-	bool spare = !has_spare(p);
+	struct tracer_pool_desc *desc;
+	struct tracer_pool_shape sh = shape_of(p);
+	const char *why = "invalid";
 	uint32_t i;
 	int ret;
 
-	init_header(p, h, count, size, desc_off, buf_off);
+	ret = tracer__pool_format(base, size, &sh, p->pool.nseg, p->pool.nbuf,
+				  count, !has_spare(p), &why);
+	if (ret) {
+		tracerd_log("cannot lay out a pool segment: %s", why);
+		return ret;
+	}
+	desc = (void *)(base + h->desc_offset);
 	for (i = 0; i < count; i++) {
-		char *buf = base + buf_off + (uint64_t)i * p->pool.buffer_size;
-
-		desc[i].state = TRACER_BUF_WORD(0ULL, spare && i == count - 1 &&
-						count > 1 ? TRACER_BUF_EMERGENCY
-							  : TRACER_BUF_FREE);
-		ret = init_channels(p, buf, p->pool.nbuf + i);
-		if (!ret)
-			ret = tracerd_attach_buffer(p,
-				&p->pool.buf[p->pool.nbuf + i], buf, &desc[i],
-				true);
+		ret = tracerd_attach_buffer(p, &p->pool.buf[p->pool.nbuf + i],
+			base + buf_off + (uint64_t)i * p->pool.buffer_size,
+			&desc[i], true);
 		if (ret)
 			return ret;
 	}
-	/* Everything above is visible before the header that validates it. */
-	__atomic_store_n(&h->magic, TRACER_POOL_MAGIC, __ATOMIC_RELEASE);
 	return 0;
 }
 
@@ -293,7 +239,7 @@ static int add_segment(struct tracerd_process *p, uint32_t count)
 	fd = tracerd_make_memfd("tracer-pool", size, &base);
 	if (fd < 0)
 		return fd;
-	ret = fill_segment(p, base, count, size, desc_off, buf_off);
+	ret = fill_segment(p, base, count, size, buf_off);
 	if (ret) {
 		munmap(base, size);
 		close(fd);
@@ -399,20 +345,41 @@ void tracerd_pool_maybe_grow(struct tracerd_process *p)
 			    strerror(-fd));
 }
 
-/* tracerd's geometry, or the session's for the default channel. */
-static void pick_geometry(struct tracerd_process *p)
+void tracerd_pool_pick(const struct tracerd *d,
+		       uint64_t size[TRACER_POOL_CHANNELS],
+		       uint64_t count[TRACER_POOL_CHANNELS])
 {
-	const struct tracerd *d = p->d;
 	int c;
 
 	for (c = 0; c < TRACER_POOL_CHANNELS; c++) {
-		p->pool.subbuf_size[c] = d->cfg.subbuf_size[c];
-		p->pool.subbuf_count[c] = d->cfg.subbuf_count[c];
+		size[c] = d->cfg.subbuf_size[c];
+		count[c] = d->cfg.subbuf_count[c];
 	}
 	if ((d->session_id || d->starting) && d->sess.subbuf_size)
-		p->pool.subbuf_size[0] = d->sess.subbuf_size;
+		size[0] = d->sess.subbuf_size;
 	if ((d->session_id || d->starting) && d->sess.subbuf_count)
-		p->pool.subbuf_count[0] = d->sess.subbuf_count;
+		count[0] = d->sess.subbuf_count;
+}
+
+void tracerd_pool_top_up(struct tracerd_process *p)
+{
+	uint32_t want = p->d->cfg.buffers + 1;
+	int fd;
+
+	if (p->pool.nbuf >= want)
+		return;
+	fd = add_segment(p, want - p->pool.nbuf);
+	if (fd >= 0)
+		send_segment(p, fd);
+	else if (fd != -ENOSPC && fd != -E2BIG)
+		tracerd_log("pid %d: cannot grow the pool: %s", (int)p->pid,
+			    strerror(-fd));
+}
+
+/* tracerd's geometry, or the session's for the default channel. */
+static void pick_geometry(struct tracerd_process *p)
+{
+	tracerd_pool_pick(p->d, p->pool.subbuf_size, p->pool.subbuf_count);
 }
 
 int tracerd_pool_create(struct tracerd_process *p)
@@ -421,7 +388,7 @@ int tracerd_pool_create(struct tracerd_process *p)
 	int c, ret;
 
 	pick_geometry(p);
-	ret = buffer_geometry(p, p->pool.channel_offset, &p->pool.buffer_size);
+	ret = buffer_geometry(p);
 	if (ret)
 		return ret;
 	for (c = 0; c < TRACER_POOL_CHANNELS; c++)

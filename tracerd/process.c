@@ -295,12 +295,16 @@ int tracerd_process_register(struct tracerd_client *c,
 	if (!p)
 		return -ENOMEM;
 	p->d = c->d;
+	p->serial = ++c->d->serials;
 	p->pid = c->pid;	/* from the socket, not from the message */
 	p->same_pidns = r->pid == (uint32_t)c->pid;
 	p->wake_fd = -1;
 	p->pidfd = -1;
 	p->control_fd = -1;
 	tracerd_process_replaced(c->d, c->pid);
+	if (r->pidfd && tracerd_give_pidfd(p, tracerd_client_take_fd(c)))
+		tracerd_log("pid %d: the pidfd it sent is not its own",
+			    (int)c->pid);
 	ret = setup(p, r, &ctl_fd, adopt ? NULL : &seg_fd);
 	if (ret) {
 		tracerd_log("pid %d: cannot set up tracing: %s", (int)c->pid,
@@ -318,7 +322,7 @@ int tracerd_process_register(struct tracerd_client *c,
 	}
 	p->client = c;
 	c->proc = p;
-	p->lazy = r->lazy_listener && !adopt;
+	p->lazy = r->lazy_listener && (!adopt || r->fresh_pool);
 	cds_list_add_tail(&p->node, &p->d->processes);
 	if (adopt) {
 		p->control_fd = ctl_fd;	/* sent once the pool is in */
@@ -641,8 +645,11 @@ void tracerd_process_free(struct tracerd_process *p)
 		close_handle(p, &p->wake_poll, p->wake_fd);
 	else if (p->wake_fd >= 0)
 		close(p->wake_fd);
-	if (p->pidfd >= 0)
+	/* A pidfd the process sent is watched only once it goes live. */
+	if (p->pidfd >= 0 && p->pid_poll.loop)
 		close_handle(p, &p->pid_poll, p->pidfd);
+	else if (p->pidfd >= 0)
+		close(p->pidfd);
 	if (p->handles == 0)
 		free(p);
 }

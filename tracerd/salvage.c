@@ -537,19 +537,82 @@ void tracerd_process_end(struct tracerd_process *p, enum tracerd_end how)
 /* ------------------------------------------------------------------ */
 /* Watching: pidfd and threads                                         */
 
+/* p (serial) is still registered? */
+static struct tracerd_process *find_serial(struct tracerd *d, uint64_t serial)
+{
+	struct tracerd_process *p;
+
+	cds_list_for_each_entry(p, &d->processes, node)
+		if (p->serial == serial)
+			return p;
+	return NULL;
+}
+
+/*
+ * p's pid has ended. Its next image may have connected meanwhile, its
+ * Register not read yet: then p exec()ed (tracerd_process_replaced()
+ * ends it so), and the death is the next image's, told by that one's
+ * pidfd. Otherwise p died. May free p.
+ */
+static void pid_ended(struct tracerd_process *p)
+{
+	struct tracerd *d = p->d;
+	uint64_t serial = p->serial;
+
+	tracerd_server_take_in_pid(d, p->pid);
+	p = find_serial(d, serial);
+	if (p && !p->ending)
+		tracerd_process_end(p, TRACERD_END_DIED);
+}
+
 static void on_pidfd(uv_poll_t *h, int status, int events)
 {
-	struct tracerd_process *p = h->data;
-
 	(void)status;
 	(void)events;
 	uv_poll_stop(h);
-	tracerd_process_end(p, TRACERD_END_DIED);
+	pid_ended(h->data);
+}
+
+/* The pid a pidfd names (/proc/self/fdinfo), -1 once it is reaped, or
+ * 0 when fd is no pidfd. */
+static long pidfd_pid(int fd)
+{
+	char path[64], line[128];
+	long pid = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
+	f = fopen(path, "re");
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "Pid: %ld", &pid) == 1)
+			break;
+	fclose(f);
+	return pid;
+}
+
+int tracerd_give_pidfd(struct tracerd_process *p, int fd)
+{
+	long pid = fd >= 0 ? pidfd_pid(fd) : 0;
+
+	/* Another live process's: refused (a reaped one's cannot be told
+	 * apart, and would only end this process's own trace early). */
+	if (pid != p->pid && pid != -1) {
+		if (fd >= 0)
+			close(fd);
+		return -EINVAL;
+	}
+	if (p->pidfd >= 0)
+		close(p->pidfd);
+	p->pidfd = fd;
+	return 0;
 }
 
 int tracerd_watch_pid(struct tracerd_process *p)
 {
-	p->pidfd = (int)syscall(SYS_pidfd_open, p->pid, 0);
+	if (p->pidfd < 0)
+		p->pidfd = (int)syscall(SYS_pidfd_open, p->pid, 0);
 	if (p->pidfd < 0)
 		return -errno;
 	uv_poll_init(p->d->loop, &p->pid_poll, p->pidfd);
@@ -558,7 +621,7 @@ int tracerd_watch_pid(struct tracerd_process *p)
 	return 0;
 }
 
-static bool pid_exited(const struct tracerd_process *p)
+bool tracerd_pid_exited(const struct tracerd_process *p)
 {
 	struct pollfd pf = { .fd = p->pidfd, .events = POLLIN };
 
@@ -621,7 +684,7 @@ static void check_owner(struct tracerd_process *p, struct tracerd_buffer *b)
 		b->gone_tid = tid;
 		return;
 	}
-	if (!pid_exited(p))
+	if (!tracerd_pid_exited(p))
 		reclaim(p, b, word);
 }
 
@@ -641,16 +704,12 @@ void tracerd_process_replaced(struct tracerd *d, pid_t pid)
 	struct tracerd_process *p, *tmp;
 
 	cds_list_for_each_entry_safe(p, tmp, &d->processes, node) {
-		struct tracerd_client *c = p->client;
-
 		if (p->pid != pid)
 			continue;
-		/* exec closed its socket; we may not have seen it yet */
-		if (c) {
-			c->proc = NULL;
-			p->client = NULL;
-			tracerd_client_close(c);
-		}
+		/* exec closed its socket; we may not have seen it yet. What
+		 * it sent first (its pool, its call sites: a process that
+		 * did not wait for our reply) is read before its buffers, and
+		 * the connection closed after (tracerd_process_remove()). */
 		tracerd_process_end(p, TRACERD_END_EXEC);
 	}
 }
@@ -667,8 +726,8 @@ void tracerd_process_check(struct tracerd_process *p)
 	 * or says in its pool line that it cannot; else it stays, drained,
 	 * until its pidfd tells its death.
 	 */
-	if (pid_exited(p))
-		tracerd_process_end(p, TRACERD_END_DIED);
+	if (tracerd_pid_exited(p))
+		pid_ended(p);
 	else if (tracerd_process_untraced(p))
 		tracerd_process_end(p, TRACERD_END_UNTRACED);
 }

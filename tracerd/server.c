@@ -154,11 +154,12 @@ int tracerd_send(struct tracerd_client *c, const tracer_msg *msg,
 	o->nfds = nfds;
 	cds_list_add_tail(&o->node, &c->out);
 	c->out_frames++;
-	ret = flush_out(c);
-	if (ret) {
-		tracerd_client_close(c);
-		return ret;
-	}
+	/*
+	 * A peer that hung up is closed by on_client() (UV_DISCONNECT, or
+	 * the writable callback's own flush failing), never in here: the
+	 * caller may be in the middle of setting up its process.
+	 */
+	(void)flush_out(c);
 	update_poll(c);
 	return 0;
 }
@@ -201,6 +202,25 @@ static void refused_sites(struct tracerd_client *c)
 	reject(c, -ENOSPC, why);
 }
 
+/*
+ * Before c's Register: what earlier connections of the same pid sent. A
+ * program that exec()s before we read the Register of its old image (it
+ * did not wait for our reply) connects again: the old image is to be
+ * registered first, then ended as replaced. Connections are accepted, and
+ * listed, in the order they were made.
+ */
+static void read_earlier(struct tracerd_client *c)
+{
+	struct tracerd_client *x, *tmp;
+
+	cds_list_for_each_entry_safe(x, tmp, &c->d->clients, node) {
+		if (x == c)
+			return;
+		if (x->pid == c->pid && !x->proc)
+			tracerd_client_read_all(x);
+	}
+}
+
 static void dispatch(struct tracerd_client *c, tracer_msg *m)
 {
 	int ret = 0;
@@ -209,6 +229,7 @@ static void dispatch(struct tracerd_client *c, tracer_msg *m)
 	case TRACER__MESSAGE__BODY_REGISTER:
 		if (c->proc)
 			{ reject(c, -EALREADY, "registered twice"); return; }
+		read_earlier(c);
 		if (m->register_->resume_token) {
 			/* Answered either way; on -ESRCH the client adopts
 			   on a new connection and drops this one. */
@@ -410,6 +431,10 @@ static void on_client(uv_poll_t *h, int status, int events)
 			return;
 	}
 	if (ret) {
+		/* A peer that hung up (an error on the socket, a reply it
+		 * could not take) may have said more before it did: a process
+		 * that did not wait for our reply sent its call sites. */
+		tracerd_client_read_all(c);
 		tracerd_client_close(c);
 		return;
 	}
@@ -667,6 +692,50 @@ static void on_listen(uv_poll_t *h, int status, int events)
 		}
 		accept_one(d, fd);
 	}
+}
+
+/* Accept every connection already made (in their order). */
+static void accept_pending(struct tracerd *d)
+{
+	int i, fd;
+
+	for (i = 0; i < 4096 && d->listen_fd >= 0; i++) {
+		fd = accept4(d->listen_fd, NULL, NULL,
+			     SOCK_CLOEXEC | SOCK_NONBLOCK);
+		if (fd < 0)
+			break;	/* none left (or no descriptor: on_listen's) */
+		accept_one(d, fd);
+	}
+}
+
+void tracerd_server_take_in(struct tracerd *d, struct tracerd_client *except)
+{
+	struct tracerd_client *c, *tmp;
+	struct tracerd_process *p, *ptmp;
+
+	accept_pending(d);
+	/* A client closed meanwhile stays linked until its close completes;
+	 * read_all() passes over it. */
+	cds_list_for_each_entry_safe(c, tmp, &d->clients, node)
+		if (c != except)
+			tracerd_client_read_all(c);
+	/* Those already gone end now, in the session. */
+	cds_list_for_each_entry_safe(p, ptmp, &d->processes, node)
+		if (!p->ending && !p->adopting && p->pid_poll.loop &&
+		    tracerd_pid_exited(p)) {
+			uv_poll_stop(&p->pid_poll);
+			tracerd_process_end(p, TRACERD_END_DIED);
+		}
+}
+
+void tracerd_server_take_in_pid(struct tracerd *d, pid_t pid)
+{
+	struct tracerd_client *c, *tmp;
+
+	accept_pending(d);
+	cds_list_for_each_entry_safe(c, tmp, &d->clients, node)
+		if (c->pid == pid && !c->proc)
+			tracerd_client_read_all(c);
 }
 
 /* Another tracerd answering on path? Remove a stale socket file. */

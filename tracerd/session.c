@@ -590,6 +590,8 @@ void tracerd_session_stop(struct tracerd_client *c)
 		cds_list_add_tail(&c->stop_node, &d->stop_waiters);
 	}
 	if (!d->stopping)
+		tracerd_server_take_in(d, c);
+	if (!d->stopping && d->session_id)
 		begin_stop(d);
 }
 
@@ -620,6 +622,7 @@ void tracerd_session_filter(struct tracerd_client *c,
 	if (!req->pid && (copy = strdup(req->patterns))) {
 		free(d->sess.events);
 		d->sess.events = copy;
+		tracerd_state_start(d);
 	}
 	cds_list_for_each_entry(p, &d->processes, node)
 		if (!req->pid || p->pid == (pid_t)req->pid)
@@ -887,6 +890,8 @@ void tracerd_quit(struct tracerd *d)
 	d->quitting = true;
 	if (d->session_id) {
 		if (!d->stopping)
+			tracerd_server_take_in(d, NULL);
+		if (!d->stopping && d->session_id)
 			begin_stop(d);
 		return;		/* stop_step comes back here */
 	}

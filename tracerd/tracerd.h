@@ -57,6 +57,9 @@ struct tracerd_config {
 	uint64_t subbuf_count[TRACER_POOL_CHANNELS];
 	uint32_t scan_ms;		/* timer-driven scan period */
 	bool world_readable;		/* traces readable by all (umask 022) */
+	bool no_start_pools;		/* starting processes wait for a pool
+					   instead of making their first
+					   segment (--no-start-pools) */
 };
 
 /* What `tracectl start` asked for. */
@@ -119,6 +122,7 @@ struct tracerd {
 	bool starting;			/* a start waits for filters */
 	struct tracerd_session_opts sess;	/* of the current session */
 	uint64_t epoch;			/* last control epoch given */
+	uint64_t serials;		/* processes registered so far */
 	struct cds_list_head waiters;	/* struct tracerd_waiter */
 	struct cds_list_head switch_waiters;	/* clients owed Done */
 	bool switching;			/* a switch is draining */
@@ -293,6 +297,7 @@ struct tracerd_files {
 struct tracerd_process {
 	struct tracerd *d;
 	struct cds_list_head node;
+	uint64_t serial;		/* its registration's number, from 1 */
 	struct tracerd_client *client;	/* NULL once it hung up */
 	pid_t pid, ppid;
 	char *name;
@@ -330,6 +335,8 @@ struct tracerd_process {
 	uint32_t adopting;		/* segments an adopting Register
 					   announced (adopt.c), 0: none */
 	uint64_t adopt_epoch;
+	bool fresh_pool;		/* the pool adopted is one the process
+					   made at its start (adopt.c) */
 	bool recovering;		/* adopted outside a session: keep
 					   its buffers for the next one */
 	uint64_t resume_token;		/* the process's name for a new
@@ -381,6 +388,21 @@ int tracerd_listen(struct tracerd *d);
 void tracerd_server_close(struct tracerd *d);
 /* Close the connections that sent no whole frame in cfg.silent_ms (the
  * scan timer calls it). */
+/*
+ * Before a session stops: every connection already made accepted, and
+ * what every client but `except` (the one asking, in the middle of its
+ * own messages) sent, read and handled. A process that registered
+ * without waiting for our reply may have connected, sent its Register
+ * and pool, and ended before the request to stop came (tracectl record
+ * stops when its program ends): its records are the session's.
+ */
+void tracerd_server_take_in(struct tracerd *d, struct tracerd_client *except);
+/* The same for the connections of pid not registered yet: its next image
+ * may have connected before the death we are told of (an exec, then the
+ * new image ended, both before we read their Registers). */
+void tracerd_server_take_in_pid(struct tracerd *d, pid_t pid);
+/* Has p's pid ended (its pidfd readable)? */
+bool tracerd_pid_exited(const struct tracerd_process *p);
 void tracerd_server_sweep(struct tracerd *d);
 /*
  * Queue msg (and fds, whose ownership passes to the queue) for client c.
@@ -450,6 +472,9 @@ void tracerd_process_take_pool(struct tracerd_process *p,
  */
 int tracerd_state_open(struct tracerd *d);
 void tracerd_state_publish(struct tracerd *d, uint64_t session);
+/* The state page's start line: the geometry and events a process
+ * starting now records with (pool_layout.h), after a change of them. */
+void tracerd_state_start(struct tracerd *d);
 void tracerd_state_close(struct tracerd *d);
 
 /* stock.c */
@@ -550,6 +575,16 @@ int tracerd_pool_geometry_ok(const struct tracerd *d, uint64_t subbuf_size,
 /* Grow p's pool if fewer than half of its buffers are usable, or a thread
  * asked (want_grow): a new segment, sent to the process. */
 void tracerd_pool_maybe_grow(struct tracerd_process *p);
+/*
+ * A pool the process made at its start (one buffer, adopt.c): a segment
+ * with the rest of the --buffers + 1 a pool starts with, sent to it.
+ */
+void tracerd_pool_top_up(struct tracerd_process *p);
+/* The sub-buffer geometry a pool made now gets (the session's default
+ * channel geometry, else tracerd's). */
+void tracerd_pool_pick(const struct tracerd *d,
+		       uint64_t size[TRACER_POOL_CHANNELS],
+		       uint64_t count[TRACER_POOL_CHANNELS]);
 /* The pool header (segment 0): counters shared with the process. */
 struct tracer_pool_header *tracerd_pool_line(struct tracerd_process *p);
 /* A sealed memfd of size bytes, mapped at *map. Returns it or -errno. */
@@ -623,6 +658,12 @@ int tracerd_process_adopt_segment(struct tracerd_process *p,
 int tracerd_salvage_events(struct tracerd_process *p);
 /* Watch p's pid (pidfd). Returns 0 or a negative errno (not watched). */
 int tracerd_watch_pid(struct tracerd_process *p);
+/*
+ * fd, a pidfd the process sent with its Register, becomes p's (watched
+ * by tracerd_watch_pid()). Returns 0, or -EINVAL (not a pidfd of p:
+ * closed).
+ */
+int tracerd_give_pidfd(struct tracerd_process *p, int fd);
 /* Salvage everything of p, tell its end in the trace, free it. */
 void tracerd_process_end(struct tracerd_process *p, enum tracerd_end how);
 

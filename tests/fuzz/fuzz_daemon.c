@@ -204,7 +204,9 @@ static void add(struct seed *s, tracer_msg *m)
 	free(frame);
 }
 
-static void add_register(struct seed *s, bool lazy)
+/* fresh: a start that does not wait (its pool and pidfd announced; no
+ * descriptor comes with a fuzzed byte stream). */
+static void add_register(struct seed *s, bool lazy, bool fresh)
 {
 	tracer_msg m = TRACER__MESSAGE__INIT;
 	Tracer__Register r = TRACER__REGISTER__INIT;
@@ -212,6 +214,9 @@ static void add_register(struct seed *s, bool lazy)
 	r.pid = (uint32_t)getpid();
 	r.name = (char *)"fuzzee";
 	r.lazy_listener = lazy;
+	r.fresh_pool = fresh;
+	r.pidfd = fresh;
+	r.adopt_segments = fresh;
 	m.body_case = TRACER__MESSAGE__BODY_REGISTER;
 	m.register_ = &r;
 	add(s, &m);
@@ -302,15 +307,20 @@ static void write_seeds(const char *to)
 	add_simple(&s, TRACER__MESSAGE__BODY_SNAPSHOT_REQUEST);
 	add_simple(&s, TRACER__MESSAGE__BODY_SESSION_STOP);
 	save(to, "flight", &s);
-	add_register(&s, false);
+	add_register(&s, false, false);
 	add_sites(&s);
 	save(to, "register", &s);
-	add_register(&s, true);
+	add_register(&s, true, false);
 	add_sites(&s);
 	save(to, "register-lazy", &s);
 	add_start(&s, "discard", "*");
-	add_register(&s, false);
+	add_register(&s, false, false);
 	add_sites(&s);
 	add_simple(&s, TRACER__MESSAGE__BODY_STATUS_REQUEST);
 	save(to, "register-in-session", &s);
+	add_start(&s, "discard", "*");
+	add_register(&s, true, true);
+	add_sites(&s);
+	add_simple(&s, TRACER__MESSAGE__BODY_SESSION_STOP);
+	save(to, "register-early", &s);
 }

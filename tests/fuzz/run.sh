@@ -51,6 +51,7 @@ sources() {
 		     "$src/common/rb_salvage.c $src/common/rb_write.c" \
 		     "$src/common/format.c $src/common/ctf_meta.c" \
 		     "$src/common/paths.c $src/common/pattern.c" \
+		     "$src/common/pool_make.c" \
 		     "$src/proto/wire.c $build/proto/tracer.pb-c.c" ;;
 	esac
 }

@@ -43,4 +43,24 @@ check "tracerd reported the corrupt buffers of the scribbler" \
 	grep -q "pid $sp buffer [0-9]* .* channel: " "$LOG"
 grep "pid $sp" "$LOG" | head -n 3 | sed 's/^/# /'
 
+# The same at once: the segment a process made at its start (libtracer
+# records before tracerd answers) scribbled, most often before tracerd
+# took it in: tracerd refuses it in one line (or, when it was quicker,
+# reports the damaged buffers as above) and goes on; the other process's
+# trace is whole.
+dir=$(session_cmd start)
+"$TRACEE" scribble-early >"$T/early.out" & sp=$!
+"$TRACEE" threads 4 50000; rc=$?
+wait $sp; src=$?
+both_exit_0() { [ "$rc" -eq 0 ] && [ "$src" -eq 0 ]; }
+check "scribbled early: both processes exit 0 ($rc, $src)" both_exit_0
+"$TRACECTL" status >/dev/null
+ok $? "tracerd survives the early scribbler"
+check "tracerd refused its pool in one line, or reported its damage" \
+	grep -qE "pid $sp(: pool segment 0 refused: | buffer [0-9]* .* channel: )" "$LOG"
+session_cmd stop >/dev/null
+good=$(ls -d "$dir"/*/ | grep -v -- "-$sp/$")
+n=$("$TRACECTL" view "$good" | grep -c ' test:seq: ')
+check "the other process's trace is intact (200000 events, $n)" [ "$n" -eq 200000 ]
+
 finish

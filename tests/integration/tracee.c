@@ -8,7 +8,10 @@
  *                             "paused" and wait for a line on stdin
  *   tracee print N            print N lines, and record each
  *   tracee scribble           record, overwrite the process's own tracer
- *                             shared memory with garbage, record again
+ *                             shared memory with garbage once tracerd has
+ *                             answered, record again
+ *   tracee scribble-early     the same at once, before tracerd has read
+ *                             the pool the process made at its start
  *   tracee types              one event of every argument type
  *   tracee signals N          the main thread records N events while a
  *                             20 kHz timer signal records into the same
@@ -33,6 +36,7 @@
  * Every event carries enough to check the trace: thread index and sequence.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -313,12 +317,33 @@ static int scribble(void)
 	return n > 0 ? 0 : 1;
 }
 
-static int run_scribble(void)
+/* Does the process map a control page of its own (tracerd's reply read:
+ * its pool is in tracerd's hands)? */
+static bool has_control_page(void)
+{
+	FILE *f = fopen("/proc/self/maps", "r");
+	char line[512];
+	bool found = false;
+
+	while (f && !found && fgets(line, sizeof(line), f))
+		found = strstr(line, "memfd:tracer-control") != NULL;
+	if (f)
+		fclose(f);
+	return found;
+}
+
+/* early: scribble at once, over the segment the process made at its start
+ * (tracerd has not taken it yet); otherwise once tracerd answered. */
+static int run_scribble(bool early)
 {
 	int i, ret;
 
-	for (i = 0; i < 1000; i++)
+	for (i = 0; !early && i < 1000; i++)
 		tracer_record("test:before", "event %d", i);
+	for (i = 0; !early && i < 10000 && !has_control_page(); i++) {
+		tracer_record("test:wait", "event %d", i);
+		usleep(1000);
+	}
 	ret = scribble();
 	for (i = 0; i < 100000; i++)
 		tracer_record("test:after", "event %d", i);
@@ -356,7 +381,9 @@ int main(int argc, char **argv)
 	if (argc >= 3 && !strcmp(argv[1], "print"))
 		return run_print(atoi(argv[2]));
 	if (argc >= 2 && !strcmp(argv[1], "scribble"))
-		return run_scribble();
+		return run_scribble(false);
+	if (argc >= 2 && !strcmp(argv[1], "scribble-early"))
+		return run_scribble(true);
 	if (argc >= 3 && !strcmp(argv[1], "signals"))
 		return run_signals(atol(argv[2]));
 	if (argc >= 3 && !strcmp(argv[1], "hold")) {

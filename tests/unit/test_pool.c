@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "tracerd_stubs.h"
+#include "pool_make.h"
 #include "tap.h"
 
 static struct tracerd d;
@@ -215,13 +216,92 @@ static void test_growth(void)
 	stub_free_process(p);
 }
 
+/*
+ * The first segment a process makes at its start (libtracer/pool.c, from
+ * the state page's geometry: tracerd_pool_pick()): the layout tracerd
+ * makes for one buffer, which tracerd then adopts; its first growth, the
+ * rest of a new pool's buffers.
+ */
+static void test_start_segment(void)
+{
+	struct tracer_pool_shape sh;
+	struct tracer_rb_reader r;
+	uint64_t desc_off, buf_off, size;
+	struct tracerd_process *p = new_process();
+	struct tracerd_segment seg;
+	const struct tracer_pool_header *h;
+	const struct tracer_pool_desc *desc;
+	void *base;
+	bool rings = true;
+	int fd, c;
+
+	defaults();
+	memset(&sh, 0, sizeof(sh));
+	tracerd_pool_pick(&d, sh.subbuf_size, sh.subbuf_count);
+	ok(tracer__pool_shape(&sh, NULL) == 0, "the state page's geometry "
+	   "gives a buffer's shape (%llu bytes)",
+	   (unsigned long long)sh.buffer_size);
+	size = tracer__pool_segment_bytes(sh.buffer_size, 1, &desc_off,
+					  &buf_off);
+	fd = tracerd_make_memfd("start", size, &base);
+	if (fd < 0)
+		bail_out("memfd");
+	ok(tracer__pool_format(base, size, &sh, 0, 0, 1, true, NULL) == 0,
+	   "one buffer laid out in a new memfd");
+	h = base;
+	desc = (const void *)((const char *)base + h->desc_offset);
+	/* Before anything reads it: header, descriptor, two ring headers. */
+	seg = (struct tracerd_segment){ .base = base, .size = size };
+	ok(resident_pages(&seg) <= 4, "a start touches %u pages of it",
+	   resident_pages(&seg));
+	/* tracerd's own pool of the same geometry, for comparison. */
+	d.cfg.buffers = 0;
+	if (tracerd_pool_create(p) < 0)
+		bail_out("no pool");
+	ok(h->magic == TRACER_POOL_MAGIC && h->buffer_count == 1 &&
+	   h->buffer_size == p->pool.buffer_size &&
+	   !memcmp(h->channel_offset, p->pool.channel_offset,
+		   sizeof(h->channel_offset)) &&
+	   TRACER_BUF_STATE(desc[0].state) == TRACER_BUF_FREE,
+	   "its header and buffer are those tracerd makes; the buffer free, "
+	   "no spare of one");
+	for (c = 0; c < TRACER_POOL_CHANNELS; c++) {
+		rings &= tracer__rb_reader_attach(&r, (char *)base + buf_off +
+				h->channel_offset[c],
+				tracer__pool_channel_size(h->channel_offset,
+							  h->buffer_size, c),
+				NULL) == 0 &&
+			 r.geo.subbuf_size == sh.subbuf_size[c] &&
+			 r.stream_id == (uint32_t)c;
+		tracer__rb_reader_detach(&r);
+	}
+	ok(rings, "a reader attaches to both rings, of the geometry asked");
+	munmap(base, size);
+	close(fd);
+	/* tracerd's pool of one buffer, as adopted: the rest comes. */
+	d.cfg.buffers = 10;
+	stub_sent_clear();
+	stub_sent.messages = 0;
+	tracerd_pool_top_up(p);
+	ok(p->pool.nseg == 2 && p->pool.nbuf == 11 && rings_valid(p) &&
+	   stub_sent.messages == 1 &&
+	   stub_sent.body_case == TRACER__MESSAGE__BODY_SEGMENT,
+	   "topped up to the buffers a pool starts with, the segment sent "
+	   "(%u buffers)", p->pool.nbuf);
+	tracerd_pool_top_up(p);
+	ok(stub_sent.messages == 1, "only once");
+	stub_sent_clear();
+	stub_free_process(p);
+}
+
 int main(void)
 {
-	plan(16);
+	plan(23);
 	test_first_segment();
 	test_cap();
 	test_total_cap();
 	test_growth();
+	test_start_segment();
 	tracerd_scratch_free(&d);
 	return done();
 }

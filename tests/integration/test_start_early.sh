@@ -1,0 +1,125 @@
+#!/bin/bash
+# A program started while a session records the default events does not
+# wait for tracerd: it makes the first segment of its own pool, offers it
+# with its Register and records at once (libtracer/client.c, PENDING;
+# tracerd/adopt.c). Whatever happens next, nothing it recorded is lost:
+# it ends before tracerd has read its Register, it is killed, it execs,
+# it blocks while the session stops, its threads outrun its one buffer.
+# tracerd runs with its default settings.
+. "$(dirname "$0")/lib.sh"
+
+LIB=$RECORD_PRELOAD${RECORD_PRELOAD:+:}$(pwd)/libtracer/.libs/libtracer.so
+# The tests' long wait (lib.sh) would hide a start that waits.
+unset TRACER_REGISTER_TIMEOUT_MS
+
+check "tracerd starts (default settings)" start_daemon
+
+# ---- a start that does not wait ----------------------------------------------
+dir=$(session_cmd start)
+TRACER_VERBOSE=1 "$TRACEE" print 3 >/dev/null 2>"$T/v.err"
+check "it records at once, without waiting for tracerd ($(grep -m1 regist "$T/v.err"))" \
+	grep -q 'recording at once into a segment of its own' "$T/v.err"
+session_cmd stop >/dev/null
+"$TRACECTL" view "$dir" >"$T/v.view" 2>"$T/v.view.err"
+start_events_ok() {
+	grep -q ' tracer:process_start: ' "$1" &&
+	grep -q ' proc:start: ' "$1" &&
+	grep -q ' tracer:thread_start: ' "$1" &&
+	grep -q ' tracer:thread_exit: ' "$1"
+}
+check "its events, start and end events are in the trace" \
+	bash -c "[ \$(grep -c ' test:print: ' '$T/v.view') -eq 3 ] &&
+		grep -q ' tracer:process_exit: .* exited with status 0' '$T/v.view'"
+check "... with nothing for view to report" [ ! -s "$T/v.view.err" ]
+start_events_ok "$T/v.view"
+ok $? "... the start events too"
+
+# ---- ended and reaped before tracerd read its Register -----------------------
+# Its exit status comes from the pidfd it sent with its Register.
+dir=$(session_cmd start)
+for i in $(seq 20); do
+	LD_PRELOAD=$LIB sh -c 'exit 3'
+done
+session_cmd stop >/dev/null
+"$TRACECTL" view "$dir" >"$T/x.view"
+n=$(grep -c ' tracer:process_exit: .* exited with status 3' "$T/x.view")
+check "20 short programs: every exit status is known (3, $n times)" [ "$n" -eq 20 ]
+n=$(grep -c ' proc:start: ' "$T/x.view")
+check "... and every start is there ($n)" [ "$n" -eq 20 ]
+
+# ---- fork and exec before tracerd answered -----------------------------------
+# Each run: two children that exec /bin/true, then the shell execs cat.
+dir=$(session_cmd start)
+for i in 1 2 3 4 5; do
+	LD_PRELOAD=$LIB bash -c '/bin/true; /bin/true; cat /dev/null'
+done
+session_cmd stop >/dev/null
+"$TRACECTL" view "$dir" >"$T/f.view" 2>"$T/f.err"
+n=$(grep -c ' tracer:process_gone: .* replaced its program (exec)' "$T/f.view")
+m=$(grep -c ' proc:exit: ' "$T/f.view")
+check "a shell's children exec at once: every image's end is there ($n execs, $m exits)" \
+	bash -c "[ $n -eq 15 ] && [ $m -eq 15 ]"
+check "... and no record of theirs was lost or unreadable" \
+	bash -c "! grep -q 'tracer:lost\|tracer:salvage_error' '$T/f.view' &&
+		! grep -q 'no valid record' '$LOG' && [ ! -s '$T/f.err' ]"
+
+# ---- killed at once ----------------------------------------------------------
+dir=$(session_cmd start)
+LD_PRELOAD=$LIB sh -c 'kill -9 $$'
+session_cmd stop >/dev/null
+"$TRACECTL" view "$dir" >"$T/k.view"
+check "killed at once: its start and its death are in the trace" \
+	bash -c "grep -q ' proc:start: ' '$T/k.view' &&
+		grep -q ' tracer:process_killed: .* signal 9 ' '$T/k.view'"
+
+# ---- blocked while the session stops -----------------------------------------
+dir=$(session_cmd start)
+LD_PRELOAD=$LIB sleep 30 & sp=$!
+until grep -q "sleep-$sp" <<<"$(ls "$dir")"; do
+	kill -0 "$sp" || break
+	"$TRACECTL" status >/dev/null	# tracerd made its directory
+done
+session_cmd stop >/dev/null
+kill "$sp"
+wait "$sp"
+"$TRACECTL" view "$dir" >"$T/s.view"
+check "a program asleep when the session stops: its start events are there" \
+	grep -q " $sp .*proc:start: " "$T/s.view"
+
+# ---- tracectl record of a program that ends at once --------------------------
+LD_PRELOAD=$RECORD_PRELOAD "$TRACECTL" record -o "$T/rec" -- "$TRACEE" print 5 \
+	>/dev/null 2>"$T/rec.err"
+n=$("$TRACECTL" view "$T/rec" | grep -c ' test:print: ')
+check "tracectl record: the stop comes after the program's pool (5, $n)" [ "$n" -eq 5 ]
+
+# ---- threads at once, one buffer ---------------------------------------------
+dir=$(session_cmd start)
+"$TRACEE" threads 3 20000 >/dev/null
+"$TRACEE" burst 64 >/dev/null
+session_cmd stop >/dev/null
+"$TRACECTL" view "$dir" >"$T/t.view"
+n=$(grep -c ' test:seq: ' "$T/t.view")
+check "3 threads at once: all 60000 events ($n)" [ "$n" -eq 60000 ]
+n=$(grep -c ' test:burst: ' "$T/t.view")
+check "64 threads at once: all 640 events ($n)" [ "$n" -eq 640 ]
+check "... no loss told" bash -c "! grep -q ' tracer:lost' '$T/t.view'"
+
+# ---- when it waits -----------------------------------------------------------
+dir=$(session_cmd start --events 'test:*')
+TRACER_VERBOSE=1 "$TRACEE" print 2 >/dev/null 2>"$T/w.err"
+session_cmd stop >/dev/null
+check "a session with its own events: the start waits for them" \
+	grep -q 'registered in [0-9]* us' "$T/w.err"
+n=$("$TRACECTL" view "$dir" | grep -c ' test:print: ')
+check "... and records them ($n)" [ "$n" -eq 2 ]
+stop_daemon
+check "tracerd --no-start-pools starts" start_daemon --no-start-pools
+dir=$(session_cmd start)
+TRACER_VERBOSE=1 "$TRACEE" print 2 >/dev/null 2>"$T/n.err"
+session_cmd stop >/dev/null
+check "tracerd --no-start-pools: the start waits for its pool" \
+	grep -q 'registered in [0-9]* us' "$T/n.err"
+n=$("$TRACECTL" view "$dir" | grep -c ' test:print: ')
+check "... and records ($n)" [ "$n" -eq 2 ]
+
+finish
