@@ -158,15 +158,6 @@ struct tracer_control {
 #define TRACER_START_DEFAULT_EVENTS 2u	/* the session records the default
 					   events (TRACER_DEFAULT_EVENTS) */
 
-/* What a starting process reads from the state page (line 2). */
-struct tracer_control_start {
-	uint64_t epoch;
-	uint64_t session;
-	uint32_t mode;
-	uint32_t flags;
-	uint64_t subbuf_size[2];
-	uint32_t subbuf_count[2];
-};
 
 /*
  * What a thread copies from the control page (tracer__control_read()).
@@ -178,8 +169,52 @@ struct tracer_control_state {
 	uint32_t mode;
 };
 
+/* What a starting process copies from the state page (line 2 too). */
+struct tracer_control_start {
+	struct tracer_control_state state;
+	uint32_t flags;			/* TRACER_START_* */
+	uint64_t subbuf_size[2];
+	uint32_t subbuf_count[2];
+};
+
 /* Signals sent by tracerd carry this value (sigqueue's si_value). */
 #define TRACER_SIGNAL_COOKIE	0x54524347	/* "TRCG" */
+
+/*
+ * One consistent copy of ctl into dst by copy(), under the page's sequence
+ * lock, at most `tries` attempts. Returns 0, or -EAGAIN (tracerd is in the
+ * middle of an update).
+ */
+static inline int tracer__control_copy(const struct tracer_control *ctl,
+				       void (*copy)(const struct tracer_control *,
+						    void *),
+				       void *dst, int tries)
+{
+	while (tries-- > 0) {
+		/* Pairs with tracerd's release fence after the odd store. */
+		uint32_t s = __atomic_load_n(&ctl->seq, __ATOMIC_ACQUIRE);
+
+		if (s & 1)
+			continue;
+		copy(ctl, dst);
+		/* The copies before the second look at seq. */
+		__atomic_thread_fence(__ATOMIC_ACQUIRE);
+		if (__atomic_load_n(&ctl->seq, __ATOMIC_RELAXED) == s)
+			return 0;
+	}
+	return -EAGAIN;
+}
+
+static inline void tracer__control_copy_state(const struct tracer_control *ctl,
+					      void *dst)
+{
+	struct tracer_control_state *st = dst;
+
+	st->epoch = __atomic_load_n(&ctl->epoch, __ATOMIC_RELAXED);
+	st->session = __atomic_load_n(&ctl->session, __ATOMIC_RELAXED);
+	st->switch_seq = __atomic_load_n(&ctl->switch_seq, __ATOMIC_RELAXED);
+	st->mode = __atomic_load_n(&ctl->mode, __ATOMIC_RELAXED);
+}
 
 /*
  * Copy the state under the sequence lock, at most `tries` attempts.
@@ -189,62 +224,39 @@ static inline int tracer__control_read(const struct tracer_control *ctl,
 				       struct tracer_control_state *st,
 				       int tries)
 {
-	while (tries-- > 0) {
-		/* Pairs with tracerd's release fence after the odd store. */
-		uint32_t s = __atomic_load_n(&ctl->seq, __ATOMIC_ACQUIRE);
+	return tracer__control_copy(ctl, tracer__control_copy_state, st,
+				    tries);
+}
 
-		if (s & 1)
-			continue;
-		st->epoch = __atomic_load_n(&ctl->epoch, __ATOMIC_RELAXED);
-		st->session = __atomic_load_n(&ctl->session, __ATOMIC_RELAXED);
-		st->switch_seq = __atomic_load_n(&ctl->switch_seq,
-						 __ATOMIC_RELAXED);
-		st->mode = __atomic_load_n(&ctl->mode, __ATOMIC_RELAXED);
-		/* The copies above before the second look at seq. */
-		__atomic_thread_fence(__ATOMIC_ACQUIRE);
-		if (__atomic_load_n(&ctl->seq, __ATOMIC_RELAXED) == s)
-			return 0;
+static inline void tracer__control_copy_start(const struct tracer_control *ctl,
+					      void *dst)
+{
+	struct tracer_control_start *st = dst;
+	int c;
+
+	tracer__control_copy_state(ctl, &st->state);
+	st->flags = __atomic_load_n(&ctl->start_flags, __ATOMIC_RELAXED);
+	for (c = 0; c < 2; c++) {
+		st->subbuf_size[c] = __atomic_load_n(
+			&ctl->start_subbuf_size[c], __ATOMIC_RELAXED);
+		st->subbuf_count[c] = __atomic_load_n(
+			&ctl->start_subbuf_count[c], __ATOMIC_RELAXED);
 	}
-	return -EAGAIN;
 }
 
 /*
- * Copy the state page's session and start geometry under its sequence
- * lock, at most `tries` attempts. Returns 0, -EAGAIN (tracerd is in the
- * middle of an update) or -ENOENT (a page without line 2: an older
- * tracerd).
+ * Copy the state page's state and start line under its sequence lock, at
+ * most `tries` attempts. Returns 0, -EAGAIN (tracerd is in the middle of
+ * an update) or -ENOENT (a page without line 2: an older tracerd).
  */
 static inline int tracer__control_read_start(const struct tracer_control *ctl,
 					     struct tracer_control_start *st,
 					     int tries)
 {
-	int c;
-
 	if (ctl->size < sizeof(struct tracer_control))
 		return -ENOENT;
-	while (tries-- > 0) {
-		/* Pairs with tracerd's release fence after the odd store. */
-		uint32_t s = __atomic_load_n(&ctl->seq, __ATOMIC_ACQUIRE);
-
-		if (s & 1)
-			continue;
-		st->epoch = __atomic_load_n(&ctl->epoch, __ATOMIC_RELAXED);
-		st->session = __atomic_load_n(&ctl->session, __ATOMIC_RELAXED);
-		st->mode = __atomic_load_n(&ctl->mode, __ATOMIC_RELAXED);
-		st->flags = __atomic_load_n(&ctl->start_flags,
-					    __ATOMIC_RELAXED);
-		for (c = 0; c < 2; c++) {
-			st->subbuf_size[c] = __atomic_load_n(
-				&ctl->start_subbuf_size[c], __ATOMIC_RELAXED);
-			st->subbuf_count[c] = __atomic_load_n(
-				&ctl->start_subbuf_count[c], __ATOMIC_RELAXED);
-		}
-		/* The copies above before the second look at seq. */
-		__atomic_thread_fence(__ATOMIC_ACQUIRE);
-		if (__atomic_load_n(&ctl->seq, __ATOMIC_RELAXED) == s)
-			return 0;
-	}
-	return -EAGAIN;
+	return tracer__control_copy(ctl, tracer__control_copy_start, st,
+				    tries);
 }
 
 struct tracer_pool_header {

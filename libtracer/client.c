@@ -1408,6 +1408,41 @@ static void settle(void)
 }
 
 /*
+ * The connection broke before we read tracerd's reply (the program closed
+ * our socket at its start, as servers that close every descriptor do):
+ * we cannot name ourselves to a new connection (the reply had our resume
+ * token), but tracerd has our pool and drains it while we live. Recording
+ * goes on into it under the state page, without filters, switches nor
+ * growth from tracerd. If the program made connecting impossible (a
+ * seccomp filter), the pool line says why, and tracerd ends our trace with
+ * it. Returns true when handled so (a broken connection).
+ */
+static bool lost_before_reply(int err)
+{
+	int fd;
+
+	if (err != -ECONNRESET && err != -EPIPE && err != -EBADF &&
+	    err != -ENOTSOCK && err != -ENOTCONN)
+		return false;
+	async_off();
+	__atomic_store_n(&listener_state, LISTENER_NONE, __ATOMIC_RELEASE);
+	give_up();
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0 && hopeless(-errno)) {
+		say("lost the connection before tracerd's reply, and cannot "
+		    "make one: %s", strerror(errno));
+		tracer__pool_set_untraced(errno);
+		disconnect(-errno);
+		return true;
+	}
+	if (fd >= 0)
+		close(fd);
+	say("lost the connection before tracerd's reply; recording goes on "
+	    "into the pool tracerd has");
+	return true;
+}
+
+/*
  * Registering at the start (PENDING, register_early()), tracerd wrote:
  * read what came (the rest of the pool, the reply, filters). Once the
  * reply is in, the process goes on dormant (or with its listener, when
@@ -1419,6 +1454,11 @@ static void complete_locked(void)
 
 	__atomic_store_n(&poke_pending, 0, __ATOMIC_RELAXED);
 	ret = drain_socket();
+	if (ret && !tracer__client_registered() && lost_before_reply(ret)) {
+		unpoke();
+		settle();
+		return;
+	}
 	if (ret) {
 		say("tracerd did not take this process: %s", strerror(-ret));
 		async_off();
@@ -1779,8 +1819,8 @@ static bool early_ok(struct tracer_control_start *cs)
 {
 	return state_page && can_doze() && tracer__pool_segments() == 0 &&
 	       tracer__control_read_start(state_page, cs, 64) == 0 &&
-	       cs->epoch != 0 && cs->session != 0 &&
-	       cs->mode == TRACER_MODE_DISCARD &&
+	       cs->state.epoch != 0 && cs->state.session != 0 &&
+	       cs->state.mode == TRACER_MODE_DISCARD &&
 	       (cs->flags & TRACER_START_POOL) &&
 	       (cs->flags & TRACER_START_DEFAULT_EVENTS);
 }
@@ -1895,7 +1935,7 @@ static int register_early(const struct tracer_control_start *cs)
 		say("cannot record before tracerd answers: %s", strerror(-ret));
 		return -EAGAIN;
 	}
-	ret = send_early(cs->epoch);
+	ret = send_early(cs->state.epoch);
 	if (ret) {
 		say("cannot register with tracerd: %s", strerror(-ret));
 		disconnect(ret);

@@ -14,6 +14,14 @@ unset TRACER_REGISTER_TIMEOUT_MS
 
 check "tracerd starts (default settings)" start_daemon
 
+# expect FILE PATTERN N DESCRIPTION: N lines of FILE match PATTERN.
+expect() {
+	local n
+
+	n=$(grep -c -- "$2" "$1")
+	check "$4 ($n)" [ "$n" -eq "$3" ]
+}
+
 # ---- a start that does not wait ----------------------------------------------
 dir=$(session_cmd start)
 TRACER_VERBOSE=1 "$TRACEE" print 3 >/dev/null 2>"$T/v.err"
@@ -42,10 +50,9 @@ for i in $(seq 20); do
 done
 session_cmd stop >/dev/null
 "$TRACECTL" view "$dir" >"$T/x.view"
-n=$(grep -c ' tracer:process_exit: .* exited with status 3' "$T/x.view")
-check "20 short programs: every exit status is known (3, $n times)" [ "$n" -eq 20 ]
-n=$(grep -c ' proc:start: ' "$T/x.view")
-check "... and every start is there ($n)" [ "$n" -eq 20 ]
+expect "$T/x.view" ' tracer:process_exit: .* exited with status 3' 20 \
+	"20 short programs: every exit status is known (3)"
+expect "$T/x.view" ' proc:start: ' 20 "... and every start is there"
 
 # ---- fork and exec before tracerd answered -----------------------------------
 # Each run: two children that exec /bin/true, then the shell execs cat.
@@ -98,28 +105,28 @@ dir=$(session_cmd start)
 "$TRACEE" burst 64 >/dev/null
 session_cmd stop >/dev/null
 "$TRACECTL" view "$dir" >"$T/t.view"
-n=$(grep -c ' test:seq: ' "$T/t.view")
-check "3 threads at once: all 60000 events ($n)" [ "$n" -eq 60000 ]
-n=$(grep -c ' test:burst: ' "$T/t.view")
-check "64 threads at once: all 640 events ($n)" [ "$n" -eq 640 ]
+expect "$T/t.view" ' test:seq: ' 60000 "3 threads at once: all 60000 events"
+expect "$T/t.view" ' test:burst: ' 640 "64 threads at once: all 640 events"
 check "... no loss told" bash -c "! grep -q ' tracer:lost' '$T/t.view'"
 
 # ---- when it waits -----------------------------------------------------------
-dir=$(session_cmd start --events 'test:*')
-TRACER_VERBOSE=1 "$TRACEE" print 2 >/dev/null 2>"$T/w.err"
-session_cmd stop >/dev/null
-check "a session with its own events: the start waits for them" \
-	grep -q 'registered in [0-9]* us' "$T/w.err"
-n=$("$TRACECTL" view "$dir" | grep -c ' test:print: ')
-check "... and records them ($n)" [ "$n" -eq 2 ]
+# waiting_start NAME DESCRIPTION [START OPTIONS...]: in a session started
+# with OPTIONS, a program's start waits for tracerd, and it records.
+waiting_start() {
+	local name=$1 desc=$2 n
+
+	shift 2
+	dir=$(session_cmd start "$@")
+	TRACER_VERBOSE=1 "$TRACEE" print 2 >/dev/null 2>"$T/$name.err"
+	session_cmd stop >/dev/null
+	check "$desc: the start waits for tracerd" \
+		grep -q 'registered in [0-9]* us' "$T/$name.err"
+	n=$("$TRACECTL" view "$dir" | grep -c ' test:print: ')
+	check "... and records its events ($n)" [ "$n" -eq 2 ]
+}
+waiting_start w "a session with its own events" --events 'test:*'
 stop_daemon
 check "tracerd --no-start-pools starts" start_daemon --no-start-pools
-dir=$(session_cmd start)
-TRACER_VERBOSE=1 "$TRACEE" print 2 >/dev/null 2>"$T/n.err"
-session_cmd stop >/dev/null
-check "tracerd --no-start-pools: the start waits for its pool" \
-	grep -q 'registered in [0-9]* us' "$T/n.err"
-n=$("$TRACECTL" view "$dir" | grep -c ' test:print: ')
-check "... and records ($n)" [ "$n" -eq 2 ]
+waiting_start n "tracerd --no-start-pools"
 
 finish
