@@ -1081,12 +1081,17 @@ static int reconnect(void)
 	}
 }
 
+/* Errors that say the connection is gone (not refused, not garbled). */
+static bool broken(int err)
+{
+	return err == -ECONNRESET || err == -EPIPE || err == -EBADF ||
+	       err == -ENOTSOCK || err == -ENOTCONN;
+}
+
 /* Breaks that connecting again may mend. */
 static bool mendable(int err)
 {
-	return tracer__client_registered() &&
-	       (err == -ECONNRESET || err == -EPIPE || err == -EBADF ||
-		err == -ENOTSOCK || err == -ENOTCONN || err == -ESRCH);
+	return tracer__client_registered() && (broken(err) || err == -ESRCH);
 }
 
 static void *listener(void *arg)
@@ -1421,8 +1426,7 @@ static bool lost_before_reply(int err)
 {
 	int fd;
 
-	if (err != -ECONNRESET && err != -EPIPE && err != -EBADF &&
-	    err != -ENOTSOCK && err != -ENOTCONN)
+	if (!broken(err))
 		return false;
 	async_off();
 	__atomic_store_n(&listener_state, LISTENER_NONE, __ATOMIC_RELEASE);

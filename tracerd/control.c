@@ -55,16 +55,30 @@ void tracerd_control_publish(struct tracerd_process *p, uint64_t session,
 		     session ? ++p->d->epoch : 0);
 }
 
-/* The seqlock write of control.c's header comment, on page c. */
-static void publish_page(struct tracer_control *c, uint64_t session,
-			 uint32_t mode, uint64_t filter_gen, bool bump_switch,
-			 uint64_t epoch)
+/* The seqlock write of control.c's header comment on page c: begin (odd
+ * seq), the fields, end (even seq). */
+static uint32_t write_begin(struct tracer_control *c)
 {
 	uint32_t seq = c->seq;
 
 	__atomic_store_n(&c->seq, seq + 1, __ATOMIC_RELAXED);
 	/* The odd seq before any field (smp_wmb). */
 	__atomic_thread_fence(__ATOMIC_RELEASE);
+	return seq;
+}
+
+static void write_end(struct tracer_control *c, uint32_t seq)
+{
+	/* Every field before the even seq. */
+	__atomic_store_n(&c->seq, seq + 2, __ATOMIC_RELEASE);
+}
+
+static void publish_page(struct tracer_control *c, uint64_t session,
+			 uint32_t mode, uint64_t filter_gen, bool bump_switch,
+			 uint64_t epoch)
+{
+	uint32_t seq = write_begin(c);
+
 	__atomic_store_n(&c->session, session, __ATOMIC_RELAXED);
 	__atomic_store_n(&c->mode, mode, __ATOMIC_RELAXED);
 	if (bump_switch)
@@ -72,8 +86,7 @@ static void publish_page(struct tracer_control *c, uint64_t session,
 				 __ATOMIC_RELAXED);
 	__atomic_store_n(&c->filter_generation, filter_gen, __ATOMIC_RELAXED);
 	__atomic_store_n(&c->epoch, epoch, __ATOMIC_RELAXED);
-	/* Every field before the even seq. */
-	__atomic_store_n(&c->seq, seq + 2, __ATOMIC_RELEASE);
+	write_end(c, seq);
 }
 
 int tracerd_state_open(struct tracerd *d)
@@ -152,10 +165,7 @@ void tracerd_state_start(struct tracerd *d)
 		flags |= TRACER_START_POOL;
 	if (default_events(d))
 		flags |= TRACER_START_DEFAULT_EVENTS;
-	seq = c->seq;
-	__atomic_store_n(&c->seq, seq + 1, __ATOMIC_RELAXED);
-	/* The odd seq before any field (smp_wmb). */
-	__atomic_thread_fence(__ATOMIC_RELEASE);
+	seq = write_begin(c);
 	for (i = 0; i < TRACER_POOL_CHANNELS; i++) {
 		__atomic_store_n(&c->start_subbuf_size[i], size[i],
 				 __ATOMIC_RELAXED);
@@ -163,8 +173,7 @@ void tracerd_state_start(struct tracerd *d)
 				 __ATOMIC_RELAXED);
 	}
 	__atomic_store_n(&c->start_flags, flags, __ATOMIC_RELAXED);
-	/* Every field before the even seq. */
-	__atomic_store_n(&c->seq, seq + 2, __ATOMIC_RELEASE);
+	write_end(c, seq);
 }
 
 void tracerd_state_close(struct tracerd *d)

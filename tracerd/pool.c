@@ -299,6 +299,19 @@ static void send_segment(struct tracerd_process *p, int fd)
 		close(fd);
 }
 
+/* A segment of count more buffers, sent to the process; at the memory
+ * caps, nothing (and nothing said: the threads count what they drop). */
+static void grow_by(struct tracerd_process *p, uint32_t count)
+{
+	int fd = add_segment(p, count);
+
+	if (fd >= 0)
+		send_segment(p, fd);
+	else if (fd != -ENOSPC && fd != -E2BIG)
+		tracerd_log("pid %d: cannot grow the pool: %s", (int)p->pid,
+			    strerror(-fd));
+}
+
 /* A FREE buffer whose rings have room for a new owner (pool_room.h). */
 static bool usable(const struct tracerd_buffer *b)
 {
@@ -327,7 +340,6 @@ void tracerd_pool_maybe_grow(struct tracerd_process *p)
 {
 	struct tracer_pool_header *h = tracerd_pool_line(p);
 	uint32_t i, nfree = 0, asked = TRACER_READ_ONCE(h->want_grow);
-	int fd;
 
 	if (asked)
 		TRACER_WRITE_ONCE(h->want_grow, 0);
@@ -337,12 +349,7 @@ void tracerd_pool_maybe_grow(struct tracerd_process *p)
 		if (nfree * 2 >= p->pool.nbuf)
 			return;
 	}
-	fd = add_segment(p, p->pool.nbuf);
-	if (fd >= 0)
-		send_segment(p, fd);
-	else if (fd != -ENOSPC && fd != -E2BIG)
-		tracerd_log("pid %d: cannot grow the pool: %s", (int)p->pid,
-			    strerror(-fd));
+	grow_by(p, p->pool.nbuf);
 }
 
 void tracerd_pool_pick(const struct tracerd *d,
@@ -364,16 +371,9 @@ void tracerd_pool_pick(const struct tracerd *d,
 void tracerd_pool_top_up(struct tracerd_process *p)
 {
 	uint32_t want = p->d->cfg.buffers + 1;
-	int fd;
 
-	if (p->pool.nbuf >= want)
-		return;
-	fd = add_segment(p, want - p->pool.nbuf);
-	if (fd >= 0)
-		send_segment(p, fd);
-	else if (fd != -ENOSPC && fd != -E2BIG)
-		tracerd_log("pid %d: cannot grow the pool: %s", (int)p->pid,
-			    strerror(-fd));
+	if (p->pool.nbuf < want)
+		grow_by(p, want - p->pool.nbuf);
 }
 
 /* tracerd's geometry, or the session's for the default channel. */
