@@ -5,6 +5,8 @@
 # weighs on each alike:
 #
 #   untraced                   no libtracer
+#   empty library preloaded    a library with nothing in it (the floor of
+#                              any preloaded library: the loader's work)
 #   no tracerd                 libtracer, nothing answers on the socket
 #   tracerd, no session        not connected: waits for a session
 #   tracerd, session           registered, start events (the process
@@ -33,7 +35,7 @@ while [ $# -gt 0 ]; do
 	-n) runs=$2; shift 2 ;;
 	--load) load=1; shift ;;
 	--output-dir) outdir=$2; shift 2 ;;
-	-h|--help) sed -n '2,28p' "$0"; exit 0 ;;
+	-h|--help) sed -n '2,30p' "$0"; exit 0 ;;
 	*) break ;;
 	esac
 done
@@ -69,6 +71,13 @@ daemon() {
 	PIDS="$PIDS $dpid"
 }
 
+# The floor: an empty library, preloaded (skipped without a compiler).
+empty=
+if printf 'int bench_start_empty;\n' |
+	${CC:-cc} -shared -fPIC -o "$T/empty.so" -x c - 2>/dev/null; then
+	empty="empty library preloaded|LD_PRELOAD=$T/empty.so"
+fi
+
 daemon idle
 daemon session "${outdir:+$outdir/bench-start-$$}"
 TRACER_SOCKET=$T/session.sock ./tracectl/tracectl start >/dev/null
@@ -86,6 +95,7 @@ fi
 echo "== start and exit of '$*' ($runs runs each${load:+, one busy loop per CPU}), ms =="
 ./bench/bench_spawn -n "$runs" \
 	-c "untraced|" \
+	${empty:+-c "$empty"} \
 	-c "no tracerd|LD_PRELOAD=$preload TRACER_SOCKET=$T/none.sock" \
 	-c "tracerd, no session|LD_PRELOAD=$preload TRACER_SOCKET=$T/idle.sock" \
 	-c "tracerd, session|LD_PRELOAD=$preload TRACER_SOCKET=$T/session.sock" \
