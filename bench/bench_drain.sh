@@ -39,11 +39,12 @@
 # FIRST_THREADS (300), DRAIN_SECONDS (2), PACED_MBPS (50; a list such as
 # "50 200" adds a pair of paced rows per rate), FILTER_PATTERNS (1000),
 # FILTER_APPLIES (5), FILTER_ROUNDS (4: sessions, each with a record
-# phase under each filter). TMPDIR picks the file system tracerd writes to
+# phase under each filter), TRACERD (the tracerd to run: A/B of two
+# builds). TMPDIR picks the file system tracerd writes to
 # (default /tmp). Measures and prints; fails only when something does not
 # run (or a call site is not in the state a filter row says).
 
-TRACERD=./tracerd/tracerd
+TRACERD=${TRACERD:-./tracerd/tracerd}
 TRACECTL=./tracectl/tracectl
 BENCH=./bench/bench_tracer
 

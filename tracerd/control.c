@@ -313,7 +313,7 @@ struct tracerd_waiter *tracerd_wait_filters(struct tracerd_client *c,
 		return NULL;
 	}
 	cds_list_for_each_entry(p, &d->processes, node) {
-		if (pid && p->pid != pid)
+		if ((pid && p->pid != pid) || p->ending)
 			continue;
 		/* A lazy process may have said Listening: read it first. */
 		if (p->lazy && p->client)
@@ -343,7 +343,8 @@ static size_t pending(struct tracerd *d, const struct tracerd_waiter *w,
 		struct tracerd_process *p =
 			tracerd_process_find(d, w->targets[i].pid);
 
-		if (!p || !p->client || p->filter_acked >= w->targets[i].gen)
+		if (!p || !p->client || p->ending ||
+		    p->filter_acked >= w->targets[i].gen)
 			continue;
 		late++;
 		if (len + 16 < size)

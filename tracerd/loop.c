@@ -65,6 +65,7 @@ int tracerd_open(struct tracerd *d, uv_loop_t *loop, bool signals)
 	}
 	uv_idle_init(d->loop, &d->spill.idle);	/* tracerd_spill_kick() */
 	d->spill.idle.data = d;
+	tracerd_ends_init(d);
 	tracerd_stock_init(d);	/* pools ready before the first program */
 	return 0;
 }
@@ -80,6 +81,7 @@ void tracerd_close(struct tracerd *d)
 {
 	struct tracerd_process *p, *tmp;
 
+	tracerd_finish_ends(d);
 	tracerd_server_close(d);
 	tracerd_state_close(d);
 	tracerd_stock_flush(d);

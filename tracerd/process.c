@@ -78,6 +78,8 @@ void tracerd_process_scan(struct tracerd_process *p)
 
 	if (p->adopting || p->recovering)
 		return;		/* no pool yet, or kept for the next session */
+	if (p->ending)
+		return;		/* its end reads it (salvage.c) */
 	/*
 	 * Call sites come before their events on the socket: read it first,
 	 * so that no packet reaches a file before the metadata describes its
@@ -621,6 +623,7 @@ void tracerd_process_free(struct tracerd_process *p)
 {
 	size_t k;
 
+	tracerd_end_forget(p);
 	tracerd_process_close_files(p);
 	tracerd_pool_free(p);
 	if (p->control)

@@ -18,6 +18,18 @@
  *      its vital file, or in a vital-PID of its own (tell_end());
  *   4. only then is the memory unmapped.
  *
+ * Step 1 goes a part per loop turn (tracerd_process_end_soon(): END_STEPS
+ * steps, each a pass of the drain over one channel, at most DRAIN_BUDGET
+ * packets, or one sub-buffer salvaged; the process waits in d->ending,
+ * a uv_idle turns the wheel), so that a process that dies with every ring
+ * full holds up neither requests nor the other processes' drains, which
+ * run in between. Its state is p->end; nothing else reads the process
+ * meanwhile (scan, check, live flush and filter waiters pass over a
+ * process that is ending). What must see every ended process finishes
+ * the queue first (tracerd_finish_ends(): before a stop, switch,
+ * snapshot, new session, and at exit), and tracerd_process_end() on a
+ * queued process finishes it at once.
+ *
  * The exit status of a process that is not tracerd's child: while it is a
  * zombie, /proc/PID/stat's last field holds it; once its parent reaped it,
  * the pidfd still gives it (PIDFD_GET_INFO with PIDFD_INFO_EXIT, Linux
@@ -234,14 +246,8 @@ static bool record_check(void *arg, const struct tracer_rb_event *ev)
 		~(size_t)(TRACER_RB_ALIGN - 1)) == ev->size;
 }
 
-struct salvage_sum {
-	uint32_t torn;
-	uint64_t torn_bytes;
-	uint64_t last_ts;		/* of the last record kept */
-	char error[200];
-};
-
-static void add_up(struct salvage_sum *sum, const struct tracer_rb_salvage *s,
+static void add_up(struct tracerd_salvage_sum *sum,
+		   const struct tracer_rb_salvage *s,
 		   const struct tracer_rb_packet_info *info)
 {
 	sum->torn += s->torn;
@@ -250,41 +256,47 @@ static void add_up(struct salvage_sum *sum, const struct tracer_rb_salvage *s,
 		sum->last_ts = info->timestamp_end;
 }
 
-/* Read channel c of b to its end; the writer is gone. */
-static void salvage_channel(struct tracerd_process *p,
-			    struct tracerd_buffer *b, int c,
-			    struct salvage_sum *sum)
+/*
+ * One step of reading channel c of b to its end, the writer gone: a pass
+ * of the drain over its complete sub-buffers (at most DRAIN_BUDGET
+ * packets), and once none is left, the salvage of the next sub-buffer
+ * (tracer__rb_salvage: the committed records of one that never closed).
+ * Returns true when the channel is done.
+ */
+static bool salvage_step(struct tracerd_process *p, struct tracerd_buffer *b,
+			 int c, struct tracerd_end_job *j)
 {
 	struct tracer_rb_reader *r = &b->rd[c];
+	struct tracerd_salvage_sum *sum = &j->sum[c];
 	struct tracer_rb_packet_info info;
 	struct tracer_rb_salvage s;
-	uint64_t guard, now = tracer__clock_now();
 	int ret;
 
-	for (guard = 0; guard < r->geo.subbuf_count + 4 && !b->broken[c];
-	     guard++) {
-		tracerd_drain_all(p, b, c);
-		ret = tracer__rb_salvage(r, tracerd_batch_room(p,
-					 r->geo.subbuf_size),
-					 tracerd_batch_free(p), record_check,
-					 p, now, &info, &s);
-		if (ret == -ENODATA || ret == -ENOBUFS)
-			break;
-		if (ret == -EAGAIN)
-			continue;
-		if (ret == -EIO || ret == -EBADMSG || s.unreadable)
-			snprintf(sum->error, sizeof(sum->error), "pid %d "
-				 "buffer %u %s channel: %s", (int)p->pid,
-				 (unsigned)(b - p->pool.buf),
-				 tracerd_channel_name(c), r->error);
-		if (ret == -EIO)
-			break;
-		b->st[c].pending += s.lost;
-		if (ret == 0 && info.content_bytes)
-			tracerd_emit_batch(p, b, c, &info);
-		add_up(sum, &s, &info);
-	}
-	tracerd_flush_channel_losses(p, b, c);
+	if (b->broken[c] || j->guard >= r->geo.subbuf_count + 4)
+		return true;
+	if (!j->salvaging && tracerd_drain_some(p, b, c))
+		return false;		/* more of them: the next step */
+	j->salvaging = false;		/* after this one, drain again */
+	j->guard++;
+	ret = tracer__rb_salvage(r, tracerd_batch_room(p, r->geo.subbuf_size),
+				 tracerd_batch_free(p), record_check, p,
+				 j->now, &info, &s);
+	if (ret == -ENODATA || ret == -ENOBUFS)
+		return true;
+	if (ret == -EAGAIN)
+		return false;
+	if (ret == -EIO || ret == -EBADMSG || s.unreadable)
+		snprintf(sum->error, sizeof(sum->error), "pid %d buffer %u %s "
+			 "channel: %s", (int)p->pid,
+			 (unsigned)(b - p->pool.buf), tracerd_channel_name(c),
+			 r->error);
+	if (ret == -EIO)
+		return true;
+	b->st[c].pending += s.lost;
+	if (ret == 0 && info.content_bytes)
+		tracerd_emit_batch(p, b, c, &info);
+	add_up(sum, &s, &info);
+	return false;
 }
 
 /*
@@ -305,7 +317,7 @@ static uint64_t after_owner(const struct tracerd_process *p,
 
 /* Say in the trace what could not be kept of b's channel c. */
 static void tell_salvage(struct tracerd_process *p, struct tracerd_buffer *b,
-			 int c, const struct salvage_sum *sum)
+			 int c, const struct tracerd_salvage_sum *sum)
 {
 	uint32_t tid = b->desc->owner_tid;
 	struct synth s;
@@ -332,22 +344,67 @@ static void tell_salvage(struct tracerd_process *p, struct tracerd_buffer *b,
 	emit_owner(p, b, &s);
 }
 
-/* Both channels of b, whose writer is gone; returns records torn. */
+/* Both channels of b are read: say what could not be kept, go on to the
+ * next buffer. */
+static void buffer_done(struct tracerd_process *p, struct tracerd_buffer *b,
+			struct tracerd_end_job *j)
+{
+	int c;
+
+	for (c = 0; c < TRACER_POOL_CHANNELS; c++) {
+		tell_salvage(p, b, c, &j->sum[c]);
+		j->torn += j->sum[c].torn;
+	}
+	memset(j->sum, 0, sizeof(j->sum));
+	j->buf++;
+	j->chan = 0;
+	j->guard = 0;
+	j->now = tracer__clock_now();
+}
+
+/*
+ * At most `steps` steps of the salvage of every buffer of p, whose
+ * writers are gone (see the top); returns true when all are done.
+ */
+static bool salvage_steps(struct tracerd_process *p, uint32_t steps)
+{
+	struct tracerd_end_job *j = &p->end;
+	struct tracerd_buffer *b;
+
+	while (j->buf < p->pool.nbuf) {
+		b = &p->pool.buf[j->buf];
+		if (j->chan == TRACER_POOL_CHANNELS) {
+			buffer_done(p, b, j);
+			continue;
+		}
+		if (steps-- == 0)
+			return false;
+		if (salvage_step(p, b, j->chan, j)) {
+			tracerd_flush_channel_losses(p, b, j->chan);
+			j->chan++;
+			j->guard = 0;
+			j->salvaging = false;
+		}
+	}
+	return true;
+}
+
+/* Both channels of b at once (a vanished thread's buffer); returns the
+ * records torn. */
 static uint32_t salvage_buffer(struct tracerd_process *p,
 			       struct tracerd_buffer *b)
 {
-	struct salvage_sum sum[TRACER_POOL_CHANNELS];
-	uint32_t torn = 0;
-	int c;
+	struct tracerd_end_job j = { .now = tracer__clock_now() };
 
-	memset(sum, 0, sizeof(sum));
-	for (c = 0; c < TRACER_POOL_CHANNELS; c++)
-		salvage_channel(p, b, c, &sum[c]);
-	for (c = 0; c < TRACER_POOL_CHANNELS; c++) {
-		tell_salvage(p, b, c, &sum[c]);
-		torn += sum[c].torn;
+	for (j.chan = 0; j.chan < TRACER_POOL_CHANNELS; j.chan++) {
+		j.guard = 0;
+		j.salvaging = false;
+		while (!salvage_step(p, b, j.chan, &j))
+			;
+		tracerd_flush_channel_losses(p, b, j.chan);
 	}
-	return torn;
+	buffer_done(p, b, &j);
+	return j.torn;
 }
 
 /* ------------------------------------------------------------------ */
@@ -506,32 +563,123 @@ static void tell_end(struct tracerd_process *p, enum tracerd_end how)
 	tracerd_write_end(p, s.words, s.len);
 }
 
-void tracerd_process_end(struct tracerd_process *p, enum tracerd_end how)
-{
-	uint32_t i, torn = 0;
+#define END_STEPS	8	/* steps of an end per loop turn */
 
-	if (p->ending)
-		return;
+/* The end of p begins: nothing else of it runs from now on. */
+static void begin_end(struct tracerd_process *p, enum tracerd_end how)
+{
 	p->ending = true;
+	p->end.how = how;
+	p->end.now = tracer__clock_now();
 	/* Call sites it sent before dying describe records we are to read. */
 	if (p->client)
 		tracerd_client_read_all(p->client);
-	if (how == TRACERD_END_DIED || how == TRACERD_END_EXEC) {
-		for (i = 0; i < p->pool.nbuf; i++)
-			torn += salvage_buffer(p, &p->pool.buf[i]);
-	} else if (tracerd_process_flush(p)) {
-		tracerd_log("pid %d: records being written when it hung up "
-			    "are lost", (int)p->pid);
-	}
-	if (torn)
+}
+
+/* Its buffers are read: its end in the trace, then p is freed. */
+static void finish_end(struct tracerd_process *p)
+{
+	enum tracerd_end how = p->end.how;
+
+	if (p->end.torn)
 		tracerd_log("pid %d: %u record(s) torn mid-write dropped",
-			    (int)p->pid, torn);
+			    (int)p->pid, p->end.torn);
 	tell_end(p, how);
 	/* A flight recorder's last events, for the next snapshot. */
 	if (p->in_session && p->d->session_id && !p->d->stopping &&
 	    p->d->sess.mode == TRACER_MODE_FLIGHT)
 		tracerd_ended_add(p->d, p->files.dir);
 	tracerd_process_remove(p);
+}
+
+static void unqueue(struct tracerd_process *p)
+{
+	if (!p->end.queued)
+		return;
+	cds_list_del(&p->end.node);
+	p->end.queued = false;
+	if (cds_list_empty(&p->d->ending))
+		uv_idle_stop(&p->d->end_idle);
+}
+
+void tracerd_process_end(struct tracerd_process *p, enum tracerd_end how)
+{
+	if (p->ending && !p->end.queued)
+		return;		/* at work further up the stack */
+	if (!p->ending)
+		begin_end(p, how);
+	unqueue(p);
+	how = p->end.how;	/* as it began */
+	if (how == TRACERD_END_DIED || how == TRACERD_END_EXEC) {
+		while (!salvage_steps(p, UINT32_MAX))
+			;
+	} else if (tracerd_process_flush(p)) {
+		tracerd_log("pid %d: records being written when it hung up "
+			    "are lost", (int)p->pid);
+	}
+	finish_end(p);
+}
+
+/* A loop turn: END_STEPS steps of the first end queued. */
+static void on_end_turn(uv_idle_t *h)
+{
+	struct tracerd *d = h->data;
+	struct tracerd_process *p;
+
+	if (cds_list_empty(&d->ending)) {
+		uv_idle_stop(h);
+		return;
+	}
+	p = cds_list_first_entry(&d->ending, struct tracerd_process,
+				 end.node);
+	if (!salvage_steps(p, END_STEPS))
+		return;
+	unqueue(p);
+	finish_end(p);
+}
+
+void tracerd_process_end_soon(struct tracerd_process *p,
+			      enum tracerd_end how)
+{
+	struct tracerd *d = p->d;
+
+	if (p->ending)
+		return;
+	/* A stop or the exit writes everything now: no end is left behind
+	 * them. */
+	if (d->stopping || d->quitting ||
+	    (how != TRACERD_END_DIED && how != TRACERD_END_EXEC)) {
+		tracerd_process_end(p, how);
+		return;
+	}
+	begin_end(p, how);
+	p->end.queued = true;
+	cds_list_add_tail(&p->end.node, &d->ending);
+	uv_idle_start(&d->end_idle, on_end_turn);
+}
+
+void tracerd_finish_ends(struct tracerd *d)
+{
+	struct tracerd_process *p;
+
+	while (!cds_list_empty(&d->ending)) {
+		p = cds_list_first_entry(&d->ending, struct tracerd_process,
+					 end.node);
+		tracerd_process_end(p, p->end.how);
+	}
+}
+
+void tracerd_ends_init(struct tracerd *d)
+{
+	CDS_INIT_LIST_HEAD(&d->ending);
+	uv_idle_init(d->loop, &d->end_idle);
+	d->end_idle.data = d;
+}
+
+/* A process whose end is queued leaves the queue when it is freed. */
+void tracerd_end_forget(struct tracerd_process *p)
+{
+	unqueue(p);
 }
 
 /* ------------------------------------------------------------------ */
@@ -562,7 +710,7 @@ static void pid_ended(struct tracerd_process *p)
 	tracerd_server_take_in_pid(d, p->pid);
 	p = find_serial(d, serial);
 	if (p && !p->ending)
-		tracerd_process_end(p, TRACERD_END_DIED);
+		tracerd_process_end_soon(p, TRACERD_END_DIED);
 }
 
 static void on_pidfd(uv_poll_t *h, int status, int events)
@@ -716,6 +864,8 @@ void tracerd_process_replaced(struct tracerd *d, pid_t pid)
 
 void tracerd_process_check(struct tracerd_process *p)
 {
+	if (p->ending)
+		return;		/* its end is under way, in steps */
 	if (p->client) {
 		reap_threads(p);
 		return;

@@ -726,6 +726,8 @@ void tracerd_server_take_in(struct tracerd *d, struct tracerd_client *except)
 			uv_poll_stop(&p->pid_poll);
 			tracerd_process_end(p, TRACERD_END_DIED);
 		}
+	/* And those whose end goes in steps finish. */
+	tracerd_finish_ends(d);
 }
 
 void tracerd_server_take_in_pid(struct tracerd *d, pid_t pid)

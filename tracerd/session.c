@@ -356,6 +356,7 @@ void tracerd_session_start(struct tracerd_client *c,
 		free(o.events);
 		return;
 	}
+	tracerd_finish_ends(d);	/* no end goes on into the new session */
 	d->sess = o;
 	d->starting = true;
 	/* Pools first (Segment), then filters: in the order a process that
@@ -673,6 +674,7 @@ void tracerd_session_switch(struct tracerd_client *c)
 				   "does not; use tracectl snapshot");
 		return;
 	}
+	tracerd_finish_ends(d);	/* a switch writes out what was recorded */
 	publish(d, d->session_id, true);
 	if (!c->waits_switch) {
 		c->waits_switch = true;
@@ -729,6 +731,7 @@ void tracerd_session_snapshot(struct tracerd_client *c)
 				   "in discard mode use tracectl switch");
 		return;
 	}
+	tracerd_finish_ends(d);	/* the processes just ended are in it */
 	if (cds_list_empty(&d->processes) && !d->nended) {
 		tracerd_send_error(c, -ENODATA, d->snapshots ?
 				   "nothing to snapshot: no traced process "

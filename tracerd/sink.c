@@ -665,11 +665,10 @@ const char *tracerd_channel_name(int c)
 	return c >= 0 && c < TRACER_POOL_CHANNELS ? channel_name[c] : "?";
 }
 
-void tracerd_drain_all(struct tracerd_process *p, struct tracerd_buffer *b,
-		       int c)
+bool tracerd_drain_some(struct tracerd_process *p, struct tracerd_buffer *b,
+			int c)
 {
-	while (drain_channel(p, b, c))
-		;
+	return drain_channel(p, b, c);
 }
 
 void *tracerd_batch_room(struct tracerd_process *p, uint64_t need)
@@ -830,8 +829,8 @@ void tracerd_process_live(struct tracerd_process *p)
 	uint32_t i;
 	int c;
 
-	if (!p->files.dir || tracerd_flight_recording(p->d))
-		return;
+	if (!p->files.dir || tracerd_flight_recording(p->d) || p->ending)
+		return;		/* (an end in steps reads it all) */
 	for (i = 0; i < p->pool.nbuf; i++)
 		for (c = 0; c < TRACER_POOL_CHANNELS; c++)
 			live_channel(p, &p->pool.buf[i], c);

@@ -142,6 +142,9 @@ struct tracerd {
 	struct tracerd_kit *stock;	/* pools made ahead (stock.c) */
 	uint32_t nstock;
 	uv_idle_t stock_idle;
+	struct cds_list_head ending;	/* processes whose end goes a step
+					   per turn (salvage.c) */
+	uv_idle_t end_idle;
 	bool stock_filling;
 	struct tracerd_spills spill;
 	uint64_t cs_bytes;		/* every process's call sites */
@@ -262,6 +265,30 @@ enum tracerd_end {
 	TRACERD_END_UNTRACED,		/* alive, cannot reach us any more */
 };
 
+/* What could not be kept of one channel of a dead writer (salvage.c). */
+struct tracerd_salvage_sum {
+	uint32_t torn;
+	uint64_t torn_bytes;
+	uint64_t last_ts;		/* of the last record kept */
+	char error[200];
+};
+
+/*
+ * The end of a process that died, done a step per loop turn (salvage.c):
+ * buffer `buf`, channel `chan`; `salvaging` once its complete sub-buffers
+ * are drained (then one sub-buffer salvaged per step, `guard` of them).
+ */
+struct tracerd_end_job {
+	struct cds_list_head node;	/* in tracerd's ending list */
+	bool queued;			/* in it */
+	enum tracerd_end how;
+	uint32_t buf, guard, torn;
+	int chan;
+	bool salvaging;
+	uint64_t now;			/* a time for salvaged packets */
+	struct tracerd_salvage_sum sum[TRACER_POOL_CHANNELS];
+};
+
 /* A process's pool (pool.c): its segments, their buffers, its geometry. */
 struct tracerd_pool {
 	struct tracerd_segment seg[TRACER_POOL_MAX_SEGMENTS];
@@ -331,7 +358,9 @@ struct tracerd_process {
 	bool same_pidns;		/* its thread ids are ours */
 	uint32_t vanish_scan;		/* scans since threads were checked */
 	uint64_t hangup_ms;		/* when its connection closed */
-	bool ending;			/* tracerd_process_end() runs */
+	bool ending;			/* tracerd_process_end() runs, or
+					   its steps are queued (end) */
+	struct tracerd_end_job end;
 	uint32_t adopting;		/* segments an adopting Register
 					   announced (adopt.c), 0: none */
 	uint64_t adopt_epoch;
@@ -560,8 +589,9 @@ bool tracerd_pools_fit(const struct tracerd *d, uint64_t size);
 /*
  * Make p's pool for the geometry in force (the session's default channel
  * geometry, else tracerd's): room for its sub-buffers in the scratch
- * buffer, and its first segment of --buffers + 1 buffers. Returns the segment's memfd, -ENOSPC (at the
- * memory cap), -ENOMEM, -EINVAL (geometry), or the errno of memfd/mmap.
+ * buffer, and its first segment of --buffers + 1 buffers. Returns the
+ * segment's memfd, -ENOSPC (at the memory cap), -ENOMEM, -EINVAL
+ * (geometry), or the errno of memfd/mmap.
  */
 int tracerd_pool_create(struct tracerd_process *p);
 /*
@@ -618,8 +648,10 @@ const struct tracerd_callsite *tracerd_process_site(
 	const struct tracerd_process *p, uint32_t id);
 /* For salvage.c: the drain machinery of process.c, channel by channel. */
 const char *tracerd_channel_name(int c);
-void tracerd_drain_all(struct tracerd_process *p, struct tracerd_buffer *b,
-		       int c);
+/* One pass of the drain over channel c of b (at most DRAIN_BUDGET
+ * packets); true if packets are left. */
+bool tracerd_drain_some(struct tracerd_process *p, struct tracerd_buffer *b,
+			int c);
 void *tracerd_batch_room(struct tracerd_process *p, uint64_t need);
 uint64_t tracerd_batch_free(const struct tracerd_process *p);
 /* The packet (info) at the end of the batch goes to b's channel c file. */
@@ -664,8 +696,25 @@ int tracerd_watch_pid(struct tracerd_process *p);
  * closed).
  */
 int tracerd_give_pidfd(struct tracerd_process *p, int fd);
-/* Salvage everything of p, tell its end in the trace, free it. */
+/*
+ * Salvage everything of p, tell its end in the trace, free it. Now: a
+ * process whose end was queued (tracerd_process_end_soon()) is finished
+ * here at once, as it began.
+ */
 void tracerd_process_end(struct tracerd_process *p, enum tracerd_end how);
+/*
+ * The same for a process that died, in steps: a bounded part of its
+ * buffers per loop turn, so that no death of a process with large
+ * buffers holds up requests and the other processes' drains.
+ */
+void tracerd_process_end_soon(struct tracerd_process *p,
+			      enum tracerd_end how);
+/* Finish every end still in steps (before a stop, a snapshot, the exit). */
+void tracerd_finish_ends(struct tracerd *d);
+/* The ends in steps: set up with tracerd_open(). */
+void tracerd_ends_init(struct tracerd *d);
+/* p is freed: out of the queue of ends. */
+void tracerd_end_forget(struct tracerd_process *p);
 
 /*
  * ended.c: the processes of a flight-recorder session that ended, for the

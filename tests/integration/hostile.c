@@ -30,6 +30,13 @@
  *                                   a sub-buffer and a half, the last one
  *                                   left uncommitted, and exit: tracerd
  *                                   salvages every open sub-buffer
+ *   hostile SOCKET flood N          register, grow the pool to N buffers
+ *                                   (at most 256), fill the default ring
+ *                                   of each, its first record committed
+ *                                   last (tracerd can read none before),
+ *                                   and exit: tracerd has all of them to
+ *                                   write out at once; prints "flooded B
+ *                                   buffers with R records"
  *
  * Prints "adopted" or "refused: MESSAGE" (tracerd's answer to the
  * hand-over), then carries out the rest of the attack; exits 0 when it
@@ -514,6 +521,93 @@ static int salvage(int nsites)
 	return 0;	/* and die with every buffer in use */
 }
 
+/* A buffer of flood(): its writer, and its first record, not committed. */
+struct held {
+	struct tracer_rb_writer w;
+	struct tracer_rb_ctx first;
+};
+
+/*
+ * Take buffer i of segment base and fill its default ring with records of
+ * id, the first one held uncommitted in *hd; returns the records, -1 if
+ * the buffer could not be taken.
+ */
+static long flood_buffer(char *base, uint32_t i, uint32_t id, struct held *hd)
+{
+	const struct tracer_pool_header *h = (const void *)base;
+	struct tracer_pool_desc *d = (void *)(base + h->desc_offset +
+					      (uint64_t)i * h->desc_size);
+	char *buf = base + h->buffer_offset + (uint64_t)i * h->buffer_size;
+	uint64_t word = __atomic_load_n(&d->state, __ATOMIC_ACQUIRE);
+	struct tracer_rb_ctx ctx;
+	long n = 1;
+
+	if (TRACER_BUF_STATE(word) == TRACER_BUF_IN_USE ||
+	    !__atomic_compare_exchange_n(&d->state, &word,
+			TRACER_BUF_WORD(TRACER_BUF_GEN(word) + 1,
+					TRACER_BUF_IN_USE), false,
+			__ATOMIC_SEQ_CST, __ATOMIC_RELAXED))
+		return -1;
+	d->owner_tid = (uint32_t)gettid();
+	if (tracer__rb_writer_attach(&hd->w, buf + h->channel_offset[0],
+			tracer__pool_channel_size(h->channel_offset,
+						  h->buffer_size, 0),
+			d->owner_tid, NULL))
+		return -1;
+	hd->w.stream_instance_id = (uint64_t)(h->first_buffer + i) << 32 |
+				   (TRACER_BUF_GEN(word) + 1);
+	if (tracer__rb_reserve(&hd->w, &hd->first, id, 8))
+		return -1;
+	memset(hd->first.payload, 0, 8);
+	while (tracer__rb_reserve(&hd->w, &ctx, id, 8) == 0) {
+		memcpy(ctx.payload, &n, 8);
+		tracer__rb_commit(&hd->w, &ctx);
+		n++;
+	}
+	return n;
+}
+
+/*
+ * Fill nbuf buffers' default rings while tracerd can read none of them
+ * (each one's first record is not committed), commit those first records
+ * together, and die: tracerd has the whole of them to write at once.
+ */
+static int flood(int want)
+{
+	static struct held held[256];
+	uint32_t nbuf = 0, i, taken = 0, total = 0;
+	int fd = dial(), seg0, nseg;
+	char *base, *seg[TRACER_POOL_MAX_SEGMENTS];
+	uint64_t size;
+	long n = 0, r;
+
+	if (want < 1 || want > 256 || register_pool(fd, &seg0, &size) ||
+	    send_sites(fd, 1) || !(base = map_segment(seg0, size)))
+		return 1;
+	seg[0] = base;
+	for (nseg = 0; seg[nseg] && taken < (uint32_t)want;) {
+		const struct tracer_pool_header *h = (const void *)seg[nseg];
+
+		for (i = 0; i < h->buffer_count && taken < (uint32_t)want; i++)
+			if ((r = flood_buffer(seg[nseg], i, 1,
+					      &held[taken])) >= 0) {
+				n += r;
+				taken++;
+			}
+		total += h->buffer_count;
+		if (++nseg == TRACER_POOL_MAX_SEGMENTS)
+			break;
+		seg[nseg] = taken < (uint32_t)want ?
+			    next_segment(fd, base, total) : NULL;
+	}
+	for (i = 0; i < taken; i++)
+		tracer__rb_commit(&held[i].w, &held[i].first);
+	nbuf = taken;
+	printf("flooded %u buffers with %ld records\n", nbuf, n);
+	fflush(stdout);
+	return 0;	/* and die: every ring is full */
+}
+
 /* The answer to a StatusRequest sent after everything else on fd: 0 if
  * tracerd answered it (took all before), 1 if it refused something. */
 static int took_all(int fd)
@@ -611,6 +705,8 @@ int main(int argc, char **argv)
 		return garbage(n);
 	if (!strcmp(c, "salvage") && argc == 4)
 		return salvage(n);
+	if (!strcmp(c, "flood") && argc == 4)
+		return flood(n);
 	if (!strcmp(c, "sites") && argc == 5)
 		return sites(n, (size_t)atol(argv[4]));
 	fprintf(stderr, "hostile: unknown case '%s' or its arguments\n", c);

@@ -24,6 +24,11 @@
  *                             events each, wait until all have, and exit
  *                             (more threads than the pool's buffers: no
  *                             one waits for tracerd to grow it)
+ *   tracee paced RATE         one thread records numbered events of 250
+ *                             bytes at RATE a second (a burst each
+ *                             millisecond), prints
+ *                             "recording" after the first burst and
+ *                             "recorded N" once stdin reaches its end
  *   tracee flat N             N threads record numbered events as fast as
  *                             they can while the process's control page
  *                             says a session is recording (they wait up to
@@ -44,6 +49,7 @@
 #include <signal.h>
 #include <sys/mman.h>
 #include <sys/time.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <tracer.h>
@@ -351,6 +357,53 @@ static int run_scribble(bool early)
 	return ret;
 }
 
+static volatile int paced_stop;
+
+static void *paced_stdin(void *arg)
+{
+	char buf[256];
+
+	(void)arg;
+	while (read(0, buf, sizeof(buf)) > 0)
+		;
+	paced_stop = 1;
+	return NULL;
+}
+
+/* Events at rate a second, a burst a millisecond, until stdin ends. */
+static int run_paced(long rate)
+{
+	struct timespec next;
+	pthread_t th;
+	long seq = 0, burst = rate / 1000 > 0 ? rate / 1000 : 1, i;
+	char pad[201];
+
+	memset(pad, 'p', sizeof(pad) - 1);
+	pad[sizeof(pad) - 1] = '\0';
+	if (pthread_create(&th, NULL, paced_stdin, NULL))
+		return 1;
+	clock_gettime(CLOCK_MONOTONIC, &next);
+	while (!paced_stop) {
+		for (i = 0; i < burst; i++, seq++)
+			tracer_record("test:paced", "seq %ld %s", seq, pad);
+		if (seq == burst) {
+			printf("recording\n");
+			fflush(stdout);
+		}
+		next.tv_nsec += 1000000;
+		if (next.tv_nsec >= 1000000000) {
+			next.tv_sec++;
+			next.tv_nsec -= 1000000000;
+		}
+		while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &next,
+				       NULL) == EINTR)
+			;
+	}
+	pthread_join(th, NULL);
+	printf("recorded %ld\n", seq);
+	return 0;
+}
+
 static int run_types(void)
 {
 	long double ld = 2.5L;
@@ -395,10 +448,12 @@ int main(int argc, char **argv)
 		return run_burst(atoi(argv[2]));
 	if (argc >= 3 && !strcmp(argv[1], "flat"))
 		return run_flat(atoi(argv[2]));
+	if (argc >= 3 && !strcmp(argv[1], "paced"))
+		return run_paced(atol(argv[2]));
 	if (argc >= 2 && !strcmp(argv[1], "types"))
 		return run_types();
 	fprintf(stderr, "usage: tracee threads N M | churn TOTAL ALIVE [PAUSE]"
 		" | print N | scribble | types | hold N [M] | burst N | signals N"
-		" | flat N\n");
+		" | flat N | paced RATE\n");
 	return 2;
 }
