@@ -65,6 +65,8 @@
 #include "tracerd.h"
 
 #define VANISH_SCANS	8	/* look for vanished threads every N scans */
+#define RECLAIM_MAX	4	/* buffers of vanished threads salvaged in
+				   one scan, at most (the next scan goes on) */
 
 enum {
 	EV_EXIT = TRACERD_EVENT_BASE + 1,
@@ -817,7 +819,8 @@ static void reclaim(struct tracerd_process *p, struct tracerd_buffer *b,
  * just taken a buffer shows its predecessor's tid for an instant, never
  * for a whole period.
  */
-static void check_owner(struct tracerd_process *p, struct tracerd_buffer *b)
+/* Returns true if b was salvaged and given back (its owner vanished). */
+static bool check_owner(struct tracerd_process *p, struct tracerd_buffer *b)
 {
 	uint64_t word = __atomic_load_n(&b->desc->state, __ATOMIC_ACQUIRE);
 	uint32_t tid = TRACER_READ_ONCE(b->desc->owner_tid);
@@ -826,25 +829,39 @@ static void check_owner(struct tracerd_process *p, struct tracerd_buffer *b)
 	b->gone_word = 0;
 	if (TRACER_BUF_STATE(word) != TRACER_BUF_IN_USE || tid == 0 ||
 	    !thread_gone(p, tid))
-		return;
+		return false;
 	if (!seen) {
 		b->gone_word = word;	/* look again next time */
 		b->gone_tid = tid;
-		return;
+		return false;
 	}
-	if (!tracerd_pid_exited(p))
-		reclaim(p, b, word);
+	if (tracerd_pid_exited(p))
+		return false;
+	reclaim(p, b, word);
+	return true;
 }
 
+/*
+ * Every VANISH_SCANS scans, the buffers whose owner vanished. A reclaim
+ * reads a whole buffer: after RECLAIM_MAX of them the rest waits for the
+ * next scan (a process whose buffers all name threads long gone holds
+ * up the loop no more than a few buffers' worth per scan).
+ */
 static void reap_threads(struct tracerd_process *p)
 {
-	uint32_t i;
+	uint32_t i, n = 0, nbuf = p->pool.nbuf;
 
 	if (!p->same_pidns || !p->client || ++p->vanish_scan < VANISH_SCANS)
 		return;
 	p->vanish_scan = 0;
-	for (i = 0; i < p->pool.nbuf; i++)
-		check_owner(p, &p->pool.buf[i]);
+	if (p->vanish_from >= nbuf)
+		p->vanish_from = 0;
+	for (i = 0; i < nbuf && n < RECLAIM_MAX; i++)
+		n += check_owner(p, &p->pool.buf[(p->vanish_from + i) % nbuf]);
+	if (n < RECLAIM_MAX)
+		return;
+	p->vanish_from = (p->vanish_from + i) % nbuf;
+	p->vanish_scan = VANISH_SCANS;	/* on at the next scan */
 }
 
 void tracerd_process_replaced(struct tracerd *d, pid_t pid)

@@ -357,6 +357,7 @@ struct tracerd_process {
 	int handles;			/* uv handles still to close */
 	bool same_pidns;		/* its thread ids are ours */
 	uint32_t vanish_scan;		/* scans since threads were checked */
+	uint32_t vanish_from;		/* the buffer the next check starts at */
 	uint64_t hangup_ms;		/* when its connection closed */
 	bool ending;			/* tracerd_process_end() runs, or
 					   its steps are queued (end) */

@@ -37,6 +37,13 @@
  *                                   and exit: tracerd has all of them to
  *                                   write out at once; prints "flooded B
  *                                   buffers with R records"
+ *   hostile SOCKET vanished N       the same, each buffer owned by a thread
+ *                                   that has ended (its thread id gone),
+ *                                   the first records never committed,
+ *                                   and stay: tracerd salvages them as the
+ *                                   buffers of vanished threads and gives
+ *                                   them back; prints "reclaimed K of N"
+ *                                   once it has (60 s at most)
  *
  * Prints "adopted" or "refused: MESSAGE" (tracerd's answer to the
  * hand-over), then carries out the rest of the attack; exits 0 when it
@@ -44,6 +51,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -51,6 +59,7 @@
 #include <sys/resource.h>
 #include <sys/sendfile.h>
 #include <poll.h>
+#include <pthread.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
@@ -525,6 +534,7 @@ static int salvage(int nsites)
 struct held {
 	struct tracer_rb_writer w;
 	struct tracer_rb_ctx first;
+	struct tracer_pool_desc *desc;
 };
 
 /*
@@ -532,7 +542,8 @@ struct held {
  * id, the first one held uncommitted in *hd; returns the records, -1 if
  * the buffer could not be taken.
  */
-static long flood_buffer(char *base, uint32_t i, uint32_t id, struct held *hd)
+static long flood_buffer(char *base, uint32_t i, uint32_t id, uint32_t tid,
+			 struct held *hd)
 {
 	const struct tracer_pool_header *h = (const void *)base;
 	struct tracer_pool_desc *d = (void *)(base + h->desc_offset +
@@ -548,7 +559,8 @@ static long flood_buffer(char *base, uint32_t i, uint32_t id, struct held *hd)
 					TRACER_BUF_IN_USE), false,
 			__ATOMIC_SEQ_CST, __ATOMIC_RELAXED))
 		return -1;
-	d->owner_tid = (uint32_t)gettid();
+	d->owner_tid = tid;
+	hd->desc = d;
 	if (tracer__rb_writer_attach(&hd->w, buf + h->channel_offset[0],
 			tracer__pool_channel_size(h->channel_offset,
 						  h->buffer_size, 0),
@@ -567,31 +579,35 @@ static long flood_buffer(char *base, uint32_t i, uint32_t id, struct held *hd)
 	return n;
 }
 
+static struct held held[256];
+
 /*
- * Fill nbuf buffers' default rings while tracerd can read none of them
- * (each one's first record is not committed), commit those first records
- * together, and die: tracerd has the whole of them to write at once.
+ * Fill `want` buffers' default rings, owned by thread tid, while tracerd
+ * can read none of them (each one's first record is not committed), then
+ * (if commit) commit those first records together. Returns the buffers,
+ * -1 if the
+ * registration failed; *records: the records written.
  */
-static int flood(int want)
+static int flood_fill(int want, uint32_t tid, bool commit, long *records)
 {
-	static struct held held[256];
-	uint32_t nbuf = 0, i, taken = 0, total = 0;
+	uint32_t i, taken = 0, total = 0;
 	int fd = dial(), seg0, nseg;
 	char *base, *seg[TRACER_POOL_MAX_SEGMENTS];
 	uint64_t size;
-	long n = 0, r;
+	long r;
 
+	*records = 0;
 	if (want < 1 || want > 256 || register_pool(fd, &seg0, &size) ||
 	    send_sites(fd, 1) || !(base = map_segment(seg0, size)))
-		return 1;
+		return -1;
 	seg[0] = base;
 	for (nseg = 0; seg[nseg] && taken < (uint32_t)want;) {
 		const struct tracer_pool_header *h = (const void *)seg[nseg];
 
 		for (i = 0; i < h->buffer_count && taken < (uint32_t)want; i++)
-			if ((r = flood_buffer(seg[nseg], i, 1,
+			if ((r = flood_buffer(seg[nseg], i, 1, tid,
 					      &held[taken])) >= 0) {
-				n += r;
+				*records += r;
 				taken++;
 			}
 		total += h->buffer_count;
@@ -600,12 +616,59 @@ static int flood(int want)
 		seg[nseg] = taken < (uint32_t)want ?
 			    next_segment(fd, base, total) : NULL;
 	}
-	for (i = 0; i < taken; i++)
+	for (i = 0; commit && i < taken; i++)
 		tracer__rb_commit(&held[i].w, &held[i].first);
-	nbuf = taken;
-	printf("flooded %u buffers with %ld records\n", nbuf, n);
+	return (int)taken;
+}
+
+/* Die with every ring full: tracerd has the whole of them to write. */
+static int flood(int want)
+{
+	long n;
+	int nbuf = flood_fill(want, (uint32_t)gettid(), true, &n);
+
+	if (nbuf < 0)
+		return 1;
+	printf("flooded %d buffers with %ld records\n", nbuf, n);
 	fflush(stdout);
-	return 0;	/* and die: every ring is full */
+	return 0;
+}
+
+static void *ended_thread(void *arg)
+{
+	*(uint32_t *)arg = (uint32_t)gettid();
+	return NULL;
+}
+
+/*
+ * The same rings, owned by a thread that has ended: stay, and wait until
+ * tracerd gave every buffer back (it salvages a vanished thread's).
+ */
+static int vanished(int want)
+{
+	pthread_t th;
+	uint32_t tid = 0;
+	long n;
+	int nbuf, i, back = 0, tries;
+
+	if (pthread_create(&th, NULL, ended_thread, &tid) ||
+	    pthread_join(th, NULL) || !tid)
+		return 1;
+	/* Their first records never committed: nothing is read before
+	 * tracerd salvages them (then, all of each ring at once). */
+	nbuf = flood_fill(want, tid, false, &n);
+	if (nbuf < 0)
+		return 1;
+	for (tries = 0; tries < 6000 && back < nbuf; tries++) {
+		for (i = 0, back = 0; i < nbuf; i++)
+			back += TRACER_BUF_STATE(__atomic_load_n(
+					&held[i].desc->state,
+					__ATOMIC_ACQUIRE)) != TRACER_BUF_IN_USE;
+		if (back < nbuf)
+			usleep(10000);	/* polled: tracerd's scan, 100 ms */
+	}
+	printf("reclaimed %d of %d\n", back, nbuf);
+	return back == nbuf ? 0 : 1;
 }
 
 /* The answer to a StatusRequest sent after everything else on fd: 0 if
@@ -707,6 +770,8 @@ int main(int argc, char **argv)
 		return salvage(n);
 	if (!strcmp(c, "flood") && argc == 4)
 		return flood(n);
+	if (!strcmp(c, "vanished") && argc == 4)
+		return vanished(n);
 	if (!strcmp(c, "sites") && argc == 5)
 		return sites(n, (size_t)atol(argv[4]));
 	fprintf(stderr, "hostile: unknown case '%s' or its arguments\n", c);

@@ -80,33 +80,54 @@ want=$(echo "$out" | awk '{ print $5 }')
 n=$("$TRACECTL" view "$dir" 2>/dev/null | grep -c ' h:65529: ')
 check "every committed record is in the trace ($n of $want)" [ "$n" -eq "$want" ]
 
+# paced_meanwhile CASE WHAT...: `tracee paced` records 200,000 events of
+# 250 bytes a second (50 MB/s) while hostile CASE 48 runs; once it is
+# over (WHAT: the shell words that wait for it), tracerd answers, and the
+# paced program has all its events.
+all_of() { [ "$1" -gt 0 ] && [ "$1" -eq "${2:-0}" ]; }
+paced_meanwhile() {
+	local case=$1 dir ppid hpid pfd n want
+	shift
+	dir=$(session_cmd start --events "$OWN_EVENTS")
+	rm -f "$T/paced.in"
+	mkfifo "$T/paced.in"
+	"$TRACEE" paced 200000 <"$T/paced.in" >"$T/paced.out" & ppid=$!
+	exec {pfd}>"$T/paced.in"
+	timeout 60 tail -f "$T/paced.out" | grep -q -m1 recording
+	"$HOSTILE" "$TRACER_SOCKET" "$case" 48 >"$T/$case.out" & hpid=$!
+	wait $hpid
+	echo "# $(cat "$T/$case.out")"
+	"$@" "$hpid"
+	check "$case: tracerd answers within a second" responsive
+	exec {pfd}>&-
+	wait $ppid
+	want=$(sed -n 's/^recorded //p' "$T/paced.out")
+	session_cmd stop >/dev/null
+	n=$("$TRACECTL" view "$dir/tracee-$ppid" 2>/dev/null |
+		grep -c ' test:paced: ')
+	check "$case: a program recording meanwhile has all its events ($n of $want)" \
+		all_of "$n" "$want"
+	rm -rf "$dir"
+}
+
+# Until tracerd's log says the process PID is gone.
+gone_in_log() {
+	timeout 60 tail -f "$LOG" | grep -q -m1 "pid $1 (hostile) is gone"
+}
+
 # 2b. A process dies with every ring of 48 buffers full (192 MiB; each
 #    ring's first record committed last, so tracerd could read none of
 #    them before): tracerd writes them out a part per loop turn, so that
 #    a program recording 50 MB/s meanwhile is drained in between and
 #    loses nothing (written at once, the end held the loop for 0.1-0.2 s
-#    here: 300-30,000 of that program's events lost), and tracerd answers.
-dir=$(session_cmd start --events "$OWN_EVENTS")
-mkfifo "$T/paced.in"
-"$TRACEE" paced 200000 <"$T/paced.in" >"$T/paced.out" & ppid=$!
-exec {pfd}>"$T/paced.in"
-timeout 60 tail -f "$T/paced.out" | grep -q -m1 recording
-"$HOSTILE" "$TRACER_SOCKET" flood 48 >"$T/flood.out" & hpid=$!
-wait $hpid
-echo "# $(cat "$T/flood.out")"
-check "flood: a dead process's full rings: tracerd answers within a second" \
-	responsive
-timeout 60 tail -f "$LOG" | grep -q -m1 "pid $hpid (hostile) is gone"
-exec {pfd}>&-
-wait $ppid
-want=$(sed -n 's/^recorded //p' "$T/paced.out")
-session_cmd stop >/dev/null
-n=$("$TRACECTL" view "$dir/tracee-$ppid" 2>/dev/null | grep -c ' test:paced: ')
-all_of() { [ "$1" -gt 0 ] && [ "$1" -eq "${2:-0}" ]; }
-check "a program recording meanwhile has all its events ($n of $want)" \
-	all_of "$n" "$want"
-
-rm -rf "$dir"
+#    here: 300-33,000 of that program's events lost).
+paced_meanwhile flood gone_in_log
+# 2c. A live process whose 48 buffers name a thread that has ended, their
+#    rings full but for a first record never committed: tracerd salvages
+#    a vanished thread's buffer and gives it back, a few per scan (all in
+#    one scan, the program recording meanwhile lost 7,500-9,000 events).
+#    hostile waits until all 48 are back.
+paced_meanwhile vanished true
 
 # 9. A session no process could join is refused at its start, in one line.
 out=$("$TRACECTL" start --subbuf-count 65536 2>&1)
