@@ -295,14 +295,49 @@ static void waiter_free(struct tracerd_waiter *w)
 	free(w);
 }
 
+/*
+ * A lazy process (pid's, or every one) may have said Listening: read
+ * what each sent. Reading may end processes, this one or others (a
+ * rejected message closes its client; a message may stop the session),
+ * so the list is walked again from its start after each read; a round
+ * number marks those read. Not the asking client's: its message is being
+ * handled (its input is in use).
+ */
+static void read_lazy(struct tracerd *d, pid_t pid,
+		      const struct tracerd_client *asking)
+{
+	uint64_t round = ++d->lazy_reads;
+	struct tracerd_process *p;
+	bool found;
+
+	do {
+		found = false;
+		cds_list_for_each_entry(p, &d->processes, node)
+			if ((!pid || p->pid == pid) && !p->ending &&
+			    p->lazy && p->client && p->client != asking &&
+			    p->lazy_read != round) {
+				found = true;
+				break;
+			}
+		if (found) {
+			p->lazy_read = round;
+			tracerd_client_read_all(p->client);	/* may free p */
+		}
+	} while (found);
+}
+
 struct tracerd_waiter *tracerd_wait_filters(struct tracerd_client *c,
 					    int kind, pid_t pid)
 {
 	struct tracerd *d = c->d;
-	struct tracerd_waiter *w = calloc(1, sizeof(*w));
+	struct tracerd_waiter *w;
 	struct tracerd_process *p;
 	size_t n = 0;
 
+	read_lazy(d, pid, c);
+	if (c->closing)
+		return NULL;	/* a message read meanwhile dropped it */
+	w = calloc(1, sizeof(*w));
 	cds_list_for_each_entry(p, &d->processes, node)
 		n++;
 	if (w)
@@ -315,9 +350,6 @@ struct tracerd_waiter *tracerd_wait_filters(struct tracerd_client *c,
 	cds_list_for_each_entry(p, &d->processes, node) {
 		if ((pid && p->pid != pid) || p->ending)
 			continue;
-		/* A lazy process may have said Listening: read it first. */
-		if (p->lazy && p->client)
-			tracerd_client_read_all(p->client);
 		w->reached++;
 		/* A lazy process reads the filter at its next event. */
 		if (p->filter_acked >= p->filter_sent || p->lazy)
@@ -358,7 +390,7 @@ static size_t pending(struct tracerd *d, const struct tracerd_waiter *w,
 static void answer(struct tracerd *d, struct tracerd_waiter *w,
 		   size_t late, const char *pids)
 {
-	char warn[600] = "";
+	char warn[700] = "";	/* pids: 512 bytes at most */
 
 	if (late)
 		snprintf(warn, sizeof(warn), "%zu process(es) did not confirm "

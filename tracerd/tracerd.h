@@ -148,6 +148,7 @@ struct tracerd {
 	bool stock_filling;
 	struct tracerd_spills spill;
 	uint64_t cs_bytes;		/* every process's call sites */
+	uint64_t lazy_reads;		/* read_lazy() rounds (control.c) */
 	uint64_t pools_bytes;		/* every pool's segments (stock too) */
 	/*
 	 * Where the drain gathers packets for a write(2): one for all
@@ -377,6 +378,8 @@ struct tracerd_process {
 	uint32_t start_id;		/* its tracer:thread_start call site */
 	uint32_t rename_id;		/* its tracer:thread_name call site
 					   (0: none yet) */
+	uint64_t lazy_read;		/* tracerd's lazy_reads when last read
+					   for a waiter (control.c) */
 	bool lazy;			/* runs no listener yet: do not wait
 					   for its confirmations */
 	struct tracerd_rate log_rate;	/* its damage, in the log */
@@ -757,7 +760,8 @@ void tracerd_control_filter_applied(struct tracerd_process *p,
 				    const Tracer__FilterApplied *a);
 /*
  * Make a waiter for client c on the processes sent a filter (pid 0: all,
- * else that one). Returns it, or NULL (out of memory: c was told).
+ * else that one), after reading what the lazy ones sent. Returns it, or
+ * NULL (out of memory: c was told; or c was dropped meanwhile).
  */
 struct tracerd_waiter *tracerd_wait_filters(struct tracerd_client *c,
 					    int kind, pid_t pid);

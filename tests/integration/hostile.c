@@ -418,32 +418,47 @@ static int send_sites(int fd, int n)
 	return 0;
 }
 
-/* Take buffer i of the pool at base as thread tid; fill its default ring
- * with records of id, the last one reserved and never committed. */
-static long fill_buffer(char *base, uint32_t i, uint32_t tid, uint32_t id)
+/*
+ * Take buffer i of the pool at base as thread tid (as a thread of the
+ * process would) and attach w to its default ring; returns its
+ * descriptor, NULL if it is in use or cannot be attached.
+ */
+static struct tracer_pool_desc *take_buffer(char *base, uint32_t i,
+					    uint32_t tid,
+					    struct tracer_rb_writer *w)
 {
 	const struct tracer_pool_header *h = (const void *)base;
 	struct tracer_pool_desc *d = (void *)(base + h->desc_offset +
 					      (uint64_t)i * h->desc_size);
 	char *buf = base + h->buffer_offset + (uint64_t)i * h->buffer_size;
 	uint64_t word = __atomic_load_n(&d->state, __ATOMIC_ACQUIRE);
-	struct tracer_rb_writer w;
-	struct tracer_rb_ctx ctx;
-	long n = 0;
 
 	if (TRACER_BUF_STATE(word) == TRACER_BUF_IN_USE ||
 	    !__atomic_compare_exchange_n(&d->state, &word,
 			TRACER_BUF_WORD(TRACER_BUF_GEN(word) + 1,
 					TRACER_BUF_IN_USE), false,
 			__ATOMIC_SEQ_CST, __ATOMIC_RELAXED))
-		return 0;
+		return NULL;
 	d->owner_tid = tid;
-	if (tracer__rb_writer_attach(&w, buf + h->channel_offset[0],
+	if (tracer__rb_writer_attach(w, buf + h->channel_offset[0],
 			tracer__pool_channel_size(h->channel_offset,
 						  h->buffer_size, 0), tid, NULL))
+		return NULL;
+	w->stream_instance_id = (uint64_t)(h->first_buffer + i) << 32 |
+				(TRACER_BUF_GEN(word) + 1);
+	return d;
+}
+
+/* Take buffer i of the pool at base as thread tid; fill its default ring
+ * with records of id, the last one reserved and never committed. */
+static long fill_buffer(char *base, uint32_t i, uint32_t tid, uint32_t id)
+{
+	struct tracer_rb_writer w;
+	struct tracer_rb_ctx ctx;
+	long n = 0;
+
+	if (!take_buffer(base, i, tid, &w))
 		return 0;
-	w.stream_instance_id = (uint64_t)(h->first_buffer + i) << 32 |
-			       (TRACER_BUF_GEN(word) + 1);
 	/* A sub-buffer and a half: the open one is half filled. */
 	while (n < (long)((3ULL << w.subbuf_order) / 2 / 24) &&
 	       tracer__rb_reserve(&w, &ctx, id, 8) == 0) {
@@ -545,29 +560,12 @@ struct held {
 static long flood_buffer(char *base, uint32_t i, uint32_t id, uint32_t tid,
 			 struct held *hd)
 {
-	const struct tracer_pool_header *h = (const void *)base;
-	struct tracer_pool_desc *d = (void *)(base + h->desc_offset +
-					      (uint64_t)i * h->desc_size);
-	char *buf = base + h->buffer_offset + (uint64_t)i * h->buffer_size;
-	uint64_t word = __atomic_load_n(&d->state, __ATOMIC_ACQUIRE);
 	struct tracer_rb_ctx ctx;
 	long n = 1;
 
-	if (TRACER_BUF_STATE(word) == TRACER_BUF_IN_USE ||
-	    !__atomic_compare_exchange_n(&d->state, &word,
-			TRACER_BUF_WORD(TRACER_BUF_GEN(word) + 1,
-					TRACER_BUF_IN_USE), false,
-			__ATOMIC_SEQ_CST, __ATOMIC_RELAXED))
+	hd->desc = take_buffer(base, i, tid, &hd->w);
+	if (!hd->desc)
 		return -1;
-	d->owner_tid = tid;
-	hd->desc = d;
-	if (tracer__rb_writer_attach(&hd->w, buf + h->channel_offset[0],
-			tracer__pool_channel_size(h->channel_offset,
-						  h->buffer_size, 0),
-			d->owner_tid, NULL))
-		return -1;
-	hd->w.stream_instance_id = (uint64_t)(h->first_buffer + i) << 32 |
-				   (TRACER_BUF_GEN(word) + 1);
 	if (tracer__rb_reserve(&hd->w, &hd->first, id, 8))
 		return -1;
 	memset(hd->first.payload, 0, 8);
