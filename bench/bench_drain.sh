@@ -10,6 +10,12 @@
 #           floor (clock read + 32-byte store)
 #   drain   tracerd's drain rate: 1 and 2 writers flat out, then paced,
 #           DRAIN_SECONDS each; what tracerd wrote and what was lost
+#   churn   thread churn at tracerd's defaults: CHURN cases "TOTAL ALIVE"
+#           (default "5000 16" and "100000 64"), threads that record 10
+#           events each and exit, ALIVE at a time: thread starts per
+#           second, events made and in the trace, thread exits in the
+#           trace, the process's peak RSS and tracerd's RSS before and
+#           after
 #   filter  event filters (bench_tracer disabled and filter-record):
 #           - ns per call of a call site the filter disables, in a session
 #             started with --events=-bench:off (bench_tracer checks that
@@ -32,15 +38,17 @@
 # Run from the build directory, after make (or after building
 # bench/bench_tracer by hand, see bench/bench.am):
 #
-#   cd build && ../bench/bench_drain.sh [first] [record] [drain] [filter]
+#   cd build && ../bench/bench_drain.sh [first] [record] [drain] [churn]
+#        [filter]
 #
-# No argument runs all four (about 35 s on 2 CPUs). Settings from the
+# No argument runs all five (about a minute on 2 CPUs). Settings from the
 # environment: EVENTS (10000000), IDLE_EVENTS (20000000), RUNS (3),
 # FIRST_THREADS (300), DRAIN_SECONDS (2), PACED_MBPS (50; a list such as
 # "50 200" adds a pair of paced rows per rate), FILTER_PATTERNS (1000),
 # FILTER_APPLIES (5), FILTER_ROUNDS (4: sessions, each with a record
-# phase under each filter), TRACERD (the tracerd to run: A/B of two
-# builds). TMPDIR picks the file system tracerd writes to
+# phase under each filter), CHURN ("5000 16 100000 64": pairs TOTAL
+# ALIVE), TRACERD (the tracerd to run: A/B of two builds). TMPDIR picks
+# the file system tracerd writes to
 # (default /tmp). Measures and prints; fails only when something does not
 # run (or a call site is not in the state a filter row says).
 
@@ -57,6 +65,7 @@ PACED_MBPS=${PACED_MBPS:-50}
 FILTER_PATTERNS=${FILTER_PATTERNS:-1000}
 FILTER_APPLIES=${FILTER_APPLIES:-5}
 FILTER_ROUNDS=${FILTER_ROUNDS:-4}
+CHURN=${CHURN:-5000 16 100000 64}
 
 T=
 DPID=
@@ -550,6 +559,59 @@ filter_preempted() {
 }
 
 # ---------------------------------------------------------------------
+# churn: short-lived threads at tracerd's defaults.
+
+# tracerd's resident memory in KiB.
+daemon_rss_kib() {
+	sed -n 's/^VmRSS:[[:space:]]*\([0-9]*\).*/\1/p' "/proc/$DPID/status"
+}
+
+# churn_case TOTAL ALIVE: one run in its own session; its row.
+churn_case() {
+	local dir r0 r1 cpu0 cpu1
+
+	dir=$(session_start) || die "tracectl start failed"
+	r0=$(daemon_rss_kib) cpu0=$(daemon_cpu_ms)
+	run "$T/churn.out" "$BENCH" churn "$1" "$2" 10
+	session_stop
+	r1=$(daemon_rss_kib) cpu1=$(daemon_cpu_ms)
+	run "$T/ccount.out" "$BENCH" count "$dir"
+	rm -rf "$dir"
+	printf '%-8s %5s %10s %10s %10s %7s %7s %10s %9s %13s %6s\n' "$1" \
+		"$2" "$(val starts_per_s "$T/churn.out")" \
+		"$(val made "$T/churn.out")" "$(val events "$T/ccount.out")" \
+		"$(awk -v m="$(val made "$T/churn.out")" \
+		       -v e="$(val events "$T/ccount.out")" \
+		       'BEGIN { printf "%.2f%%", m ? 100 * (m - e) / m : 0 }')" \
+		"$(val lost_unbuffered "$T/ccount.out")" \
+		"$(val exits "$T/ccount.out")" \
+		"$(val maxrss_kib "$T/churn.out")" "$r0 -> $r1" \
+		"$((cpu1 - cpu0))"
+}
+
+bench_churn() {
+	local total alive
+
+	echo "== thread churn at tracerd's defaults: threads recording 10" \
+	     "events each, ALIVE at a time =="
+	printf '%-8s %5s %10s %10s %10s %7s %7s %10s %9s %13s %6s\n' \
+		threads alive starts/s made "in trace" lost told exits \
+		"peak KiB" "tracerd KiB" "cpu ms"
+	set -- $CHURN
+	while [ $# -ge 2 ]; do
+		churn_case "$1" "$2"
+		shift 2
+	done
+	echo "starts/s: threads started per second; lost: bench events" \
+	     "made but not in the trace; told: events the trace says were" \
+	     "dropped by threads that ended before they had a buffer" \
+	     "(tracer:lost_unbuffered, events of every kind); peak KiB: the" \
+	     "process's peak RSS; tracerd KiB: its RSS before and after the" \
+	     "run; cpu ms: tracerd's CPU over the run"
+	echo
+}
+
+# ---------------------------------------------------------------------
 
 for f in "$TRACERD" "$TRACECTL" "$BENCH"; do
 	[ -x "$f" ] || die "$f not found: run from the build directory," \
@@ -557,11 +619,12 @@ for f in "$TRACERD" "$TRACECTL" "$BENCH"; do
 done
 for s in "$@"; do
 	case $s in
-	first|record|drain|filter) ;;
-	*) die "unknown benchmark '$s' (first, record, drain, filter)" ;;
+	first|record|drain|churn|filter) ;;
+	*) die "unknown benchmark '$s' (first, record, drain, churn," \
+	       "filter)" ;;
 	esac
 done
-[ $# -gt 0 ] || set -- first record drain filter
+[ $# -gt 0 ] || set -- first record drain churn filter
 
 # A bench_tracer built by hand (see bench.am) finds libtracer here.
 export LD_LIBRARY_PATH=$PWD/libtracer/.libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}

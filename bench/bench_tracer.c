@@ -61,10 +61,17 @@
  *       prints what was produced. --hold: then print "holding" and wait
  *       for a line on stdin, so that the script can read tracectl status
  *       while the process is still registered.
+ *   churn TOTAL ALIVE EVENTS
+ *       TOTAL short-lived threads, ALIVE at a time (the oldest joined
+ *       before the next starts), each recording EVENTS events and
+ *       exiting: prints the threads started per second and the process's
+ *       peak RSS; bench_drain.sh counts what reached the trace.
  *   count DIR
  *       walk the channel files of a session (or one process) directory:
  *       packets, records, bytes, and the events the threads lost (from
- *       their tracer:thread_exit events and the packets' events_discarded).
+ *       their tracer:thread_exit events, the packets' events_discarded,
+ *       and tracer:lost_unbuffered: events of threads that ended before
+ *       they had a buffer, of every kind).
  *
  * Lines starting with "@ " carry key=value results for bench_drain.sh.
  * Nothing is pinned; runs take the best of several to reduce noise.
@@ -99,6 +106,7 @@
 #define EVENT_NAME		"bench:ev"
 #define OFF_EVENT_NAME		"bench:off"	/* the filter excludes it */
 #define EXIT_EVENT_NAME		"tracer:thread_exit"
+#define UNBUFFERED_EVENT_NAME	"tracer:lost_unbuffered"
 #define RECORD_BYTES		32	/* header 16 + two 8-byte values */
 #define DEFAULT_EVENTS		10000000ULL
 #define DEFAULT_IDLE_EVENTS	20000000ULL
@@ -163,11 +171,11 @@ struct first_sample {
 /* Totals of count. */
 struct counts {
 	uint64_t files, packets, records, events, bytes;
-	uint64_t exits, lost_exit, lost_discarded, bad;
+	uint64_t exits, lost_exit, lost_discarded, lost_unbuffered, bad;
 };
 
 struct meta_ids {
-	uint32_t event, exit;
+	uint32_t event, exit, unbuffered;
 };
 
 /* One phase of filter-record, as read from stdin. */
@@ -204,6 +212,7 @@ static void usage(FILE *f)
 	      "       " PROG " filter-record [EVENTS [RUNS]]\n"
 	      "       " PROG " first-event [THREADS [FILL]]\n"
 	      "       " PROG " drain THREADS SECONDS [MBPS] [--hold]\n"
+	      "       " PROG " churn TOTAL ALIVE EVENTS\n"
 	      "       " PROG " count DIR\n"
 	      "Run by bench_drain.sh; see the top of bench_tracer.c.\n", f);
 }
@@ -1047,6 +1056,54 @@ static int cmd_drain(int nthreads, double seconds, double mbps, bool held)
 }
 
 /* ---------------------------------------------------------------------- */
+/* churn */
+
+static uint64_t churn_events;
+
+static void *churn_thread(void *arg)
+{
+	uint64_t i;
+
+	for (i = 0; i < churn_events; i++)
+		record_ev((int)i, (int)(intptr_t)arg);
+	return NULL;
+}
+
+/* total threads, alive at a time, events each: a thread pool's churn. */
+static int cmd_churn(uint64_t total, unsigned int alive, uint64_t events)
+{
+	pthread_t *th = calloc(alive, sizeof(*th));
+	struct rusage ru;
+	uint64_t i, t0;
+	double secs;
+
+	if (!th)
+		die("out of memory");
+	require_registered();
+	churn_events = events;
+	t0 = now_ns();
+	for (i = 0; i < total; i++) {
+		if (i >= alive && pthread_join(th[i % alive], NULL))
+			die("pthread_join failed");
+		if (pthread_create(&th[i % alive], NULL, churn_thread,
+				   (void *)(intptr_t)(i & 0xffff)))
+			die("pthread_create failed");
+	}
+	for (i = total > alive ? total - alive : 0; i < total; i++)
+		pthread_join(th[i % alive], NULL);
+	secs = (double)(now_ns() - t0) / 1e9;
+	getrusage(RUSAGE_SELF, &ru);
+	printf("churn: %" PRIu64 " threads, %u alive, %" PRIu64 " events "
+	       "each: %.0f thread starts/s; peak RSS %ld KiB\n", total, alive,
+	       events, (double)total / secs, ru.ru_maxrss);
+	printf("@ threads=%" PRIu64 " made=%" PRIu64 " starts_per_s=%.0f "
+	       "maxrss_kib=%ld\n", total, total * events,
+	       (double)total / secs, ru.ru_maxrss);
+	free(th);
+	return 0;
+}
+
+/* ---------------------------------------------------------------------- */
 /* count */
 
 /* dir/name into path (PATH_BYTES), or die. */
@@ -1065,7 +1122,7 @@ static void read_meta(const char *dir, struct meta_ids *ids)
 	unsigned int id, vital, lineno;
 	FILE *f;
 
-	ids->event = ids->exit = 0;
+	ids->event = ids->exit = ids->unbuffered = 0;
 	join_path(path, dir, TRACER_META_FILE);
 	f = fopen(path, "re");
 	if (!f)
@@ -1078,6 +1135,8 @@ static void read_meta(const char *dir, struct meta_ids *ids)
 			ids->event = id;
 		else if (strcmp(name, EXIT_EVENT_NAME) == 0)
 			ids->exit = id;
+		else if (strcmp(name, UNBUFFERED_EVENT_NAME) == 0)
+			ids->unbuffered = id;
 	}
 	fclose(f);
 }
@@ -1117,6 +1176,12 @@ static void count_records(const char *pk, uint64_t content, bool vital,
 		if (vital && id == ids->exit) {
 			c->exits++;
 			c->lost_exit += exit_lost(pk + off + 16, size - 16);
+		}
+		if (vital && id == ids->unbuffered && size >= 24) {
+			uint64_t n;	/* events of threads without a buffer */
+
+			memcpy(&n, pk + off + 16, 8);
+			c->lost_unbuffered += n;
 		}
 		off += size;
 	}
@@ -1242,9 +1307,10 @@ static int cmd_count(const char *dir)
 	       c.bad ? "; CORRUPT PACKETS" : "");
 	printf("@ files=%" PRIu64 " packets=%" PRIu64 " bytes=%" PRIu64
 	       " records=%" PRIu64 " events=%" PRIu64 " exits=%" PRIu64
-	       " lost_exit=%" PRIu64 " lost_discarded=%" PRIu64 " bad=%"
-	       PRIu64 "\n", c.files, c.packets, c.bytes, c.records, c.events,
-	       c.exits, c.lost_exit, c.lost_discarded, c.bad);
+	       " lost_exit=%" PRIu64 " lost_discarded=%" PRIu64
+	       " lost_unbuffered=%" PRIu64 " bad=%" PRIu64 "\n", c.files,
+	       c.packets, c.bytes, c.records, c.events, c.exits, c.lost_exit,
+	       c.lost_discarded, c.lost_unbuffered, c.bad);
 	return c.bad ? 1 : 0;
 }
 
@@ -1293,6 +1359,11 @@ int main(int argc, char **argv)
 					  DEFAULT_EVENTS, 1, MAX_EVENTS),
 				  (unsigned int)opt_arg(argc, argv, 4, "RUNS",
 					  DEFAULT_RUNS, 1, MAX_RUNS));
+	if (strcmp(cmd, "churn") == 0 && argc == 5)
+		return cmd_churn(parse_num("TOTAL", argv[2], 1, 10000000),
+				 (unsigned int)parse_num("ALIVE", argv[3], 1,
+							 1024),
+				 parse_num("EVENTS", argv[4], 0, 1000000));
 	if (strcmp(cmd, "idle") == 0 && argc <= 4)
 		return cmd_idle(opt_arg(argc, argv, 2, "EVENTS",
 					DEFAULT_IDLE_EVENTS, 1, MAX_EVENTS),
