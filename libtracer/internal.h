@@ -27,7 +27,8 @@
  *                    (wake_lock, then send_lock: it connects and
  *                    registers), read the reply of a registration that
  *                    did not wait (wake_lock: complete_locked(); a
- *                    thread whose stash fills waits for it there, the
+ *                    thread whose stash fills, or that finds every
+ *                    stash slot taken, waits for it there, the
  *                    registration's time at most) and allocate; it runs
  *                    with cancellation disabled (an asynchronous
  *                    cancellation acts when it ends).
@@ -444,7 +445,8 @@ void tracer__client_rouse(void) TRACER_HIDDEN;
  * Registering at the start without waiting (client.c, PENDING): is the
  * reply still to be read? tracer__client_settle() waits for it (the
  * registration's time at most) and reads it: for a thread whose stash is
- * filling before the pool has room for it. Not in a signal handler.
+ * filling before the pool has room for it, or that finds no stash slot
+ * (tracer.c, await_pool()). Not in a signal handler.
  */
 bool tracer__client_pending(void) TRACER_HIDDEN;
 void tracer__client_settle(void) TRACER_HIDDEN;

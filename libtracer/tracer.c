@@ -269,24 +269,52 @@ static void tell_unbuffered(void)
 				    (unsigned long long)n);
 }
 
+/* A wait for the pool (await_pool()) came to nothing: tracerd is late,
+ * and the next threads do not wait for it again. */
+static bool pool_late;
+
+/*
+ * The process started without waiting for tracerd and its pool is still
+ * the one buffer it made (client.c, PENDING): wait for the rest, within
+ * the registration's time, then take a buffer. Not in a handler, nor in
+ * an allocator's event; once per process if tracerd does not answer (a
+ * hung tracerd costs one wait, not one per thread). Returns true when t
+ * has a buffer now.
+ */
+static bool await_pool(struct tracer__thread *t)
+{
+	if (__atomic_load_n(&pool_late, __ATOMIC_RELAXED) ||
+	    !tracer__client_pending() || tracer__in_handler() ||
+	    tracer__wrap_alloc)
+		return false;
+	tracer__client_settle();
+	if (tracer__client_pending())
+		__atomic_store_n(&pool_late, true, __ATOMIC_RELAXED);
+	return take_buffer(t, false);
+}
+
 /*
  * No buffer for a thread's first event: its events go into a stash
- * (stash.c) until one is free. Returns false when there is no stash
- * either: the event is dropped, counted.
+ * (stash.c) until one is free. With every stash slot taken (a burst of
+ * threads that ended before the pool came), the pool tracerd is sending
+ * is waited for rather than the events dropped. Returns false when there
+ * is no stash either: the event is dropped, counted.
  */
 static bool enter_stash(struct tracer__thread *t,
 			const struct tracer_control_state *st,
 			const struct tracer_callsite *cs)
 {
-	if (t->state != TRACER__THREAD_NEW ||
-	    tracer__stash_open(t, st->session)) {
-		count_lost(t, cs);
-		return false;
+	if (t->state == TRACER__THREAD_NEW &&
+	    tracer__stash_open(t, st->session) == 0) {
+		t->state = TRACER__THREAD_STASHING;
+		if (__atomic_load_n(&key_made, __ATOMIC_ACQUIRE))
+			pthread_setspecific(exit_key, t);
+		return true;
 	}
-	t->state = TRACER__THREAD_STASHING;
-	if (__atomic_load_n(&key_made, __ATOMIC_ACQUIRE))
-		pthread_setspecific(exit_key, t);
-	return true;
+	if (t->state == TRACER__THREAD_NEW && await_pool(t))
+		return true;
+	count_lost(t, cs);
+	return false;
 }
 
 /*
@@ -695,6 +723,7 @@ static void fork_child(void)
 	tls = (struct tracer__thread){ .epoch = UINT64_MAX };
 	process_start_session = 0;
 	lost_unbuffered = 0;		/* the parent's to tell */
+	pool_late = false;
 	tracer__stash_fork_child();
 	tracer__fd_owner_pid = (uint32_t)getpid();
 	WRAP_GUARD_ENTER();

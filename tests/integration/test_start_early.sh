@@ -109,6 +109,24 @@ expect "$T/t.view" ' test:seq: ' 60000 "3 threads at once: all 60000 events"
 expect "$T/t.view" ' test:burst: ' 640 "64 threads at once: all 640 events"
 check "... no loss told" bash -c "! grep -q ' tracer:lost' '$T/t.view'"
 
+# ---- threads that end before the pool comes ---------------------------------
+# tracerd stopped for 0.3 s as the program starts: 2,000 short threads
+# (16 at a time) run in its one buffer and the stash, whose 256 slots the
+# ended ones fill; the next one waits for the pool (within the
+# registration's time) rather than dropping its events: all there, no
+# loss told (before, most threads' events were dropped and told lost).
+dir=$(session_cmd start)
+kill -STOP "$DPID"
+TRACER_REGISTER_TIMEOUT_MS=10000 "$TRACEE" churn 2000 16 >/dev/null & cpid=$!
+sleep 0.3	# tracerd late, not a synchronisation: the program runs on
+kill -CONT "$DPID"
+wait $cpid
+check "a burst while tracerd is late: the program exits 0" [ $? -eq 0 ]
+session_cmd stop >/dev/null
+"$TRACECTL" view "$dir" >"$T/c.view"
+expect "$T/c.view" ' test:churn: ' 6000 "... all 6000 events of its 2000 threads"
+check "... no loss told" bash -c "! grep -q ' tracer:lost' '$T/c.view'"
+
 # ---- when it waits -----------------------------------------------------------
 # waiting_start NAME DESCRIPTION [START OPTIONS...]: in a session started
 # with OPTIONS, a program's start waits for tracerd, and it records.
