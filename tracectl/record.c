@@ -149,11 +149,15 @@ static void std_fds(void)
 		close(fd);
 }
 
-/* DIR/name into buf (size bytes). */
+/* DIR/name into buf (size bytes); "" if it does not fit (make_dir() made
+ * DIR short enough for every name here). */
 static void in_dir(char *buf, size_t size, const struct private_daemon *d,
 		   const char *name)
 {
-	snprintf(buf, size, "%s/%s", d->dir, name);
+	int n = snprintf(buf, size, "%s/%s", d->dir, name);
+
+	if (n < 0 || (size_t)n >= size)
+		buf[0] = '\0';
 }
 
 static int make_dir(struct private_daemon *d)
