@@ -46,6 +46,7 @@
 #define DRAIN_BUDGET	32	/* packets per channel per pass, then the
 				   loop serves others (see tracerd_sink_yield) */
 #define SNAPSHOT_BUDGET	(1 << 20)	/* packets per channel, at most */
+#define SNAPSHOT_TRIES	8	/* reads of the open sub-buffer, at most */
 #define ROOM_AGAIN	(4 * TRACERD_BATCH_BYTES)	/* free bytes that end a
 						   write-error episode */
 #define RENAME_EVENT	"tracer:thread_name"	/* tid %d name %s */
@@ -837,25 +838,20 @@ void tracerd_process_live(struct tracerd_process *p)
 }
 
 /* Everything channel c of b holds, read through a copy of its reader. */
-int tracerd_sink_snapshot_channel(struct tracerd_process *p,
-				  const struct tracerd_sink *sink,
-				  struct tracerd_stream *pair,
-				  struct tracerd_buffer *b, int c)
+/* The complete sub-buffers of a snapshot's reader r (channel c of b). */
+static void snapshot_complete(struct tracerd_process *p,
+			      const struct tracerd_sink *sink,
+			      struct tracerd_stream *pair,
+			      struct tracerd_buffer *b, int c,
+			      struct tracer_rb_reader *r)
 {
-	struct tracer_rb_reader r = b->rd[c];
 	struct tracer_rb_packet_info info;
-	uint64_t shadow = r.read_count, n = r.geo.subbuf_count;
-	int ret, k;
+	int k, ret;
 
-	r.read_count_shared = &shadow;	/* the writer never sees it */
-	r.slot_records = malloc(n * sizeof(uint64_t));
-	if (!r.slot_records)
-		return -ENOMEM;
-	memcpy(r.slot_records, b->rd[c].slot_records, n * sizeof(uint64_t));
 	for (k = 0; k < SNAPSHOT_BUDGET; k++) {
-		void *dst = batch_room(p, r.geo.subbuf_size);
+		void *dst = batch_room(p, r->geo.subbuf_size);
 
-		ret = tracer__rb_read(&r, dst,
+		ret = tracer__rb_read(r, dst,
 				      p->d->scratch.size - p->batch.len,
 				      &info);
 		if (ret == 0)
@@ -864,10 +860,36 @@ int tracerd_sink_snapshot_channel(struct tracerd_process *p,
 			break;
 	}
 	flush_batch(p);
-	if (tracer__rb_read_partial(&r, p->d->scratch.buf, p->d->scratch.size,
-				    &info) == 0) {
-		emit_to(p, sink, pair, b, c, &info);
-		flush_batch(p);
+}
+
+int tracerd_sink_snapshot_channel(struct tracerd_process *p,
+				  const struct tracerd_sink *sink,
+				  struct tracerd_stream *pair,
+				  struct tracerd_buffer *b, int c)
+{
+	struct tracer_rb_reader r = b->rd[c];
+	struct tracer_rb_packet_info info;
+	uint64_t shadow = r.read_count, n = r.geo.subbuf_count;
+	int ret, tries;
+
+	r.read_count_shared = &shadow;	/* the writer never sees it */
+	r.slot_records = malloc(n * sizeof(uint64_t));
+	if (!r.slot_records)
+		return -ENOMEM;
+	memcpy(r.slot_records, b->rd[c].slot_records, n * sizeof(uint64_t));
+	/* The writer runs on: it may close the open sub-buffer between the
+	 * complete ones and the partial read (-EAGAIN: read the complete
+	 * ones again), or be in the middle of a record (-EBUSY). */
+	for (tries = 0; tries < SNAPSHOT_TRIES; tries++) {
+		snapshot_complete(p, sink, pair, b, c, &r);
+		ret = tracer__rb_read_partial(&r, p->d->scratch.buf,
+					      p->d->scratch.size, &info);
+		if (ret == 0) {
+			emit_to(p, sink, pair, b, c, &info);
+			flush_batch(p);
+		}
+		if (ret != -EAGAIN && ret != -ESTALE && ret != -EBUSY)
+			break;
 	}
 	write_losses(p, &pair[c], c, tracer__rb_lost(&r));
 	free(r.slot_records);
