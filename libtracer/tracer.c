@@ -304,15 +304,16 @@ static bool enter_stash(struct tracer__thread *t,
 			const struct tracer_control_state *st,
 			const struct tracer_callsite *cs)
 {
-	if (t->state == TRACER__THREAD_NEW &&
-	    tracer__stash_open(t, st->session) == 0) {
-		t->state = TRACER__THREAD_STASHING;
-		if (__atomic_load_n(&key_made, __ATOMIC_ACQUIRE))
-			pthread_setspecific(exit_key, t);
-		return true;
+	if (t->state == TRACER__THREAD_NEW) {
+		if (tracer__stash_open(t, st->session) == 0) {
+			t->state = TRACER__THREAD_STASHING;
+			if (__atomic_load_n(&key_made, __ATOMIC_ACQUIRE))
+				pthread_setspecific(exit_key, t);
+			return true;
+		}
+		if (await_pool(t))
+			return true;
 	}
-	if (t->state == TRACER__THREAD_NEW && await_pool(t))
-		return true;
 	count_lost(t, cs);
 	return false;
 }

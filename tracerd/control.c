@@ -303,27 +303,29 @@ static void waiter_free(struct tracerd_waiter *w)
  * number marks those read. Not the asking client's: its message is being
  * handled (its input is in use).
  */
+static struct tracerd_process *unread_lazy(struct tracerd *d, pid_t pid,
+					   const struct tracerd_client *asking,
+					   uint64_t round)
+{
+	struct tracerd_process *p;
+
+	cds_list_for_each_entry(p, &d->processes, node)
+		if ((!pid || p->pid == pid) && !p->ending && p->lazy &&
+		    p->client && p->client != asking && p->lazy_read != round)
+			return p;
+	return NULL;
+}
+
 static void read_lazy(struct tracerd *d, pid_t pid,
 		      const struct tracerd_client *asking)
 {
 	uint64_t round = ++d->lazy_reads;
 	struct tracerd_process *p;
-	bool found;
 
-	do {
-		found = false;
-		cds_list_for_each_entry(p, &d->processes, node)
-			if ((!pid || p->pid == pid) && !p->ending &&
-			    p->lazy && p->client && p->client != asking &&
-			    p->lazy_read != round) {
-				found = true;
-				break;
-			}
-		if (found) {
-			p->lazy_read = round;
-			tracerd_client_read_all(p->client);	/* may free p */
-		}
-	} while (found);
+	while ((p = unread_lazy(d, pid, asking, round))) {
+		p->lazy_read = round;
+		tracerd_client_read_all(p->client);	/* may free p */
+	}
 }
 
 struct tracerd_waiter *tracerd_wait_filters(struct tracerd_client *c,

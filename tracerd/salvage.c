@@ -365,22 +365,16 @@ static void buffer_done(struct tracerd_process *p, struct tracerd_buffer *b,
 }
 
 /*
- * At most `steps` steps of the salvage of every buffer of p, whose
- * writers are gone (see the top); returns true when all are done.
+ * Steps of j on b's channels, from j->chan on, taken from *steps; true
+ * when both channels are read (buffer_done() comes next).
  */
-static bool salvage_steps(struct tracerd_process *p, uint32_t steps)
+static bool channel_steps(struct tracerd_process *p, struct tracerd_buffer *b,
+			  struct tracerd_end_job *j, uint32_t *steps)
 {
-	struct tracerd_end_job *j = &p->end;
-	struct tracerd_buffer *b;
-
-	while (j->buf < p->pool.nbuf) {
-		b = &p->pool.buf[j->buf];
-		if (j->chan == TRACER_POOL_CHANNELS) {
-			buffer_done(p, b, j);
-			continue;
-		}
-		if (steps-- == 0)
+	while (j->chan < TRACER_POOL_CHANNELS) {
+		if (*steps == 0)
 			return false;
+		(*steps)--;
 		if (salvage_step(p, b, j->chan, j)) {
 			tracerd_flush_channel_losses(p, b, j->chan);
 			j->chan++;
@@ -391,20 +385,32 @@ static bool salvage_steps(struct tracerd_process *p, uint32_t steps)
 	return true;
 }
 
+/*
+ * At most `steps` steps of the salvage of every buffer of p, whose
+ * writers are gone (see the top); returns true when all are done.
+ */
+static bool salvage_steps(struct tracerd_process *p, uint32_t steps)
+{
+	struct tracerd_end_job *j = &p->end;
+
+	while (j->buf < p->pool.nbuf) {
+		if (!channel_steps(p, &p->pool.buf[j->buf], j, &steps))
+			return false;
+		buffer_done(p, &p->pool.buf[j->buf], j);
+	}
+	return true;
+}
+
 /* Both channels of b at once (a vanished thread's buffer); returns the
  * records torn. */
 static uint32_t salvage_buffer(struct tracerd_process *p,
 			       struct tracerd_buffer *b)
 {
 	struct tracerd_end_job j = { .now = tracer__clock_now() };
+	uint32_t steps = UINT32_MAX;
 
-	for (j.chan = 0; j.chan < TRACER_POOL_CHANNELS; j.chan++) {
-		j.guard = 0;
-		j.salvaging = false;
-		while (!salvage_step(p, b, j.chan, &j))
-			;
-		tracerd_flush_channel_losses(p, b, j.chan);
-	}
+	while (!channel_steps(p, b, &j, &steps))
+		steps = UINT32_MAX;
 	buffer_done(p, b, &j);
 	return j.torn;
 }
@@ -594,7 +600,8 @@ static void finish_end(struct tracerd_process *p)
 	tracerd_process_remove(p);
 }
 
-static void unqueue(struct tracerd_process *p)
+/* Out of the queue of ends in steps (also when p is freed). */
+void tracerd_end_forget(struct tracerd_process *p)
 {
 	if (!p->end.queued)
 		return;
@@ -610,7 +617,7 @@ void tracerd_process_end(struct tracerd_process *p, enum tracerd_end how)
 		return;		/* at work further up the stack */
 	if (!p->ending)
 		begin_end(p, how);
-	unqueue(p);
+	tracerd_end_forget(p);
 	how = p->end.how;	/* as it began */
 	if (how == TRACERD_END_DIED || how == TRACERD_END_EXEC) {
 		while (!salvage_steps(p, UINT32_MAX))
@@ -636,7 +643,7 @@ static void on_end_turn(uv_idle_t *h)
 				 end.node);
 	if (!salvage_steps(p, END_STEPS))
 		return;
-	unqueue(p);
+	tracerd_end_forget(p);
 	finish_end(p);
 }
 
@@ -676,12 +683,6 @@ void tracerd_ends_init(struct tracerd *d)
 	CDS_INIT_LIST_HEAD(&d->ending);
 	uv_idle_init(d->loop, &d->end_idle);
 	d->end_idle.data = d;
-}
-
-/* A process whose end is queued leaves the queue when it is freed. */
-void tracerd_end_forget(struct tracerd_process *p)
-{
-	unqueue(p);
 }
 
 /* ------------------------------------------------------------------ */

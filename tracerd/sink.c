@@ -837,7 +837,6 @@ void tracerd_process_live(struct tracerd_process *p)
 			live_channel(p, &p->pool.buf[i], c);
 }
 
-/* Everything channel c of b holds, read through a copy of its reader. */
 /* The complete sub-buffers of a snapshot's reader r (channel c of b). */
 static void snapshot_complete(struct tracerd_process *p,
 			      const struct tracerd_sink *sink,
@@ -862,6 +861,7 @@ static void snapshot_complete(struct tracerd_process *p,
 	flush_batch(p);
 }
 
+/* Everything channel c of b holds, read through a copy of its reader. */
 int tracerd_sink_snapshot_channel(struct tracerd_process *p,
 				  const struct tracerd_sink *sink,
 				  struct tracerd_stream *pair,
