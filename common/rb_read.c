@@ -85,15 +85,22 @@ static void restore_partial(struct tracer_rb_reader *r,
  * count w past its start): the slot_records
  * of its header, or of a newer lap's header if the writer lapped the
  * reader (the laps in between cannot be told apart: they count as read).
- * Not opened yet, or being opened: every record the slot holds.
+ * Not opened yet: every record the slot holds. Being opened (the writer
+ * is past pos, the header is an older lap's): every record the slot holds
+ * too, and *opening is set, because that may count records of the new lap:
+ * a signal handler that interrupted the opener between its reservation and
+ * its header write records into the lap (the opener's own record comes
+ * after the header). Such a count is an upper bound, not the baseline.
  *
  * A reader that takes a channel over (a new tracerd adopting a pool)
- * starts from this: what the reader before it accounted for. A reader
- * that skips what the writer overwrote (flight) moves to it: the records
- * skipped are those it had not accounted for.
+ * starts from this: what the reader before it accounted for (an upper
+ * bound only hides losses of a lap it read). A reader that skips what the
+ * writer overwrote (flight) moves to it: the records skipped are those it
+ * had not accounted for (an upper bound would count the handler's records
+ * twice: skipped now, read later).
  */
 static uint64_t slot_baseline(const struct tracer_rb_reader *r, uint64_t i,
-			      uint64_t w, uint64_t part)
+			      uint64_t w, uint64_t part, bool *opening)
 {
 	uint32_t order = r->geo.subbuf_order;
 	uint64_t k = (i - (r->read_count >> order)) & (r->geo.subbuf_count - 1);
@@ -112,6 +119,7 @@ static uint64_t slot_baseline(const struct tracer_rb_reader *r, uint64_t i,
 	 * count as skipped here and as read when the packet is (one flight
 	 * test in 30 told 1-3 records too many overwritten).
 	 */
+	*opening = false;
 	recs = tracer__load_acquire(&r->commit[i].records);
 	/* Counters wrap: positions are compared by their distance. A slot
 	 * the writer has not reached has no header to read (its page may
@@ -122,8 +130,10 @@ static uint64_t slot_baseline(const struct tracer_rb_reader *r, uint64_t i,
 	if ((int64_t)(w - pos) <= 0)
 		return recs;
 	hpos = TRACER_READ_ONCE(h->packet_seq_num) << order;
-	if ((int64_t)(hpos - pos) < 0)
+	if ((int64_t)(hpos - pos) < 0) {
+		*opening = true;
 		return recs;
+	}
 	return TRACER_READ_ONCE(h->slot_records) +
 	       (hpos == pos && k == 0 ? part : 0);
 }
@@ -132,9 +142,11 @@ static uint64_t slot_baseline(const struct tracer_rb_reader *r, uint64_t i,
 static void restore_slot_records(struct tracer_rb_reader *r)
 {
 	uint64_t w = TRACER_READ_ONCE(r->hdr->write_count), i;
+	bool opening;
 
 	for (i = 0; i < r->geo.subbuf_count; i++)
-		r->slot_records[i] = slot_baseline(r, i, w, r->partial_records);
+		r->slot_records[i] = slot_baseline(r, i, w, r->partial_records,
+						   &opening);
 }
 
 static int attach(struct tracer_rb_reader *r, void *region, uint64_t size,
@@ -218,16 +230,19 @@ void tracer__rb_publish(struct tracer_rb_reader *r, uint64_t pos)
  * those not accounted for before were overwritten. They all came before
  * the oldest packet kept, whichever slot held them: the next packet read
  * tells them all (skipped_records), instead of each slot's next packet
- * telling its own, among the kept ones.
+ * telling its own, among the kept ones. A slot being opened keeps its
+ * baseline: the packet of the new lap tells its skipped records, or the
+ * next rebaseline does if that one is overwritten too.
  */
 static void rebaseline(struct tracer_rb_reader *r, uint64_t wc)
 {
 	uint64_t i, b;
+	bool opening;
 
 	/* (A partial read counted its records in slot_records already.) */
 	for (i = 0; i < r->geo.subbuf_count; i++) {
-		b = slot_baseline(r, i, wc, 0);
-		if (b > r->slot_records[i]) {
+		b = slot_baseline(r, i, wc, 0, &opening);
+		if (!opening && b > r->slot_records[i]) {
 			r->skipped_records += b - r->slot_records[i];
 			r->slot_records[i] = b;
 		}
@@ -606,13 +621,14 @@ uint64_t tracer__rb_overwritten(const struct tracer_rb_reader *r)
 	struct tracer_rb_reader at = *r;	/* moved, in this copy only */
 	uint64_t wc = tracer__load_acquire(&r->hdr->write_count);
 	uint64_t sum = r->skipped_records, i, b;
+	bool opening;
 
 	if (r->mode != TRACER_RB_FLIGHT || wc - r->read_count <= bufsize(r))
 		return sum;
 	at.read_count = TRACER_ALIGN_UP(wc - bufsize(r), r->geo.subbuf_size);
 	for (i = 0; i < r->geo.subbuf_count; i++) {
-		b = slot_baseline(&at, i, wc, 0);
-		if (b > r->slot_records[i])
+		b = slot_baseline(&at, i, wc, 0, &opening);
+		if (!opening && b > r->slot_records[i])
 			sum += b - r->slot_records[i];
 	}
 	return sum;

@@ -5,7 +5,9 @@
  * copying, the guard against a nested writer lapping the buffer, and a
  * reader that takes over from one that went away (a new tracerd adopting
  * a pool): it counts as overwritten only what was, and a count of the
- * overwritten made without reading (status) agrees with the read.
+ * overwritten made without reading (status) agrees with the read. A
+ * reader pushed forward while a signal handler records into a sub-buffer
+ * whose opener it interrupted counts that record once.
  */
 #include <errno.h>
 #include <string.h>
@@ -237,9 +239,52 @@ static void test_takeover(enum tracer_rb_mode mode, const char *name)
 	chan_close(&c);
 }
 
+static struct chan *hooked;
+
+/*
+ * on_close runs inside the writer's opening of the next sub-buffer: after
+ * the reservation that moved write_count into it, before its header. Here a
+ * "signal handler" records into it, and the reader, pushed forward
+ * meanwhile, skips what the writer overwrote.
+ */
+static void opening_hook(struct tracer_rb_writer *w)
+{
+	struct chan *c = hooked;
+
+	(void)w;
+	if (!c)
+		return;
+	hooked = NULL;
+	chk_record(&c->w, 1, 0);
+	c->produced++;
+	if (chk_drain(&c->r, &c->st, copy, sizeof(copy)) < 0)
+		bail_out("drain in the hook: %s", c->r.error);
+}
+
+/* The reader skips overwritten records while a sub-buffer is being opened. */
+static void test_opening_race(void)
+{
+	struct chan c;
+
+	chan_open(&c, TRACER_RB_FLIGHT);
+	produce(&c, 1000);
+	c.w.on_close = opening_hook;
+	hooked = &c;
+	while (hooked)
+		produce(&c, 1);
+	c.w.on_close = NULL;
+	produce(&c, 2);
+	drain(&c);
+	ok(c.st.bad == 0 && c.st.seen[1] == 1, "flight, opening: the nested "
+	   "record read, every record intact %s", c.st.first_error);
+	is_u64(c.st.seen[0] + c.st.seen[1] + lost(&c), c.produced,
+	       "flight, opening: recorded + overwritten == produced");
+	chan_close(&c);
+}
+
 int main(void)
 {
-	plan(43);
+	plan(45);
 	test_discard_full();
 	test_flight_full();
 	test_held(TRACER_RB_DISCARD, "discard");
@@ -248,5 +293,6 @@ int main(void)
 	test_nested_lap(TRACER_RB_FLIGHT, "flight");
 	test_takeover(TRACER_RB_DISCARD, "discard");
 	test_takeover(TRACER_RB_FLIGHT, "flight");
+	test_opening_race();
 	return done();
 }
