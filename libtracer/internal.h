@@ -245,10 +245,17 @@ void tracer__callsites_disable(void) TRACER_HIDDEN;
  * every word set from it, in the generation in force (0 in a process that
  * never had a table: exact). For a process that waits for its first
  * session (client.c, DETACHED); the registration's filter replaces it.
- * Returns 0, or -ENOTSUP when the default has patterns that need a table
- * (the process then connects at its start, as with a session).
+ * The library's own call sites take it without a name matched: all on
+ * but those of WRAP_SITE_QUIET (wrap.h). Returns 0.
  */
 int tracer__callsites_default(void) TRACER_HIDDEN;
+/*
+ * After tracer__callsites_default(): how many of the library's call sites
+ * have a word that TRACER_DEFAULT_EVENTS, matched, would not give them
+ * (0: WRAP_SITE_QUIET marks exactly the ones it leaves off); *name: the
+ * last of them. For TRACER_VERBOSE (tests/integration/test_start_early).
+ */
+int tracer__callsites_default_check(const char **name) TRACER_HIDDEN;
 /* Register the library's own call sites (at the registration with
  * tracerd; again is harmless). */
 void tracer__callsites_register_own(void) TRACER_HIDDEN;

@@ -98,6 +98,18 @@ extern __thread unsigned tracer__wrap_alloc
 	if (0) \
 		tracer__check_format(fmt_, ##__VA_ARGS__)
 
+/*
+ * A call site the default filter leaves off (TRACER_DEFAULT_EVENTS: the
+ * allocator's and the mutexes', called too often to record unasked): its
+ * address also goes into the section tracer_quiet, so that a process
+ * waiting for a session puts the default in force without matching a
+ * name (tracer__callsites_default(); TRACER_VERBOSE checks the two agree).
+ */
+#define WRAP_SITE_QUIET(var, vital_, name_, fmt_, ...) \
+	WRAP_SITE(var, vital_, name_, fmt_, ##__VA_ARGS__); \
+	static struct tracer_callsite *const var##_quiet \
+		__attribute__((section("tracer_quiet"), used)) = &var
+
 /* Is call site var on? (one relaxed load: the table decides later) */
 #define WRAP_ON(var)	__atomic_load_n(&(var).enabled, __ATOMIC_RELAXED)
 /* Either of two: still one branch. */

@@ -208,7 +208,7 @@ static void *resolving_memalign(size_t align, size_t n)
 WRAP_API void *malloc(size_t size)
 {
 	void *ret = NULL;
-	WRAP_SITE(cs, 0, "libc:malloc", "size %zu ptr %p", size, ret);
+	WRAP_SITE_QUIET(cs, 0, "libc:malloc", "size %zu ptr %p", size, ret);
 
 	if (tracer_likely(!WRAP_ON(cs)))
 		return LOAD(real_malloc)(size);
@@ -219,7 +219,7 @@ WRAP_API void *malloc(size_t size)
 
 WRAP_API void free(void *ptr)
 {
-	WRAP_SITE(cs, 0, "libc:free", "ptr %p", ptr);
+	WRAP_SITE_QUIET(cs, 0, "libc:free", "ptr %p", ptr);
 
 	if (tracer_likely(!(WRAP_ON(cs) | in_boot(ptr)))) {
 		LOAD(real_free)(ptr);
@@ -235,7 +235,7 @@ WRAP_API void free(void *ptr)
 WRAP_API void *calloc(size_t n, size_t size)
 {
 	void *ret = NULL;
-	WRAP_SITE(cs, 0, "libc:calloc", "nmemb %zu size %zu ptr %p",
+	WRAP_SITE_QUIET(cs, 0, "libc:calloc", "nmemb %zu size %zu ptr %p",
 		  n, size, ret);
 
 	if (tracer_likely(!WRAP_ON(cs)))
@@ -259,7 +259,7 @@ static void *boot_realloc(void *ptr, size_t size)
 WRAP_API void *realloc(void *ptr, size_t size)
 {
 	void *ret = NULL;
-	WRAP_SITE(cs, 0, "libc:realloc", "ptr %p size %zu result %p",
+	WRAP_SITE_QUIET(cs, 0, "libc:realloc", "ptr %p size %zu result %p",
 		  ptr, size, ret);
 
 	if (tracer_likely(!(WRAP_ON(cs) | in_boot(ptr))))
@@ -275,7 +275,7 @@ WRAP_API int posix_memalign(void **out, size_t align, size_t size)
 {
 	int ret = 0;
 	void *p = NULL;
-	WRAP_SITE(cs, 0, "libc:posix_memalign",
+	WRAP_SITE_QUIET(cs, 0, "libc:posix_memalign",
 		  "alignment %zu size %zu ptr %p result %d", align, size, p,
 		  ret);
 
@@ -292,8 +292,8 @@ WRAP_API int posix_memalign(void **out, size_t align, size_t size)
 WRAP_API void *name(size_t align, size_t size) \
 { \
 	void *ret = NULL; \
-	WRAP_SITE(cs, 0, "libc:" #name, "alignment %zu size %zu ptr %p", \
-		  align, size, ret); \
+	WRAP_SITE_QUIET(cs, 0, "libc:" #name, \
+			"alignment %zu size %zu ptr %p", align, size, ret); \
  \
 	if (tracer_likely(!WRAP_ON(cs))) \
 		return LOAD(real_##name)(align, size); \
@@ -318,7 +318,7 @@ WRAP_API void *mmap(void *addr, size_t len, int prot, int flags, int fd,
 	char eb[WRAP_ERRBUF];
 	const char *es = "";
 	void *ret = NULL;
-	WRAP_SITE(cs, 0, "libc:mmap",
+	WRAP_SITE_QUIET(cs, 0, "libc:mmap",
 		  "addr %p length %zu prot %#x flags %#x fd %d offset %lld "
 		  "result %p%s", addr, len, prot, flags, fd, (long long)off,
 		  ret, es);
@@ -339,8 +339,8 @@ WRAP_API int munmap(void *addr, size_t len)
 	char eb[WRAP_ERRBUF];
 	const char *es = "";
 	int ret = 0;
-	WRAP_SITE(cs, 0, "libc:munmap", "addr %p length %zu result %d%s",
-		  addr, len, ret, es);
+	WRAP_SITE_QUIET(cs, 0, "libc:munmap",
+			"addr %p length %zu result %d%s", addr, len, ret, es);
 
 	if (tracer_likely(!WRAP_ON(cs)))
 		return WRAP_REAL(munmap)(addr, len);

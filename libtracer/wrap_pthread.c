@@ -379,7 +379,8 @@ WRAP_API int pthread_mutex_lock(pthread_mutex_t *m)
 	int ret = 0;
 	WRAP_SITE(wait, 0, "pthread:mutex_wait",
 		  "mutex %p waited_ns %llu result %d", m, ns, ret);
-	WRAP_SITE(cs, 0, "pthread:mutex_lock", "mutex %p result %d", m, ret);
+	WRAP_SITE_QUIET(cs, 0, "pthread:mutex_lock", "mutex %p result %d",
+			m, ret);
 
 	if (tracer_likely(!WRAP_ON2(wait, cs)))
 		return WRAP_REAL(pthread_mutex_lock)(m);
@@ -394,7 +395,7 @@ WRAP_API int pthread_mutex_lock(pthread_mutex_t *m)
 WRAP_API int pthread_mutex_trylock(pthread_mutex_t *m)
 {
 	int ret = 0;
-	WRAP_SITE(cs, 0, "pthread:mutex_trylock", "mutex %p result %d",
+	WRAP_SITE_QUIET(cs, 0, "pthread:mutex_trylock", "mutex %p result %d",
 		  m, ret);
 
 	if (tracer_likely(!WRAP_ON(cs)))
@@ -407,7 +408,7 @@ WRAP_API int pthread_mutex_trylock(pthread_mutex_t *m)
 WRAP_API int pthread_mutex_unlock(pthread_mutex_t *m)
 {
 	int ret = 0;
-	WRAP_SITE(cs, 0, "pthread:mutex_unlock", "mutex %p result %d",
+	WRAP_SITE_QUIET(cs, 0, "pthread:mutex_unlock", "mutex %p result %d",
 		  m, ret);
 
 	if (tracer_likely(!WRAP_ON(cs)))

@@ -149,6 +149,12 @@ check "... RECORDED as the default filter says (libc:malloc: no)" \
 	grep -Eq '^libc:malloc +1 no ' "$T/l.list"
 check "... and so does list" \
 	bash -c "'$TRACECTL' list | grep -Eq '^libc:open +1 yes '"
+# The library's call sites take the default without their names matched
+# (WRAP_SITE_QUIET marks those it leaves off); its verbose mode matches
+# every name and counts those that differ.
+TRACER_VERBOSE=1 LD_PRELOAD="$LIB" /bin/true 2>"$T/true.err"
+check "each of the library's call sites is on or off as its name matches the default filter ($(tail -1 "$T/true.err"))" \
+	grep -q '^libtracer: default filter in force on the library' "$T/true.err"
 listens "$l_pid"
 check "it runs no listener thread" [ $? -ne 0 ]
 cmd l "o $T/before" >/dev/null
