@@ -253,7 +253,7 @@ int tracer__callsites_default(void) TRACER_HIDDEN;
  * After tracer__callsites_default(): how many of the library's call sites
  * have a word that TRACER_DEFAULT_EVENTS, matched, would not give them
  * (0: WRAP_SITE_QUIET marks exactly the ones it leaves off); *name: the
- * last of them. For TRACER_VERBOSE (tests/integration/test_start_early).
+ * last of them. For TRACER_VERBOSE (tests/integration/test_start.sh).
  */
 int tracer__callsites_default_check(const char **name) TRACER_HIDDEN;
 /* Register the library's own call sites (at the registration with

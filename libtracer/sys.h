@@ -10,31 +10,25 @@
  * which the constructor has touched already.
  *
  * They return the kernel's answer: a value >= 0, or a negative errno;
- * errno is left alone (it is the program's). Where this file knows no
- * calling convention (neither x86-64 nor AArch64), the C library's
- * syscall() makes the call, errno saved around it.
+ * errno is left alone (it is the program's). Elsewhere than on x86-64 and
+ * AArch64 (64-bit), whose calling conventions and struct stat are known
+ * here, the C library's wrappers make the calls, errno saved around them.
  */
 #ifndef TRACER_SYS_H
 #define TRACER_SYS_H
 
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#if defined(__x86_64__)
-
-static inline long tracer__sys3(long n, long a, long b, long c)
-{
-	long ret;
-
-	__asm__ volatile("syscall"
-			 : "=a"(ret)
-			 : "a"(n), "D"(a), "S"(b), "d"(c)
-			 : "rcx", "r11", "memory");
-	return ret;
-}
+#if defined(TRACER_SYS_LIBC)
+/* (tests: the C library's wrappers wherever this runs) */
+#elif defined(__x86_64__) && defined(__LP64__)
+#define TRACER_SYS_RAW 1
 
 static inline long tracer__sys6(long n, long a, long b, long c, long d,
 				long e, long f)
@@ -52,7 +46,8 @@ static inline long tracer__sys6(long n, long a, long b, long c, long d,
 	return ret;
 }
 
-#elif defined(__aarch64__)
+#elif defined(__aarch64__) && defined(__LP64__)
+#define TRACER_SYS_RAW 1
 
 static inline long tracer__sys6(long n, long a, long b, long c, long d,
 				long e, long f)
@@ -72,31 +67,9 @@ static inline long tracer__sys6(long n, long a, long b, long c, long d,
 	return x0;
 }
 
-static inline long tracer__sys3(long n, long a, long b, long c)
-{
-	return tracer__sys6(n, a, b, c, 0, 0, 0);
-}
-
-#else
-
-static inline long tracer__sys6(long n, long a, long b, long c, long d,
-				long e, long f)
-{
-	int saved = errno;
-	long ret = syscall(n, a, b, c, d, e, f);
-
-	if (ret == -1)
-		ret = -errno;
-	errno = saved;
-	return ret;
-}
-
-static inline long tracer__sys3(long n, long a, long b, long c)
-{
-	return tracer__sys6(n, a, b, c, 0, 0, 0);
-}
-
 #endif
+
+#ifdef TRACER_SYS_RAW
 
 /* openat(AT_FDCWD, path, flags): a descriptor or a negative errno. */
 static inline int tracer__sys_open(const char *path, int flags)
@@ -105,15 +78,10 @@ static inline int tracer__sys_open(const char *path, int flags)
 				 0, 0);
 }
 
-/* Is p, from tracer__sys_mmap(), an error (or NULL: no mapping)? */
-static inline int tracer__sys_failed(const void *p)
+/* fstat(): on these two the kernel's struct stat is the C library's. */
+static inline int tracer__sys_fstat(int fd, struct stat *st)
 {
-	return p == NULL || (unsigned long)p > -4096UL;
-}
-
-static inline int tracer__sys_close(int fd)
-{
-	return (int)tracer__sys3(SYS_close, fd, 0, 0);
+	return (int)tracer__sys6(SYS_fstat, fd, (long)st, 0, 0, 0, 0);
 }
 
 /* A mapping, or a negative errno as a pointer: tracer__sys_failed(). */
@@ -124,22 +92,73 @@ static inline void *tracer__sys_mmap(void *addr, size_t len, int prot,
 				    flags, fd, (long)off);
 }
 
-/* fstat(); the kernel's struct stat is the C library's on these two. */
-static inline int tracer__sys_fstat(int fd, struct stat *st)
+static inline int tracer__sys_close(int fd)
 {
-#if defined(__x86_64__) || defined(__aarch64__)
-	return (int)tracer__sys3(SYS_fstat, fd, (long)st, 0);
-#else
-	int saved = errno, ret = fstat(fd, st) ? -errno : 0;
-
-	errno = saved;
-	return ret;
-#endif
+	return (int)tracer__sys6(SYS_close, fd, 0, 0, 0, 0, 0);
 }
 
 static inline int tracer__sys_kill(pid_t pid, int sig)
 {
-	return (int)tracer__sys3(SYS_kill, pid, sig, 0);
+	return (int)tracer__sys6(SYS_kill, pid, sig, 0, 0, 0, 0);
+}
+
+#else
+
+/* r, or -errno when r says it failed; errno back as it was. */
+static inline long tracer__sys_ret(long r, int saved)
+{
+	if (r == -1)
+		r = -errno;
+	errno = saved;
+	return r;
+}
+
+static inline int tracer__sys_open(const char *path, int flags)
+{
+	int saved = errno;
+
+	return (int)tracer__sys_ret(open(path, flags), saved);
+}
+
+static inline int tracer__sys_fstat(int fd, struct stat *st)
+{
+	int saved = errno;
+
+	return (int)tracer__sys_ret(fstat(fd, st), saved);
+}
+
+static inline void *tracer__sys_mmap(void *addr, size_t len, int prot,
+				     int flags, int fd, off_t off)
+{
+	int saved = errno;
+	void *p = mmap(addr, len, prot, flags, fd, off);
+
+	if (p == MAP_FAILED)
+		p = (void *)(long)-errno;
+	errno = saved;
+	return p;
+}
+
+static inline int tracer__sys_close(int fd)
+{
+	int saved = errno;
+
+	return (int)tracer__sys_ret(close(fd), saved);
+}
+
+static inline int tracer__sys_kill(pid_t pid, int sig)
+{
+	int saved = errno;
+
+	return (int)tracer__sys_ret(kill(pid, sig), saved);
+}
+
+#endif
+
+/* Is p, from tracer__sys_mmap(), an error (or NULL: no mapping)? */
+static inline int tracer__sys_failed(const void *p)
+{
+	return p == NULL || (unsigned long)p > -4096UL;
 }
 
 #endif /* TRACER_SYS_H */
