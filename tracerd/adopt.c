@@ -83,7 +83,8 @@ static int check_header(const struct tracerd_process *p,
 	       h->channel_offset[1] >= h->buffer_size ? -EINVAL : 0;
 }
 
-/* Readers for the buffers of the checked segment at base. */
+/* Readers for the buffers of the segment at base (h: its checked header,
+ * a copy). */
 static int attach_all(struct tracerd_process *p, char *base,
 		      const struct tracer_pool_header *h)
 {
@@ -106,8 +107,10 @@ static int attach_all(struct tracerd_process *p, char *base,
 		ret = tracerd_attach_buffer(p, b, base + h->buffer_offset +
 					    (uint64_t)i * h->buffer_size,
 					    &desc[i], false);
-		if (ret)
+		if (ret) {
+			tracerd_detach_buffers(&p->pool.buf[p->pool.nbuf], i);
 			return ret;
+		}
 		for (c = 0; c < TRACER_POOL_CHANNELS; c++) {
 			p->pool.subbuf_size[c] = b->rd[c].geo.subbuf_size;
 			p->pool.subbuf_count[c] = b->rd[c].geo.subbuf_count;
@@ -189,10 +192,17 @@ static const char *refusal(const struct tracerd_process *p, int fd,
 	return NULL;
 }
 
+/*
+ * Map and check segment fd, attach readers to its buffers. The header is
+ * checked and used in a copy: the process may be writing it meanwhile (a
+ * value read twice from its memory could pass the check and then be
+ * another: a buffer count that takes the readers past the mapping).
+ */
 static int map_segment(struct tracerd_process *p, int fd, uint64_t size)
 {
 	struct tracerd_segment *s = &p->pool.seg[p->pool.nseg];
-	const struct tracer_pool_header *h;
+	struct tracer_pool_header copy;
+	const struct tracer_pool_header *h = &copy;
 	const char *why;
 	void *base;
 	int ret;
@@ -206,12 +216,18 @@ static int map_segment(struct tracerd_process *p, int fd, uint64_t size)
 	base = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	if (base == MAP_FAILED)
 		return -errno;
-	h = base;
+	memset(&copy, 0, sizeof(copy));
+	if (size >= sizeof(copy))
+		memcpy(&copy, base, sizeof(copy));
 	ret = check_header(p, h, size);
 	if (!ret)
 		ret = attach_all(p, base, h);
-	if (!ret)
+	if (!ret) {
 		ret = fit_scratch(p);
+		if (ret)	/* the readers of its buffers go with it */
+			tracerd_detach_buffers(&p->pool.buf[p->pool.nbuf],
+					       h->buffer_count);
+	}
 	if (ret) {
 		if (ret != -EFBIG)	/* fit_scratch() said why */
 			tracerd_log("pid %d: pool segment %u refused: %s",

@@ -149,6 +149,16 @@ uint64_t tracerd_lost_told(const struct tracer_rb_reader *r)
 	return told <= lost ? told : lost;
 }
 
+void tracerd_detach_buffers(struct tracerd_buffer *b, uint32_t n)
+{
+	uint32_t i;
+	int c;
+
+	for (i = 0; i < n; i++)
+		for (c = 0; c < TRACER_POOL_CHANNELS; c++)
+			tracer__rb_reader_detach(&b[i].rd[c]);
+}
+
 int tracerd_attach_buffer(struct tracerd_process *p, struct tracerd_buffer *b,
 			  char *buf, struct tracer_pool_desc *desc, bool fresh)
 {
@@ -166,8 +176,10 @@ int tracerd_attach_buffer(struct tracerd_process *p, struct tracerd_buffer *b,
 			     tracer__pool_channel_size(p->pool.channel_offset,
 						       p->pool.buffer_size, c),
 			     NULL);
-		if (ret)
+		if (ret) {
+			tracerd_detach_buffers(b, 1);
 			return ret;
+		}
 		b->rd[c].instance_mask = TRACERD_INSTANCE_MASK;
 		b->st[c].lost_seen = tracerd_lost_told(&b->rd[c]);
 	}
@@ -207,8 +219,10 @@ static int fill_segment(struct tracerd_process *p, char *base,
 		ret = tracerd_attach_buffer(p, &p->pool.buf[p->pool.nbuf + i],
 			base + buf_off + (uint64_t)i * p->pool.buffer_size,
 			&desc[i], true);
-		if (ret)
+		if (ret) {
+			tracerd_detach_buffers(&p->pool.buf[p->pool.nbuf], i);
 			return ret;
+		}
 	}
 	return 0;
 }

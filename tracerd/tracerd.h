@@ -630,9 +630,12 @@ struct tracerd_process *tracerd_process_find(struct tracerd *d, pid_t pid);
 /*
  * Attach the readers of buffer b at buf (descriptor desc); fresh: its
  * channels were just made and no writer had them (nothing to restore).
+ * On failure nothing of b stays attached.
  */
 int tracerd_attach_buffer(struct tracerd_process *p, struct tracerd_buffer *b,
 			  char *buf, struct tracer_pool_desc *desc, bool fresh);
+/* Detach the readers of the n buffers at b (attached, or zeroed). */
+void tracerd_detach_buffers(struct tracerd_buffer *b, uint32_t n);
 /*
  * p's pool is complete: watch it, give it the session, send Registered
  * (control page ctl_fd, and seg_fd unless -1). Returns 0 or -errno.

@@ -9,6 +9,11 @@
  *   hostile SOCKET adopt-huge       hand over a sparse pool (tracerd's own
  *                                   layout, sealed) whose rings claim
  *                                   128 MiB sub-buffers
+ *   hostile SOCKET adopt-flip N     hand over a pool N times while a
+ *                                   thread flips its header's buffer count
+ *                                   between the right one and one past the
+ *                                   segment (tracerd must check what it
+ *                                   uses); prints "handed over N times"
  *   hostile SOCKET adopt-pipe       hand over a pipe as the pool
  *   hostile SOCKET idle N           open N connections that send 6 bytes
  *                                   each (half a frame header), print
@@ -236,6 +241,53 @@ static int adopt_huge(void)
 	round_trip();
 	if (conn >= 0)
 		close(conn);
+	return 0;
+}
+
+static volatile int flipping;
+
+/* Flip the header's buffer count between its value and a count far past
+ * the segment, until told to stop. */
+static void *flipper(void *arg)
+{
+	struct tracer_pool_header *h = arg;
+	uint32_t good = h->buffer_count;
+
+	while (__atomic_load_n(&flipping, __ATOMIC_RELAXED)) {
+		__atomic_store_n(&h->buffer_count, good, __ATOMIC_RELAXED);
+		__atomic_store_n(&h->buffer_count, 60000, __ATOMIC_RELAXED);
+	}
+	h->buffer_count = good;
+	return NULL;
+}
+
+/*
+ * A pool whose header changes while tracerd checks and uses it: its
+ * buffer count flips between the right value and one past the segment, n
+ * hand-overs in turn. Prints "handed over n times".
+ */
+static int adopt_flip(int n)
+{
+	uint64_t size;
+	int seg = make_pool(0, 0, &size), i, conn;
+	void *base = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, seg,
+			  0);
+	pthread_t th;
+
+	if (base == MAP_FAILED)
+		return 1;
+	flipping = 1;
+	if (pthread_create(&th, NULL, flipper, base))
+		return 1;
+	for (i = 0; i < n; i++) {
+		conn = adopt(seg, size);
+		round_trip();
+		if (conn >= 0)
+			close(conn);
+	}
+	flipping = 0;
+	pthread_join(th, NULL);
+	printf("handed over %d times\n", n);
 	return 0;
 }
 
@@ -756,6 +808,8 @@ int main(int argc, char **argv)
 		return adopt_unsealed();
 	if (!strcmp(c, "adopt-huge"))
 		return adopt_huge();
+	if (!strcmp(c, "adopt-flip"))
+		return adopt_flip(n > 0 ? n : 50);
 	if (!strcmp(c, "adopt-pipe"))
 		return adopt_pipe();
 	if (!strcmp(c, "idle") && argc == 4)

@@ -70,9 +70,13 @@ check() {
 TRACERD_ASAN_OPTIONS=${ASAN_OPTIONS-}
 export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
 
-# Start tracerd in the background; returns once it listens.
+# Start tracerd in the background; returns once it listens. Its standard
+# error is /dev/null (--daemonize): a sanitizer's report goes to
+# $T/tracerd-san.PID instead, which finish() shows.
 start_daemon() {
-	ASAN_OPTIONS=$TRACERD_ASAN_OPTIONS "$TRACERD" --socket "$TRACER_SOCKET" --output "$T/out" \
+	ASAN_OPTIONS="${TRACERD_ASAN_OPTIONS:+$TRACERD_ASAN_OPTIONS:}log_path=$T/tracerd-san" \
+	UBSAN_OPTIONS="${UBSAN_OPTIONS:+$UBSAN_OPTIONS:}log_path=$T/tracerd-san" \
+		"$TRACERD" --socket "$TRACER_SOCKET" --output "$T/out" \
 		--log "$LOG" --daemonize "$@" || return 1
 	DPID=$("$TRACECTL" status | sed -n 's/^tracerd pid //p')
 	[ -n "$DPID" ]
@@ -98,8 +102,20 @@ record_dir() {
 		tail -n 1
 }
 
+# A sanitizer's report from tracerd fails the test, and is shown.
+sanitizer_reports() {
+	local f
+
+	for f in "$T"/tracerd-san.*; do
+		[ -e "$f" ] || continue
+		ok 1 "tracerd ran without a sanitizer report ($(basename "$f"))"
+		sed 's/^/# /' "$f"
+	done
+}
+
 finish() {
 	stop_daemon
+	sanitizer_reports
 	echo "1..$tap_n"
 	if [ "$tap_failed" -ne 0 ]; then
 		echo "# tracerd log:"

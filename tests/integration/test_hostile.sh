@@ -42,6 +42,21 @@ attack "a pool in an unsealed memfd is refused" adopt-unsealed
 attack "a pool with 128 MiB sub-buffers is refused" adopt-huge
 #    Anything but a memfd.
 attack "a pipe as a pool is refused" adopt-pipe
+#    A pool whose header the client rewrites while tracerd checks it: a
+#    value read again after the check could be another (a buffer count
+#    past the segment: tracerd read beyond its mapping). tracerd checks
+#    and uses a copy.
+dir=$(session_cmd start --events "$OWN_EVENTS")
+"$TRACEE" threads 2 20000 >/dev/null & pid=$!
+out=$("$HOSTILE" "$TRACER_SOCKET" adopt-flip 100 2>&1)
+wait $pid
+check "adopt-flip: 100 hand-overs of a pool whose buffer count flips ($(echo "$out" | grep -c '^adopted') adopted, $(echo "$out" | grep -c '^refused') refused)" \
+	bash -c "echo '$out' | grep -q '^handed over 100 times'"
+check "adopt-flip: tracerd still answers within a second" responsive
+session_cmd stop >/dev/null
+n=$("$TRACECTL" view "$dir" | grep -c ' test:seq: ')
+check "adopt-flip: a program traced meanwhile has all its events ($n of 40000)" \
+	[ "$n" -eq 40000 ]
 check "the log says why each was refused" bash -c "
 	grep -q 'refused: not a memfd sealed against shrinking and growing' '$LOG' &&
 	grep -q 'refused: sub-buffers of 134217728 bytes' '$LOG' &&
