@@ -34,6 +34,11 @@ check "tracerd starts" start_daemon
 dir=$(session_cmd start)
 spawn n env LD_PRELOAD="$PRELOAD" "$NAMER"
 check "namer starts, traced" [ $? -eq 0 ]
+# Its renames once tracerd answered its registration: a thread that
+# records before the pool came keeps its events in a stash, and a thread
+# in a stash holds no buffer for status to show until its next event
+# (seen in CI, under ASan: the thread renamed by prctl was missing).
+await_log "registered pid $n_pid " 1 >/dev/null
 read -r word main a b c <<<"$(cmd n r)"
 check "namer renames its threads" [ "$word" = renamed ]
 pid=$n_pid

@@ -42,18 +42,6 @@ kill_daemon() {
 	DPID=
 }
 
-# await_log PATTERN N: until tracerd's log has N lines matching PATTERN
-# (polling what tracerd writes, 15 s at most); prints how many it has.
-await_log() {
-	local i n
-	for i in $(seq 300); do
-		n=$(grep -c "$1" "$LOG")
-		[ "$n" -ge "$2" ] && break
-		sleep 0.05	# polling the log, not waiting it out
-	done
-	echo "$n"
-}
-
 # ---- start events at the start ------------------------------------------
 
 dir=$(session_cmd start)
