@@ -4,6 +4,8 @@
  *
  *   namer        commands on standard input, answers on standard output:
  *                  (at start)  "ready"
+ *                  w           the main thread writes to /dev/null;
+ *                              answers "wrote"
  *                  r           the renames below; answers
  *                              "renamed MAIN A B C" (their thread ids)
  *                  q           every thread writes once more and ends;
@@ -113,6 +115,10 @@ int main(int argc, char **argv)
 			if (renames(th))
 				return 1;
 			started = 1;
+		} else if (line[0] == 'w') {
+			touch();
+			printf("wrote\n");
+			fflush(stdout);
 		} else if (line[0] == 'q') {
 			if (started)
 				end(th);

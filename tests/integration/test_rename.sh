@@ -34,11 +34,20 @@ check "tracerd starts" start_daemon
 dir=$(session_cmd start)
 spawn n env LD_PRELOAD="$PRELOAD" "$NAMER"
 check "namer starts, traced" [ $? -eq 0 ]
-# Its renames once tracerd answered its registration: a thread that
-# records before the pool came keeps its events in a stash, and a thread
-# in a stash holds no buffer for status to show until its next event
-# (seen in CI, under ASan: the thread renamed by prctl was missing).
-await_log "registered pid $n_pid " 1 >/dev/null
+# Its threads start once it has read tracerd's answer to its
+# registration (mapped its control page): a thread whose events all come
+# before the rest of the pool is mapped keeps them in a stash, and holds
+# no buffer for status to show until its next event (twice in CI: the
+# thread renamed by prctl was missing). The answer is read at the
+# program's next event (fgets() makes none: the C library reads without
+# the wrapper): 'w' makes one, until the page is there.
+for i in $(seq 200); do
+	grep -q 'memfd:tracer-control' "/proc/$n_pid/maps" && break
+	cmd n w >/dev/null
+	sleep 0.05	# polling its mappings, not waiting it out
+done
+check "namer read tracerd's answer (its control page is mapped)" \
+	grep -q 'memfd:tracer-control' "/proc/$n_pid/maps"
 read -r word main a b c <<<"$(cmd n r)"
 check "namer renames its threads" [ "$word" = renamed ]
 pid=$n_pid
