@@ -444,7 +444,7 @@ static void own_default(uint32_t gen)
 		__atomic_store_n(&(*q)->enabled, 0, __ATOMIC_RELAXED);
 }
 
-int tracer__callsites_default(void)
+void tracer__callsites_default(void)
 {
 	uint32_t gen = __atomic_load_n(&tracer__filter_gen, __ATOMIC_RELAXED);
 
@@ -459,7 +459,6 @@ int tracer__callsites_default(void)
 	if (count)
 		store_values();
 	pthread_mutex_unlock(&lock);
-	return 0;
 }
 
 int tracer__callsites_default_check(const char **name)

@@ -1749,18 +1749,15 @@ static bool detach(void)
 	 * a call site that is off never reaches the slow path, so some must
 	 * be on for a session's start to be seen. (Not "*", cheaper here but
 	 * a cost on every malloc of a program that never meets a session.)
-	 * Without a table or an allocation (tracer__callsites_default();
-	 * test_pattern checks that the default allows it).
+	 * Without a table or an allocation (tracer__callsites_default()).
 	 */
-	if (page && !idle_page(page)) {
+	if (!page)
+		return false;
+	if (!idle_page(page)) {
 		state_page = page;	/* a session records: register_now() */
 		return false;
 	}
-	if (!page || tracer__callsites_default() != 0) {
-		if (page)
-			munmap((void *)page, TRACER_CONTROL_SIZE);
-		return false;
-	}
+	tracer__callsites_default();
 	state_page = page;
 	__atomic_store_n(&listener_state, LISTENER_DETACHED, __ATOMIC_RELEASE);
 	__atomic_store_n(&tracer__control, state_page, __ATOMIC_RELEASE);
@@ -1940,10 +1937,10 @@ static int send_early(uint64_t epoch)
  */
 static int register_early(const struct tracer_control_start *cs)
 {
-	int ret = tracer__callsites_default();
+	int ret;
 
-	if (!ret)
-		ret = tracer__pool_make_first(cs);
+	tracer__callsites_default();
+	ret = tracer__pool_make_first(cs);
 	if (ret) {
 		say("cannot record before tracerd answers: %s", strerror(-ret));
 		return -EAGAIN;

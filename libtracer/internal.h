@@ -246,9 +246,9 @@ void tracer__callsites_disable(void) TRACER_HIDDEN;
  * never had a table: exact). For a process that waits for its first
  * session (client.c, DETACHED); the registration's filter replaces it.
  * The library's own call sites take it without a name matched: all on
- * but those of WRAP_SITE_QUIET (wrap.h). Returns 0.
+ * but those of WRAP_SITE_QUIET (wrap.h).
  */
-int tracer__callsites_default(void) TRACER_HIDDEN;
+void tracer__callsites_default(void) TRACER_HIDDEN;
 /*
  * After tracer__callsites_default(): how many of the library's call sites
  * have a word that TRACER_DEFAULT_EVENTS, matched, would not give them
