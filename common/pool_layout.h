@@ -86,6 +86,9 @@
  *   wake_armed      tracerd stores 1 before it sleeps; a writer closing a
  *                   sub-buffer exchanges it with 0 and, if it was 1, writes
  *                   the eventfd: at most one system call per tracerd nap.
+ *                   A default-channel writer looks only once its ring holds
+ *                   TRACER_WAKE_SHIFT's share unread; below, tracerd's scan
+ *                   timer reads it.
  *   want_grow       a thread that saw few buffers with room left stores
  *                   the number of buffers it saw (1 from older libraries):
  *                   tracerd grows a pool of that size at once, the
@@ -110,6 +113,10 @@
 #define TRACER_CHANNEL_VITAL	1
 
 #define TRACER_POOL_MAX_SEGMENTS 32
+
+/* A default-channel writer wakes tracerd once 1/2^this of its ring is
+ * unread (wake_armed below); the vital channel at every close. */
+#define TRACER_WAKE_SHIFT	6
 
 enum tracer_buf_state {
 	TRACER_BUF_FREE = 1,

@@ -194,6 +194,14 @@ int tracer__rb_reserve_at(struct tracer_rb_writer *w,
 int tracer__rb_flush(struct tracer_rb_writer *w);
 
 /*
+ * Bytes the writer has reserved that the reader has not taken yet: the
+ * complete sub-buffers waiting for it and the open one. At most the ring's
+ * size (a flight-mode writer runs ahead of a reader). Called by the writer
+ * thread or one of its signal handlers; never fails.
+ */
+uint64_t tracer__rb_backlog(const struct tracer_rb_writer *w);
+
+/*
  * Attach a reader. Allocates per-slot bookkeeping.
  * Returns 0, -EINVAL/-EPROTO/-ENOSPC as for the writer, -ENOMEM.
  */

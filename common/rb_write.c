@@ -185,6 +185,15 @@ void tracer__rb_close_exact(struct tracer_rb_writer *w,
 		     ctx->timestamp);
 }
 
+uint64_t tracer__rb_backlog(const struct tracer_rb_writer *w)
+{
+	/* Both loads relaxed: a stale read count only overstates it. */
+	uint64_t wc = TRACER_READ_ONCE(w->hdr->write_count);
+	uint64_t rc = TRACER_READ_ONCE(w->hdr->read_count);
+
+	return wc - rc > w->bufsize ? w->bufsize : wc - rc;
+}
+
 int tracer__rb_flush(struct tracer_rb_writer *w)
 {
 	struct tracer_rb_header *hdr = w->hdr;

@@ -376,7 +376,6 @@ void tracer__pool_set_untraced(int err) TRACER_HIDDEN;
 void tracer__pool_fork_child(void) TRACER_HIDDEN;
 /* Ask tracerd to look at the pool now (eventfd, only when it sleeps). */
 void tracer__pool_wake(void) TRACER_HIDDEN;
-void tracer__pool_on_close(struct tracer_rb_writer *w) TRACER_HIDDEN;
 
 /*
  * The descriptors libtracer keeps (fds.c), one slot each, moved to the top

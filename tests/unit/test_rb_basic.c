@@ -145,6 +145,41 @@ static void test_switch(void)
 }
 
 /*
+ * The backlog (libtracer wakes tracerd on it): what the writer reserved
+ * and the reader did not take, the open sub-buffer included; it falls as
+ * the reader takes packets, and never exceeds the ring, also across the
+ * counters' wrap (start just below 2^64) and in flight mode, where the
+ * writer laps a reader that does not read.
+ */
+static void test_backlog(enum tracer_rb_mode mode, uint64_t start)
+{
+	struct tracer_rb_packet_info info;
+	struct chan c;
+	int i;
+
+	chan_open(&c, S, 4, mode, start);
+	is_int((int)tracer__rb_backlog(&c.w), 0, "backlog: none at first");
+	put(&c, 1, 10, 1);	/* 80 + 96 bytes */
+	is_int((int)tracer__rb_backlog(&c.w), 176,
+	       "backlog: the open sub-buffer's bytes");
+	put(&c, 2, 10, 2);	/* switched: S + 176 */
+	put(&c, 3, 10, 3);	/* switched again: 2 S + 176 */
+	is_int((int)tracer__rb_backlog(&c.w), 2 * S + 176,
+	       "backlog: two closed sub-buffers and the open one");
+	tracer__rb_read(&c.r, copy, sizeof(copy), &info);
+	is_int((int)tracer__rb_backlog(&c.w), S + 176,
+	       "backlog: less the packet the reader took");
+	for (i = 0; i < 20; i++)
+		put(&c, 4, 10, 4);
+	ok(tracer__rb_backlog(&c.w) <= 4 * S &&
+	   tracer__rb_backlog(&c.w) >= 3 * S,
+	   "backlog: at most the ring, a full ring near it (%s, start %llu)",
+	   mode == TRACER_RB_FLIGHT ? "flight" : "discard",
+	   (unsigned long long)start);
+	chan_close(&c);
+}
+
+/*
  * Records written late at their own times (libtracer's stash): the packet
  * they open begins at the first one's time, each keeps its time, the
  * reader takes them as valid, and the sub-buffers they fill close at the
@@ -290,11 +325,14 @@ static void test_zeroed(uint64_t start)
 
 int main(void)
 {
-	plan(43);
+	plan(58);
 	test_round_trip();
 	test_reserve_at();
 	test_exact_fill();
 	test_switch();
+	test_backlog(TRACER_RB_DISCARD, 0);
+	test_backlog(TRACER_RB_DISCARD, UINT64_MAX - 2 * S + 1);
+	test_backlog(TRACER_RB_FLIGHT, 0);
 	test_wrap(TRACER_RB_DISCARD, "discard");
 	test_wrap(TRACER_RB_FLIGHT, "flight");
 	test_zeroed(0);

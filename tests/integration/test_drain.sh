@@ -1,0 +1,104 @@
+#!/bin/bash
+# How tracerd keeps up with the writers: its scheduling priority
+# (--nice, -10 by default, set for its autogroup too when it leads its
+# session; left alone with --nice 0; a bad value refused in one line),
+# and the wake-up a default-channel writer sends only once its ring holds
+# 1/64 unread: a thread that filled fewer sub-buffers than that and then
+# waits still has them written out while it runs (by tracerd's timer),
+# and a thread that fills more gets them written out as well.
+# tracerd runs with its default settings.
+. "$(dirname "$0")/lib.sh"
+
+# nice_of PID: its nice value (field 19 of /proc/PID/stat; the command
+# name, field 2, holds no blank here).
+nice_of() {
+	awk '{ print $19 }' /proc/"$1"/stat
+}
+
+# autogroup_nice PID: the nice of its autogroup, empty without autogroups.
+autogroup_nice() {
+	sed -n 's/.* nice \(-*[0-9]*\)$/\1/p' /proc/"$1"/autogroup 2>/dev/null
+}
+
+# ---- --nice ---------------------------------------------------------
+
+check "tracerd starts" start_daemon
+# May we go down to -10? (nice(1) runs the command even when it may not:
+# the nice it reports tells.)
+if [ "$(nice -n -30 nice 2>/dev/null)" -le -10 ]; then
+	check "tracerd raised its priority to nice -10 (it is $(nice_of "$DPID"))" \
+		[ "$(nice_of "$DPID")" = -10 ]
+	ag=$(autogroup_nice "$DPID")
+	check "... and its own autogroup's (${ag:-no autogroups})" \
+		[ -z "$ag" -o "$ag" = -10 ]
+	check "... saying nothing about it in its log" \
+		bash -c "! grep -q 'cannot raise' '$LOG'"
+else
+	check "not allowed to raise its priority, tracerd says so in one line" \
+		grep -q "cannot raise its priority to nice -10: .*--nice)$" "$LOG"
+	check "... and runs at the nice it was started with" \
+		[ "$(nice_of "$DPID")" = "$(nice_of $$)" ]
+fi
+stop_daemon
+
+check "tracerd --nice 0 starts" start_daemon --nice 0
+check "with --nice 0 its priority is left as it was started" \
+	[ "$(nice_of "$DPID")" = "$(nice_of $$)" ]
+ag=$(autogroup_nice "$DPID")
+check "... and its autogroup's too (${ag:-no autogroups})" \
+	[ -z "$ag" -o "$ag" = 0 ]
+stop_daemon
+
+out=$("$TRACERD" --nice 20 2>&1); rc=$?
+check "--nice 20 is refused (exit $rc) in one line naming the range" \
+	[ $rc -eq 2 -a "$(echo "$out" | head -n 1)" = \
+		"tracerd: invalid --nice '20': expected a number from -20 to 19" ]
+out=$("$TRACERD" --nice -3x 2>&1); rc=$?
+check "--nice -3x is refused (exit $rc)" \
+	[ $rc -eq 2 -a "$(echo "$out" | head -n 1)" = \
+		"tracerd: invalid --nice '-3x': expected a number from -20 to 19" ]
+
+# ---- below and above the wake-up mark -------------------------------
+
+check "tracerd starts again with its defaults" start_daemon
+
+# file_bytes DIR PID: bytes in the default-channel files of process PID.
+file_bytes() {
+	cat "$1"/tracee-"$2"/default-* 2>/dev/null | wc -c
+}
+
+# await_bytes DIR PID MIN: until those files hold MIN bytes (polling what
+# tracerd writes, 10 s at most); prints what they hold.
+await_bytes() {
+	local i n
+	for i in $(seq 200); do
+		n=$(file_bytes "$1" "$2")
+		[ "$n" -ge "$3" ] && break
+		sleep 0.05	# polling the files, not waiting it out
+	done
+	echo "$n"
+}
+
+dir=$(session_cmd start --events="$OWN_EVENTS")
+# 1,500 events of 32 bytes: two closed sub-buffers of 16 KiB and an open
+# one, 48 KB of a 4 MiB ring, below the 64 KiB that wakes tracerd.
+hold_start 1 1500
+pid=${HOLD_PIDS# }
+n=$(await_bytes "$dir" "$pid" 32000)
+check "a thread below the wake-up mark, waiting: its two closed sub-buffers are written out while it runs ($n bytes)" \
+	[ "$n" -ge 32000 ]
+hold_end
+check "... and it exits 0" [ "$HOLD_BAD" -eq 0 ]
+
+# 40,000 events: about 80 sub-buffers, well past the mark.
+hold_start 1 40000
+pid=${HOLD_PIDS# }
+n=$(await_bytes "$dir" "$pid" 1200000)
+check "a thread past the mark, waiting: its closed sub-buffers are written out while it runs ($n bytes)" \
+	[ "$n" -ge 1200000 ]
+hold_end
+session_cmd stop >/dev/null
+n=$("$TRACECTL" view --no-symbols "$dir" | grep -c ' test:hold: ')
+check "every event of both is in the trace ($n of 41500)" [ "$n" -eq 41500 ]
+
+finish
