@@ -10,6 +10,13 @@
 #           floor (clock read + 32-byte store)
 #   drain   tracerd's drain rate: 1 and 2 writers flat out, then paced,
 #           DRAIN_SECONDS each; what tracerd wrote and what was lost
+#   backlog tracerd alone: one writer records BACKLOG_SECONDS into a 1 GiB
+#           ring (tracerd --subbuf-count 65536) while tracerd is stopped
+#           (SIGSTOP); then tracerd writes it out: bytes over the wall
+#           time until status counts them written, and over tracerd's CPU
+#           time, next to dd of the same volume (its rate with the
+#           writers out of the way: on 2 CPUs they cannot make what it
+#           writes with one)
 #   churn   thread churn at tracerd's defaults: CHURN cases "TOTAL ALIVE"
 #           (default "5000 16" and "100000 64"), threads that record 10
 #           events each and exit, ALIVE at a time: thread starts per
@@ -38,12 +45,13 @@
 # Run from the build directory, after make (or after building
 # bench/bench_tracer by hand, see bench/bench.am):
 #
-#   cd build && ../bench/bench_drain.sh [first] [record] [drain] [churn]
-#        [filter]
+#   cd build && ../bench/bench_drain.sh [first] [record] [drain] [backlog]
+#        [churn] [filter]
 #
-# No argument runs all five (about a minute on 2 CPUs). Settings from the
+# No argument runs all six (about a minute on 2 CPUs). Settings from the
 # environment: EVENTS (10000000), IDLE_EVENTS (20000000), RUNS (3),
-# FIRST_THREADS (300), DRAIN_SECONDS (2), PACED_MBPS (50; a list such as
+# FIRST_THREADS (300), DRAIN_SECONDS (2), BACKLOG_SECONDS (0.8),
+# PACED_MBPS (50; a list such as
 # "50 200" adds a pair of paced rows per rate), FILTER_PATTERNS (1000),
 # FILTER_APPLIES (5), FILTER_ROUNDS (4: sessions, each with a record
 # phase under each filter), CHURN ("5000 16 100000 64": pairs TOTAL
@@ -61,6 +69,7 @@ IDLE_EVENTS=${IDLE_EVENTS:-20000000}
 RUNS=${RUNS:-3}
 FIRST_THREADS=${FIRST_THREADS:-300}
 DRAIN_SECONDS=${DRAIN_SECONDS:-2}
+BACKLOG_SECONDS=${BACKLOG_SECONDS:-0.8}
 PACED_MBPS=${PACED_MBPS:-50}
 FILTER_PATTERNS=${FILTER_PATTERNS:-1000}
 FILTER_APPLIES=${FILTER_APPLIES:-5}
@@ -97,10 +106,11 @@ cleanup() {
 	[ -n "$T" ] && rm -rf "$T"
 }
 
-# Start tracerd in the background; returns once it listens.
+# Start tracerd in the background (with OPTIONS...); returns once it
+# listens.
 start_daemon() {
 	"$TRACERD" --socket "$TRACER_SOCKET" --output "$T/out" \
-		--log "$T/tracerd.log" --daemonize ||
+		--log "$T/tracerd.log" --daemonize "$@" ||
 		die "tracerd did not start"
 	DPID=$("$TRACECTL" status | sed -n 's/^tracerd pid //p')
 	[ -n "$DPID" ] || die "tracerd does not answer"
@@ -308,16 +318,24 @@ drain_case() {
 # system's page cache rate for the same volume on this machine at this
 # moment, and the CPU dd used for it.
 dd_row() {
+	local r
+
+	r=$(dd_rate "$1") || return 0
+	echo "$r" | awk '{
+		printf "%-7s %-16s %9s %9s %9.1f %9s %12s %8s %10s %6.0f%%\n",
+		       "dd", "same volume", "", "", $1, "", "", "", "", $2 }'
+}
+
+# dd_rate BYTES: "MB/s CPU%" of dd writing as many bytes; fails for none.
+dd_rate() {
 	local n=$(( ($1 + 999999) / 1000000 )) t TIMEFORMAT='%R %U %S'
 
-	[ "$n" -gt 0 ] || return 0
+	[ "$n" -gt 0 ] || return 1
 	t=$({ time dd if=/dev/zero of="$T/dd.out" bs=1000000 count="$n" \
 		status=none; } 2>&1) || die "dd failed: $t"
 	rm -f "$T/dd.out"
-	echo "$t" | awk -v mb="$n" '{
-		printf "%-7s %-16s %9s %9s %9.1f %9s %12s %8s %10s %6.0f%%\n",
-		       "dd", "same volume", "", "", mb / $1, "", "", "", "",
-		       100 * ($2 + $3) / $1 }'
+	echo "$t" | awk -v mb="$n" '{ printf "%.1f %.0f\n", mb / $1,
+					   100 * ($2 + $3) / $1 }'
 }
 
 # drain_row THREADS LOAD CPU_MS STATUS_LOST
@@ -360,6 +378,78 @@ bench_drain() {
 	     "by dd just after, the trace kept (wrote MB/s, and its CPU in the" \
 	     "last column)"
 	echo
+}
+
+# ---------------------------------------------------------------------
+# backlog: tracerd alone, writing out a full ring.
+
+# status_done PID PRODUCED: has tracerd written out all of PID's
+# PRODUCED 32-byte records but its open sub-buffer's (512 at most)?
+# (`tracectl status --json`: the process's bytes_written.)
+status_done() {
+	"$TRACECTL" status --json | awk -v p="$1" -v want="$((($2 - 512) * 32))" '
+		/"processes"/ { in_procs = 1 }
+		in_procs && $1 == "\"pid\":" { cur = $2 + 0 }
+		in_procs && cur == p && $1 == "\"bytes_written\":" {
+			done = $2 + 0 >= want }
+		END { exit !done }'
+}
+
+bench_backlog() {
+	local dir pid prod cpu0 cpu1 t0 t1 i
+
+	stop_daemon
+	start_daemon --subbuf-count 65536 --buffers 2 --max-memory 4G
+	dir=$(session_start --events='bench:*') || die "tracectl start failed"
+	rm -f "$T/hold"
+	mkfifo "$T/hold" || die "mkfifo failed"
+	"$BENCH" drain 1 "$BACKLOG_SECONDS" --ready --hold <"$T/hold" \
+		>"$T/drain.out" &
+	BPID=$!
+	exec 3>"$T/hold"
+	for ((i = 0; i < 600; i++)); do
+		grep -q '^ready' "$T/drain.out" && break
+		sleep 0.05
+	done
+	kill -STOP "$DPID"
+	echo >&3
+	wait_holding
+	pid=$(val pid "$T/drain.out")
+	prod=$(val produced "$T/drain.out")
+	cpu0=$(daemon_cpu_ms)
+	t0=$(date +%s%N)
+	kill -CONT "$DPID"
+	until status_done "$pid" "$prod"; do
+		sleep 0.01	# polling tracerd's count, not waiting it out
+	done
+	t1=$(date +%s%N)
+	cpu1=$(daemon_cpu_ms)
+	echo >&3
+	exec 3>&-
+	wait "$BPID" || die "bench_tracer drain failed"
+	BPID=
+	session_stop
+	run "$T/dcount.out" "$BENCH" count "$dir"
+	echo "== tracerd alone: a ring filled while it was stopped, written" \
+	     "out (1 GiB ring; MB = 10^6 bytes) =="
+	printf "%-7s %-16s %9s %9s %12s %8s\n" "" "" MB "wrote MB/s" \
+		"tracerd CPU" "MB/s/core"
+	awk -v bytes="$(val bytes "$T/dcount.out")" -v ns=$((t1 - t0)) \
+	    -v cpu=$((cpu1 - cpu0)) 'BEGIN {
+		printf "%-7s %-16s %9.1f %9.1f %11.0f%% %8.0f\n", "tracerd",
+		       "backlog", bytes / 1e6, bytes / ns * 1e3,
+		       100 * cpu * 1e6 / ns, bytes / 1e3 / cpu }'
+	dd_rate "$(val bytes "$T/dcount.out")" | awk '{
+		printf "%-7s %-16s %9s %9.1f %11.0f%% %8.0f\n", "dd",
+		       "same volume", "", $1, $2, $1 * 100 / $2 }'
+	echo "wrote MB/s: the channel files' bytes over the time from" \
+	     "SIGCONT until tracectl status counted them written;" \
+	     "tracerd CPU: its CPU time over that time; dd: as many bytes" \
+	     "written by dd just after, the trace kept"
+	echo
+	rm -rf "$dir"
+	stop_daemon
+	start_daemon
 }
 
 # ---------------------------------------------------------------------
@@ -619,12 +709,12 @@ for f in "$TRACERD" "$TRACECTL" "$BENCH"; do
 done
 for s in "$@"; do
 	case $s in
-	first|record|drain|churn|filter) ;;
-	*) die "unknown benchmark '$s' (first, record, drain, churn," \
-	       "filter)" ;;
+	first|record|drain|backlog|churn|filter) ;;
+	*) die "unknown benchmark '$s' (first, record, drain, backlog," \
+	       "churn, filter)" ;;
 	esac
 done
-[ $# -gt 0 ] || set -- first record drain churn filter
+[ $# -gt 0 ] || set -- first record drain backlog churn filter
 
 # A bench_tracer built by hand (see bench.am) finds libtracer here.
 export LD_LIBRARY_PATH=$PWD/libtracer/.libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}

@@ -55,12 +55,14 @@
  *       FILL threads (default 10, tracerd's default pool size) one after
  *       another each filled both channels of the buffer it took (warm
  *       pool: every page resident, as in a process that ran a while).
- *   drain THREADS SECONDS [MBPS] [--hold]
+ *   drain THREADS SECONDS [MBPS] [--ready] [--hold]
  *       THREADS writers record as fast as they can for SECONDS (or, with
  *       MBPS, paced in 1 ms batches to MBPS megabytes per second in all);
- *       prints what was produced. --hold: then print "holding" and wait
- *       for a line on stdin, so that the script can read tracectl status
- *       while the process is still registered.
+ *       prints what was produced. --ready: once registered, print "ready"
+ *       and wait for a line on stdin before recording (the script stops
+ *       tracerd meanwhile). --hold: then print "holding" and wait for a
+ *       line on stdin, so that the script can read tracectl status while
+ *       the process is still registered.
  *   churn TOTAL ALIVE EVENTS
  *       TOTAL short-lived threads, ALIVE at a time (the oldest joined
  *       before the next starts), each recording EVENTS events and
@@ -211,7 +213,7 @@ static void usage(FILE *f)
 	      "       " PROG " disabled [EVENTS [RUNS]]\n"
 	      "       " PROG " filter-record [EVENTS [RUNS]]\n"
 	      "       " PROG " first-event [THREADS [FILL]]\n"
-	      "       " PROG " drain THREADS SECONDS [MBPS] [--hold]\n"
+	      "       " PROG " drain THREADS SECONDS [MBPS] [--ready] [--hold]\n"
 	      "       " PROG " churn TOTAL ALIVE EVENTS\n"
 	      "       " PROG " count DIR\n"
 	      "Run by bench_drain.sh; see the top of bench_tracer.c.\n", f);
@@ -1021,22 +1023,26 @@ static void print_drain(const struct bench_run *b, double mbps)
 	       elapsed, share);
 }
 
-static void hold(void)
+/* Say `what`, then wait for a line on stdin (EOF: go on). */
+static void hold(const char *what)
 {
 	char line[16];
 
-	printf("holding\n");
+	printf("%s\n", what);
 	fflush(stdout);
 	if (!fgets(line, sizeof(line), stdin))
-		(void)0;	/* EOF: go on */
+		(void)0;
 }
 
-static int cmd_drain(int nthreads, double seconds, double mbps, bool held)
+static int cmd_drain(int nthreads, double seconds, double mbps, bool ready,
+		     bool held)
 {
 	static struct bench_run b;
 	double per_thread;
 
 	require_registered();
+	if (ready)
+		hold("ready");
 	b.nthreads = nthreads;
 	if (mbps > 0) {
 		per_thread = mbps * 1e6 / RECORD_BYTES / nthreads;
@@ -1051,7 +1057,7 @@ static int cmd_drain(int nthreads, double seconds, double mbps, bool held)
 	join_writers(&b);
 	print_drain(&b, mbps);
 	if (held)
-		hold();
+		hold("holding");
 	return 0;
 }
 
@@ -1324,14 +1330,17 @@ static uint64_t opt_arg(int argc, char **argv, int i, const char *what,
 
 static int drain_main(int argc, char **argv)
 {
-	bool held = false;
+	bool held = false, ready = false;
 	double mbps = 0;
 	int nthreads;
 
-	if (argc > 2 && strcmp(argv[argc - 1], "--hold") == 0) {
-		held = true;
-		argc--;
-	}
+	for (; argc > 2; argc--)
+		if (strcmp(argv[argc - 1], "--hold") == 0)
+			held = true;
+		else if (strcmp(argv[argc - 1], "--ready") == 0)
+			ready = true;
+		else
+			break;
 	if (argc < 4 || argc > 5) {
 		usage(stderr);
 		return 2;
@@ -1339,7 +1348,8 @@ static int drain_main(int argc, char **argv)
 	nthreads = (int)parse_num("THREADS", argv[2], 1, MAX_WRITERS);
 	if (argc == 5)
 		mbps = (double)parse_num("MBPS", argv[4], 1, 100000);
-	return cmd_drain(nthreads, parse_seconds(argv[3]), mbps, held);
+	return cmd_drain(nthreads, parse_seconds(argv[3]), mbps, ready,
+			 held);
 }
 
 int main(int argc, char **argv)
