@@ -276,12 +276,11 @@ static bool pool_late;
 /*
  * The process started without waiting for tracerd and its pool is still
  * the one buffer it made (client.c, PENDING): wait for the rest, within
- * the registration's time, then take a buffer. Not in a handler, nor in
- * an allocator's event; once per process if tracerd does not answer (a
- * hung tracerd costs one wait, not one per thread). Returns true when t
- * has a buffer now.
+ * the registration's time. Not in a handler, nor in an allocator's event;
+ * once per process if tracerd does not answer (a hung tracerd costs one
+ * wait, not one per thread). Returns true when it waited.
  */
-static bool await_pool(struct tracer__thread *t)
+static bool settle_pool(void)
 {
 	if (__atomic_load_n(&pool_late, __ATOMIC_RELAXED) ||
 	    !tracer__client_pending() || tracer__in_handler() ||
@@ -290,7 +289,13 @@ static bool await_pool(struct tracer__thread *t)
 	tracer__client_settle();
 	if (tracer__client_pending())
 		__atomic_store_n(&pool_late, true, __ATOMIC_RELAXED);
-	return take_buffer(t, false);
+	return true;
+}
+
+/* settle_pool(), then take a buffer. Returns true when t has one now. */
+static bool await_pool(struct tracer__thread *t)
+{
+	return settle_pool() && take_buffer(t, false);
 }
 
 /*
@@ -593,6 +598,16 @@ static void give_back(struct tracer__thread *t, bool wake,
 		tracer__stash_flush_orphans(st, t->tid, !wake);
 }
 
+/* Is the session of the control page, read into st, still t's? */
+static bool same_session(struct tracer__thread *t,
+			 struct tracer_control_state *st)
+{
+	return t->session != 0 &&
+	       tracer__control_read(tracer__client_control(), st,
+				    CONTROL_TRIES) == 0 &&
+	       st->session == t->session;
+}
+
 /*
  * The thread ends: its exit event, its channels switched, its buffer
  * released. A stashing thread takes a buffer if one is free now; if not,
@@ -617,12 +632,19 @@ static void thread_exit(bool wake)
 		return;
 	t->busy = 1;
 	WRAP_GUARD_ENTER();
-	on = t->session != 0 &&
-	     tracer__control_read(tracer__client_control(), &st,
-				  CONTROL_TRIES) == 0 &&
-	     st.session == t->session;
+	on = same_session(t, &st);
 	if (on && t->state == TRACER__THREAD_STASHING)
 		on = leave_stash(t, &st);
+	/*
+	 * Still stashing because the pool is on its way: wait for it rather
+	 * than leave the stash, which is in this process's own memory, to a
+	 * thread that frees a buffer later. None may: the process may be
+	 * killed, or its main thread finish its exit first (a thread that
+	 * python3 had already joined ended after it, in CI). The pool comes
+	 * with the process's own control page: read the state again.
+	 */
+	if (on && t->state == TRACER__THREAD_STASHING && settle_pool())
+		on = same_session(t, &st) && leave_stash(t, &st);
 	if (on) {
 		t->epoch = st.epoch;	/* the exit event's own path */
 		tell_unbuffered();
