@@ -79,24 +79,26 @@ await_bytes() {
 	echo "$n"
 }
 
-dir=$(session_cmd start --events="$OWN_EVENTS")
-# 1,500 events of 32 bytes: two closed sub-buffers of 16 KiB and an open
-# one, 48 KB of a 4 MiB ring, below the 64 KiB that wakes tracerd.
-hold_start 1 1500
-pid=${HOLD_PIDS# }
-n=$(await_bytes "$dir" "$pid" 32000)
-check "a thread below the wake-up mark, waiting: its two closed sub-buffers are written out while it runs ($n bytes)" \
-	[ "$n" -ge 32000 ]
-hold_end
-check "... and it exits 0" [ "$HOLD_BAD" -eq 0 ]
+# held EVENTS MIN WHAT: one thread records EVENTS events and waits; its
+# closed sub-buffers (at least MIN bytes) reach its files meanwhile.
+held() {
+	local pid n
+	hold_start 1 "$1"
+	pid=${HOLD_PIDS# }
+	n=$(await_bytes "$dir" "$pid" "$2")
+	check "$3, waiting: its closed sub-buffers are written out while it runs ($n bytes)" \
+		[ "$n" -ge "$2" ]
+	hold_end
+	check "... and it exits 0" [ "$HOLD_BAD" -eq 0 ]
+}
 
+dir=$(session_cmd start --events="$OWN_EVENTS")
+# 1,500 events of 32 bytes: two closed sub-buffers of 16 KiB (32,736
+# bytes of packets) and an open one, 48 KB of a 4 MiB ring, below the
+# 64 KiB that wakes tracerd.
+held 1500 32000 "a thread below the wake-up mark"
 # 40,000 events: about 80 sub-buffers, well past the mark.
-hold_start 1 40000
-pid=${HOLD_PIDS# }
-n=$(await_bytes "$dir" "$pid" 1200000)
-check "a thread past the mark, waiting: its closed sub-buffers are written out while it runs ($n bytes)" \
-	[ "$n" -ge 1200000 ]
-hold_end
+held 40000 1200000 "a thread past the mark"
 session_cmd stop >/dev/null
 n=$("$TRACECTL" view --no-symbols "$dir" | grep -c ' test:hold: ')
 check "every event of both is in the trace ($n of 41500)" [ "$n" -eq 41500 ]
