@@ -271,6 +271,9 @@ void tracer__stash_orphan(struct tracer__thread *t)
 		return;
 	__atomic_fetch_add(&orphans, 1, __ATOMIC_RELAXED);
 	slot_put(s, SLOT_ORPHAN);
+	/* The orphan before the thread's own look for a free buffer
+	 * (tracer__stash_flush_orphans()): pairs with the fence there. */
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 }
 
 /*
@@ -310,6 +313,13 @@ void tracer__stash_flush_orphans(const struct tracer_control_state *st,
 {
 	uint32_t i, want;
 
+	/*
+	 * A buffer given back (or taken) before the look at the slots: a
+	 * thread orphaning its stash at the same time either is seen here or
+	 * sees that buffer free when it looks itself (the fence in
+	 * tracer__stash_orphan()).
+	 */
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 	if (!__atomic_load_n(&orphans, __ATOMIC_RELAXED))
 		return;
 	for (i = 0; i < STASH_SLOTS; i++) {

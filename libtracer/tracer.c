@@ -276,11 +276,12 @@ static bool pool_late;
 /*
  * The process started without waiting for tracerd and its pool is still
  * the one buffer it made (client.c, PENDING): wait for the rest, within
- * the registration's time. Not in a handler, nor in an allocator's event;
- * once per process if tracerd does not answer (a hung tracerd costs one
- * wait, not one per thread). Returns true when it waited.
+ * the registration's time, then take a buffer. Not in a handler, nor in
+ * an allocator's event; once per process if tracerd does not answer (a
+ * hung tracerd costs one wait, not one per thread). Returns true when t
+ * has a buffer now.
  */
-static bool settle_pool(void)
+static bool await_pool(struct tracer__thread *t)
 {
 	if (__atomic_load_n(&pool_late, __ATOMIC_RELAXED) ||
 	    !tracer__client_pending() || tracer__in_handler() ||
@@ -289,13 +290,7 @@ static bool settle_pool(void)
 	tracer__client_settle();
 	if (tracer__client_pending())
 		__atomic_store_n(&pool_late, true, __ATOMIC_RELAXED);
-	return true;
-}
-
-/* settle_pool(), then take a buffer. Returns true when t has one now. */
-static bool await_pool(struct tracer__thread *t)
-{
-	return settle_pool() && take_buffer(t, false);
+	return take_buffer(t, false);
 }
 
 /*
@@ -598,16 +593,6 @@ static void give_back(struct tracer__thread *t, bool wake,
 		tracer__stash_flush_orphans(st, t->tid, !wake);
 }
 
-/* Is the session of the control page, read into st, still t's? */
-static bool same_session(struct tracer__thread *t,
-			 struct tracer_control_state *st)
-{
-	return t->session != 0 &&
-	       tracer__control_read(tracer__client_control(), st,
-				    CONTROL_TRIES) == 0 &&
-	       st->session == t->session;
-}
-
 /*
  * The thread ends: its exit event, its channels switched, its buffer
  * released. A stashing thread takes a buffer if one is free now; if not,
@@ -632,19 +617,12 @@ static void thread_exit(bool wake)
 		return;
 	t->busy = 1;
 	WRAP_GUARD_ENTER();
-	on = same_session(t, &st);
+	on = t->session != 0 &&
+	     tracer__control_read(tracer__client_control(), &st,
+				  CONTROL_TRIES) == 0 &&
+	     st.session == t->session;
 	if (on && t->state == TRACER__THREAD_STASHING)
 		on = leave_stash(t, &st);
-	/*
-	 * Still stashing because the pool is on its way: wait for it rather
-	 * than leave the stash, which is in this process's own memory, to a
-	 * thread that frees a buffer later. None may: the process may be
-	 * killed, or its main thread finish its exit first (a thread that
-	 * python3 had already joined ended after it, in CI). The pool comes
-	 * with the process's own control page: read the state again.
-	 */
-	if (on && t->state == TRACER__THREAD_STASHING && settle_pool())
-		on = same_session(t, &st) && leave_stash(t, &st);
 	if (on) {
 		t->epoch = st.epoch;	/* the exit event's own path */
 		tell_unbuffered();
@@ -656,9 +634,17 @@ static void thread_exit(bool wake)
 	 * is about to be someone else's. */
 	t->state = TRACER__THREAD_EXITED;
 	t->epoch = UINT64_MAX;
-	if (stashing && on)
+	if (stashing && on) {
 		tracer__stash_orphan(t);
-	else if (stashing)
+		/*
+		 * A thread that gave a buffer back meanwhile may have looked
+		 * for orphans before this one was one (the main thread's last
+		 * flush, while a thread python3 had joined was still ending:
+		 * its events were lost, in CI): look again. Each side
+		 * publishes, then looks (stash.c): one of them sees the other.
+		 */
+		tracer__stash_flush_orphans(&st, t->tid, false);
+	} else if (stashing)
 		tracer__stash_drop(t);
 	else if (ready)
 		give_back(t, wake, &st, on);

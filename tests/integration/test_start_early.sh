@@ -127,28 +127,6 @@ session_cmd stop >/dev/null
 expect "$T/c.view" ' test:churn: ' 6000 "... all 6000 events of its 2000 threads"
 check "... no loss told" bash -c "! grep -q ' tracer:lost' '$T/c.view'"
 
-# ---- a thread that ends before the pool comes, then the process is killed ---
-# The thread's events are in its stash, in the process's own memory: it
-# waits for the pool at its end (within the registration's time) and
-# writes them into a buffer, rather than leaving them to a thread that
-# frees a buffer later, which may never come: the main thread kills the
-# process at once (a program's main thread may also finish its exit
-# before such a thread's end has run; python3's threading seen in CI).
-dir=$(session_cmd start)
-kill -STOP "$DPID"
-TRACER_REGISTER_TIMEOUT_MS=10000 "$TRACEE" endkill 5 >/dev/null & cpid=$!
-sleep 0.3	# tracerd late, not a synchronisation: the program runs on
-kill -CONT "$DPID"
-wait $cpid
-st=$?
-check "a thread ended while tracerd was late, then its process was killed (status $st)" \
-	[ $st -eq 137 ]
-session_cmd stop >/dev/null
-"$TRACECTL" view "$dir" >"$T/k.view"
-expect "$T/k.view" ' test:endkill: ' 5 "... all 5 events of the thread are in the trace"
-check "... and its end (tracer:thread_exit)" \
-	grep -q ' tracer:thread_exit: tid [0-9]* name tracee lost 0$' "$T/k.view"
-
 # ---- when it waits -----------------------------------------------------------
 # waiting_start NAME DESCRIPTION [START OPTIONS...]: in a session started
 # with OPTIONS, a program's start waits for tracerd, and it records.

@@ -29,10 +29,6 @@
  *                             millisecond), prints
  *                             "recording" after the first burst and
  *                             "recorded N" once stdin reaches its end
- *   tracee endkill N          a thread records N numbered events and
- *                             ends; the main thread joins it, then kills
- *                             the process (SIGKILL): no exit path of the
- *                             process's own runs
  *   tracee flat N             N threads record numbered events as fast as
  *                             they can while the process's control page
  *                             says a session is recording (they wait up to
@@ -190,30 +186,6 @@ static int run_hold(int n)
 	for (i = 0; i < n; i++)
 		pthread_join(th[i], NULL);
 	return 0;
-}
-
-static long endkill_events;
-
-static void *endkill_thread(void *arg)
-{
-	long i;
-
-	(void)arg;
-	for (i = 0; i < endkill_events; i++)
-		tracer_record("test:endkill", "event %ld", i);
-	return NULL;
-}
-
-static int run_endkill(long n)
-{
-	pthread_t th;
-
-	endkill_events = n;
-	if (pthread_create(&th, NULL, endkill_thread, NULL) ||
-	    pthread_join(th, NULL))
-		return 1;
-	raise(SIGKILL);
-	return 1;
 }
 
 static pthread_barrier_t burst_barrier;
@@ -476,14 +448,12 @@ int main(int argc, char **argv)
 		return run_burst(atoi(argv[2]));
 	if (argc >= 3 && !strcmp(argv[1], "flat"))
 		return run_flat(atoi(argv[2]));
-	if (argc >= 3 && !strcmp(argv[1], "endkill"))
-		return run_endkill(atol(argv[2]));
 	if (argc >= 3 && !strcmp(argv[1], "paced"))
 		return run_paced(atol(argv[2]));
 	if (argc >= 2 && !strcmp(argv[1], "types"))
 		return run_types();
 	fprintf(stderr, "usage: tracee threads N M | churn TOTAL ALIVE [PAUSE]"
 		" | print N | scribble | types | hold N [M] | burst N | signals N"
-		" | flat N | paced RATE | endkill N\n");
+		" | flat N | paced RATE\n");
 	return 2;
 }
