@@ -22,6 +22,7 @@ static void on_scan(uv_timer_t *t)
 	}
 	tracerd_waiters_check(d);
 	tracerd_server_sweep(d);
+	tracerd_priority_tick(d);
 }
 
 static void on_signal(uv_signal_t *h, int signum)

@@ -434,40 +434,6 @@ static void signal_ready(int fd)
 	close(fd);
 }
 
-/*
- * --nice (-10 by default): tracerd's weight on a CPU it shares. Writers
- * that keep every CPU busy leave tracerd its fair share, but late: it
- * waits out their time slices (4 ms ticks here) while their rings fill,
- * and two writers on two CPUs lost 2-18% of their events; at nice -10,
- * 0.1-0.6% (bench_drain.sh drain), the writers making fewer events
- * instead. tracerd's work is what the writers make: it takes no CPU of
- * its own. With autogroups (a scheduling group per session), the nice
- * that weighs tracerd against programs of other sessions is its group's:
- * set too when tracerd leads its own session (--daemonize, a service),
- * never for a group it shares with whoever started it.
- * Returns 0 or a negative errno (-EACCES, -EPERM: not allowed).
- */
-static int set_priority(int nice)
-{
-	char buf[16];
-	int fd, n, ret = 0;
-
-	if (nice == 0)
-		return 0;
-	if (setpriority(PRIO_PROCESS, 0, nice) < 0)
-		ret = -errno;
-	if (getsid(0) != getpid())
-		return ret;
-	fd = open("/proc/self/autogroup", O_WRONLY | O_CLOEXEC);
-	if (fd < 0)
-		return ret;	/* a kernel without autogroups */
-	n = snprintf(buf, sizeof(buf), "%d", nice);
-	if (write(fd, buf, (size_t)n) < 0 && !ret)
-		ret = -errno;
-	close(fd);
-	return ret;
-}
-
 static void raise_fd_limit(void)
 {
 	struct rlimit rl;
@@ -503,7 +469,7 @@ int main(int argc, char **argv)
 	raise_fd_limit();
 	if (o.daemonize)
 		ready_fd = daemonize();
-	prio = set_priority(o.nice);	/* in the daemon's own session */
+	prio = tracerd_priority_init(&d, o.nice);  /* in its own session */
 	spill_env = getenv("TRACERD_SPILL_ALWAYS");	/* tests: tracerd(8) */
 	d.spill.always = spill_env && strcmp(spill_env, "1") == 0;
 	if (tracerd_open(&d, uv_default_loop(), true))

@@ -101,6 +101,7 @@ void tracerd_process_scan(struct tracerd_process *p)
 	__atomic_store_n(&tracerd_pool_line(p)->wake_armed, 1,
 			 __ATOMIC_SEQ_CST);
 	more |= tracerd_sink_drain(p);
+	tracerd_priority_note(p->d);
 	if (more)
 		tracerd_sink_yield(p);
 	if (p->files.meta)

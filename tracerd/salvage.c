@@ -65,8 +65,12 @@
 #include "tracerd.h"
 
 #define VANISH_SCANS	8	/* look for vanished threads every N scans */
-#define RECLAIM_MAX	4	/* buffers of vanished threads salvaged in
-				   one scan, at most (the next scan goes on) */
+#define RECLAIM_MAX	1	/* buffers of vanished threads salvaged in
+				   one scan, at most (the next scan goes on):
+				   each is read whole, 5 MiB by default, 7 ms
+				   here; four at once held the loop 30-40 ms,
+				   and a program writing 50 MB/s meanwhile
+				   lost events in CI */
 
 enum {
 	EV_EXIT = TRACERD_EVENT_BASE + 1,
@@ -571,7 +575,7 @@ static void tell_end(struct tracerd_process *p, enum tracerd_end how)
 	tracerd_write_end(p, s.words, s.len);
 }
 
-#define END_STEPS	8	/* steps of an end per loop turn */
+#define END_STEPS	4	/* steps of an end per loop turn (2 MiB) */
 
 /* The end of p begins: nothing else of it runs from now on. */
 static void begin_end(struct tracerd_process *p, enum tracerd_end how)
@@ -641,8 +645,10 @@ static void on_end_turn(uv_idle_t *h)
 	}
 	p = cds_list_first_entry(&d->ending, struct tracerd_process,
 				 end.node);
-	if (!salvage_steps(p, END_STEPS))
+	if (!salvage_steps(p, END_STEPS)) {
+		tracerd_priority_note(d);
 		return;
+	}
 	tracerd_end_forget(p);
 	finish_end(p);
 }
@@ -846,7 +852,7 @@ static bool check_owner(struct tracerd_process *p, struct tracerd_buffer *b)
  * Every VANISH_SCANS scans, the buffers whose owner vanished. A reclaim
  * reads a whole buffer: after RECLAIM_MAX of them the rest waits for the
  * next scan (a process whose buffers all name threads long gone holds
- * up the loop no more than a few buffers' worth per scan).
+ * up the loop no more than one buffer's worth per scan).
  */
 static void reap_threads(struct tracerd_process *p)
 {

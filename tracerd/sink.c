@@ -45,6 +45,8 @@
 
 #define DRAIN_BUDGET	32	/* packets per channel per pass, then the
 				   loop serves others (see tracerd_sink_yield) */
+#define DRAIN_PASS_BYTES (1u << 20)	/* sub-buffer bytes per pass over a
+					   process, then the same */
 #define SNAPSHOT_BUDGET	(1 << 20)	/* packets per channel, at most */
 #define SNAPSHOT_TRIES	8	/* reads of the open sub-buffer, at most */
 #define ROOM_AGAIN	(4 * TRACERD_BATCH_BYTES)	/* free bytes that end a
@@ -610,24 +612,46 @@ static void channel_error(struct tracerd_process *p, struct tracerd_buffer *b,
 		b->broken[c] = true;
 }
 
-/* Returns true when the budget ran out with packets left. */
+/*
+ * Packets found waiting at once that say the drain is behind: 1/8 of the
+ * ring (the writer wakes tracerd at 1/64), 2 at least, and DRAIN_BUDGET
+ * at most (what a pass reads).
+ */
+static int behind_mark(const struct tracer_rb_reader *r)
+{
+	uint64_t m = r->geo.subbuf_count / 8;
+
+	return m < 2 ? 2 : m > DRAIN_BUDGET ? DRAIN_BUDGET : (int)m;
+}
+
+/*
+ * At most DRAIN_BUDGET packets of channel c of b, and at most *bytes of
+ * sub-buffers (each packet counts its whole sub-buffer, which is copied;
+ * the first one is read whatever *bytes says). Returns true when a budget
+ * ran out with packets left.
+ */
 static bool drain_channel(struct tracerd_process *p, struct tracerd_buffer *b,
-			  int c)
+			  int c, uint64_t *bytes)
 {
 	struct tracer_rb_packet_info info;
+	uint64_t sub = b->rd[c].geo.subbuf_size;
 	int n, ret = 0;
 
 	for (n = 0; n < DRAIN_BUDGET && !b->broken[c]; n++) {
-		void *dst = batch_room(p, b->rd[c].geo.subbuf_size);
+		void *dst;
 
+		if (n && *bytes < sub)
+			break;
+		dst = batch_room(p, sub);
 		ret = tracer__rb_read(&b->rd[c], dst, p->d->scratch.size -
 				      p->batch.len, &info);
+		if (ret == -EAGAIN)
+			break;
+		*bytes -= *bytes < sub ? *bytes : sub;
 		if (ret == 0) {
 			emit_packet(p, b, c, &info);
 			tell_lost_told(&b->rd[c], b->st[c].lost_seen);
-		} else if (ret == -EAGAIN)
-			break;
-		else if (ret == -EBADMSG || ret == -EIO)
+		} else if (ret == -EBADMSG || ret == -EIO)
 			channel_error(p, b, c, ret);
 		/* A packet may take long (a file to create): a thread that
 		 * wants a larger pool is served before the next one (by
@@ -636,25 +660,40 @@ static bool drain_channel(struct tracerd_process *p, struct tracerd_buffer *b,
 			break;
 	}
 	flush_batch(p);
-	return n == DRAIN_BUDGET;
+	if (n >= behind_mark(&b->rd[c]))
+		p->d->drain_behind++;	/* priority.c */
+	return ret != -EAGAIN && !b->broken[c] &&
+	       (n == DRAIN_BUDGET || *bytes < sub);
 }
 
-
-/* One pass over the buffers. */
+/*
+ * One pass over the buffers, DRAIN_PASS_BYTES at most: a process with many
+ * full rings (48 of them: 24 MiB a pass before) would hold the loop while
+ * other processes' rings fill. The next pass starts at the buffer after
+ * the last one this pass read, so that each is served in turn.
+ */
 bool tracerd_sink_drain(struct tracerd_process *p)
 {
+	uint64_t bytes = DRAIN_PASS_BYTES;
+	uint32_t i, k, n = p->pool.nbuf;
 	bool more = false;
-	uint32_t i;
 	int c;
 
-	for (i = 0; i < p->pool.nbuf; i++)
+	for (k = 0; k < n && bytes; k++) {
+		i = (p->drain_next + k) % n;
 		for (c = 0; c < TRACER_POOL_CHANNELS; c++) {
-			more |= drain_channel(p, &p->pool.buf[i], c);
+			more |= drain_channel(p, &p->pool.buf[i], c, &bytes);
 			if (TRACER_READ_ONCE(tracerd_pool_line(p)->want_grow)) {
 				tracerd_pool_maybe_grow(p);
 				more = true;
+				n = p->pool.nbuf;
 			}
 		}
+	}
+	if (k < p->pool.nbuf) {
+		more = true;	/* buffers not looked at */
+		p->drain_next = (p->drain_next + k) % p->pool.nbuf;
+	}
 	return more;
 }
 
@@ -669,7 +708,9 @@ const char *tracerd_channel_name(int c)
 bool tracerd_drain_some(struct tracerd_process *p, struct tracerd_buffer *b,
 			int c)
 {
-	return drain_channel(p, b, c);
+	uint64_t bytes = DRAIN_PASS_BYTES;
+
+	return drain_channel(p, b, c, &bytes);
 }
 
 void *tracerd_batch_room(struct tracerd_process *p, uint64_t need)
@@ -745,9 +786,10 @@ static unsigned flush_channel(struct tracerd_process *p,
 	int tries, ret;
 
 	for (tries = 0; tries < 8 && !b->broken[c]; tries++) {
+		uint64_t bytes = UINT64_MAX;	/* the end: all of it */
 		int rounds;
 
-		for (rounds = 0; rounds < 128 && drain_channel(p, b, c);
+		for (rounds = 0; rounds < 128 && drain_channel(p, b, c, &bytes);
 		     rounds++)
 			;
 		ret = tracer__rb_read_partial(&b->rd[c], p->d->scratch.buf,

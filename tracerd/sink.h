@@ -9,8 +9,10 @@
 
 /*
  * One pass of the drain over p's buffers: every complete sub-buffer into
- * its owner's file, DRAIN_BUDGET packets per channel at most. Returns true
- * if packets are left (come back: tracerd_sink_yield()).
+ * its owner's file, DRAIN_BUDGET packets per channel and DRAIN_PASS_BYTES
+ * in all at most, from the buffer after the last one the pass before
+ * read. Returns true if packets are left (come back:
+ * tracerd_sink_yield()).
  */
 bool tracerd_sink_drain(struct tracerd_process *p);
 /*

@@ -102,6 +102,17 @@ struct tracerd_spills {
 	bool stop_waits;		/* a stop is answered once written out */
 };
 
+/* tracerd's scheduling priority (priority.c). */
+struct tracerd_prio {
+	int boost;			/* --nice, taken while behind */
+	int base, base_group;		/* at the start: its own, its group's */
+	bool group;			/* its autogroup's too */
+	bool allowed;			/* the boost may be taken */
+	bool boosted;			/* and is now */
+	uint64_t behind_seen;		/* d->drain_behind when last looked */
+	uint64_t last_ms;		/* a drain was last behind */
+};
+
 struct tracerd {
 	uv_loop_t *loop;
 	struct tracerd_config cfg;
@@ -138,6 +149,9 @@ struct tracerd {
 	int write_error;		/* errno of the write-error episode
 					   under way (output full), 0: none */
 	uint64_t unwritten;		/* records lost to it so far */
+	uint64_t drain_behind;		/* drain passes that found a ring 1/8
+					   full (sink.c) */
+	struct tracerd_prio prio;	/* priority.c */
 	struct tracer_control *state;	/* SOCKET.state (control.c) */
 	struct tracerd_kit *stock;	/* pools made ahead (stock.c) */
 	uint32_t nstock;
@@ -344,6 +358,8 @@ struct tracerd_process {
 	size_t cs_index_cap;		/* a power of 2 */
 	uint64_t cs_bytes;		/* memory its call sites take */
 	struct tracerd_batch batch;	/* sink.c */
+	uint32_t drain_next;		/* the buffer the next drain pass
+					   starts at (sink.c) */
 	struct tracerd_files files;	/* meta.c */
 	uint64_t unwritten;		/* records not written (output full) */
 	uint64_t bytes_written, packets_written;
@@ -798,5 +814,16 @@ void tracerd_session_append_callsites(struct tracerd_process *p, size_t from);
 void tracerd_quit(struct tracerd *d);
 /* Monotonic milliseconds. */
 uint64_t tracerd_now_ms(void);
+
+/*
+ * priority.c. Init: tracerd may take nice `boost` (0: never) when a drain
+ * is behind; tried once, and left at the start's nice. Returns 0 or a
+ * negative errno (-EACCES, -EPERM: not allowed, never taken). Note: after
+ * a drain, take it if a pass was behind. Tick: give it back once no pass
+ * has been behind for a second (the scan timer).
+ */
+int tracerd_priority_init(struct tracerd *d, int boost);
+void tracerd_priority_note(struct tracerd *d);
+void tracerd_priority_tick(struct tracerd *d);
 
 #endif /* TRACERD_H */

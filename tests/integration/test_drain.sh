@@ -1,13 +1,16 @@
 #!/bin/bash
-# How tracerd keeps up with the writers: its scheduling priority
-# (--nice, -10 by default, set for its autogroup too when it leads its
-# session; left alone with --nice 0; a bad value refused in one line),
-# and the wake-up a default-channel writer sends only once its ring holds
-# 1/64 unread: a thread that filled fewer sub-buffers than that and then
-# waits still has them written out while it runs (by tracerd's timer),
-# and a thread that fills more gets them written out as well.
+# How tracerd keeps up with the writers: its scheduling priority (--nice,
+# -10 by default, taken only while a drain finds a ring 1/8 full and given
+# back a second after; its autogroup's too when it leads its session;
+# never with --nice 0; a bad value refused in one line), and the wake-up
+# a default-channel writer sends only once its ring holds 1/64 unread: a
+# thread that filled fewer sub-buffers than that and then waits still has
+# them written out while it runs (by tracerd's timer), and a thread that
+# fills more gets them written out as well.
 # tracerd runs with its default settings.
 . "$(dirname "$0")/lib.sh"
+
+HOSTILE=./tests/integration/hostile
 
 # nice_of PID: its nice value (field 19 of /proc/PID/stat; the command
 # name, field 2, holds no blank here).
@@ -20,30 +23,66 @@ autogroup_nice() {
 	sed -n 's/.* nice \(-*[0-9]*\)$/\1/p' /proc/"$1"/autogroup 2>/dev/null
 }
 
+# await_nice PID NICE: until PID runs at NICE (polling, 10 s at most);
+# prints the nice it has then.
+await_nice() {
+	local i
+	for i in $(seq 200); do
+		[ "$(nice_of "$1")" = "$2" ] && break
+		sleep 0.05	# polling tracerd's state, not waiting it out
+	done
+	nice_of "$1"
+}
+
+# flood: a client whose two buffers' rings are full when tracerd first
+# sees them (hostile.c): tracerd's drain finds them far behind.
+flood() {
+	local dir
+	dir=$(session_cmd start --events="$OWN_EVENTS")
+	"$HOSTILE" "$TRACER_SOCKET" flood 2 >/dev/null
+	echo "$dir"
+}
+
 # ---- --nice ---------------------------------------------------------
 
+base=$(nice_of $$)
 check "tracerd starts" start_daemon
+check "idle, tracerd runs at the nice it was started with ($(nice_of "$DPID"))" \
+	[ "$(nice_of "$DPID")" = "$base" ]
 # May we go down to -10? (nice(1) runs the command even when it may not:
 # the nice it reports tells.)
 if [ "$(nice -n -30 nice 2>/dev/null)" -le -10 ]; then
-	check "tracerd raised its priority to nice -10 (it is $(nice_of "$DPID"))" \
-		[ "$(nice_of "$DPID")" = -10 ]
-	ag=$(autogroup_nice "$DPID")
-	check "... and its own autogroup's (${ag:-no autogroups})" \
-		[ -z "$ag" -o "$ag" = -10 ]
-	check "... saying nothing about it in its log" \
+	check "... saying nothing about its priority in its log" \
 		bash -c "! grep -q 'cannot raise' '$LOG'"
+	dir=$(flood)
+	n=$(await_nice "$DPID" -10)
+	ag=$(autogroup_nice "$DPID")
+	check "a drain far behind: tracerd takes nice -10 ($n)" [ "$n" = -10 ]
+	check "... and its own autogroup too (${ag:-no autogroups})" \
+		[ -z "$ag" -o "$ag" = -10 ]
+	session_cmd stop >/dev/null
+	n=$(await_nice "$DPID" "$base")
+	ag=$(autogroup_nice "$DPID")
+	check "caught up, it gives the priority back ($n)" [ "$n" = "$base" ]
+	check "... its autogroup's too (${ag:-no autogroups})" \
+		[ -z "$ag" -o "$ag" = 0 ]
 else
 	check "not allowed to raise its priority, tracerd says so in one line" \
 		grep -q "cannot raise its priority to nice -10: .*--nice)$" "$LOG"
-	check "... and runs at the nice it was started with" \
-		[ "$(nice_of "$DPID")" = "$(nice_of $$)" ]
+	dir=$(flood)
+	session_cmd stop >/dev/null
+	check "... and a drain far behind leaves it at its nice" \
+		[ "$(nice_of "$DPID")" = "$base" ]
 fi
 stop_daemon
 
+# (The stop is answered once the flood is written out; a priority taken
+# for it would be held a second longer.)
 check "tracerd --nice 0 starts" start_daemon --nice 0
-check "with --nice 0 its priority is left as it was started" \
-	[ "$(nice_of "$DPID")" = "$(nice_of $$)" ]
+dir=$(flood)
+session_cmd stop >/dev/null
+check "with --nice 0 a drain far behind leaves its priority as it was" \
+	[ "$(nice_of "$DPID")" = "$base" ]
 ag=$(autogroup_nice "$DPID")
 check "... and its autogroup's too (${ag:-no autogroups})" \
 	[ -z "$ag" -o "$ag" = 0 ]

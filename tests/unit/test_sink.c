@@ -6,7 +6,9 @@
  * a ring's losses are told in the file (events_discarded) and add up.
  * The same when files are made too slowly and owners are held back in
  * the spill (tracerd/spill.c): no file until the splitter runs, then the
- * same files. A thread's name from its start event.
+ * same files. A thread's name from its start event. A pass of the drain
+ * over many full rings writes a bounded part of them, and the next pass
+ * goes on with the next buffers.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -264,12 +266,54 @@ static void test_start_name(void)
 	stub_free_process(p);
 }
 
+/*
+ * Four threads' rings hold 1.25 MiB each: a pass writes at most its
+ * budget (1 MiB and a sub-buffer), so that tracerd's loop serves other
+ * processes in between, and the next pass begins where it stopped, so
+ * that every ring is served in turn. Then every record is there.
+ */
+static void test_pass_budget(void)
+{
+	struct tracerd_process *p = new_process();
+	struct tracer_rb_writer w[4];
+	uint64_t sub = p->pool.buf[0].rd[TRACER_CHANNEL_DEFAULT].geo.subbuf_size;
+	uint64_t before, first;
+	unsigned took[4], i, whole = 0;
+	struct file_sum s[4];
+	bool more;
+
+	for (i = 0; i < 4; i++) {
+		writer(p, &w[i], i, 201 + i, 1);
+		took[i] = put(&w[i], 40000);
+		tracer__rb_flush(&w[i]);
+	}
+	before = p->bytes_written;
+	more = tracerd_sink_drain(p);
+	first = p->bytes_written - before;
+	ok(more && first > 0 && first <= (1u << 20) + sub,
+	   "one pass over 5 MiB of full rings writes %llu KiB, and says more "
+	   "is left", (unsigned long long)first >> 10);
+	ok(sum_tid(203, &s[2]) == -ENOENT && sum_tid(204, &s[3]) == -ENOENT,
+	   "the first pass stopped before the third ring");
+	tracerd_sink_drain(p);
+	i = sum_tid(203, &s[2]) == 0;
+	ok(i && s[2].packets > 0, "the next pass goes on with it (%llu "
+	   "packets)", (unsigned long long)s[2].packets);
+	drain_all(p);
+	for (i = 0; i < 4; i++)
+		whole += sum_tid(201 + i, &s[i]) == 0 &&
+			 s[i].records == took[i] && s[i].seq_in_order;
+	ok(whole == 4, "then every record of the 4 rings is in its file "
+	   "(%u of 4 whole)", whole);
+	stub_free_process(p);
+}
+
 int main(void)
 {
 	struct tracerd_process *p;
 	struct run direct, held;
 
-	plan(19);
+	plan(23);
 	if (!mkdtemp(dir1) || !mkdtemp(dir2))
 		bail_out("mkdtemp");
 
@@ -303,6 +347,9 @@ int main(void)
 	d.spill.always = false;
 	dir = dir1;
 	test_start_name();
+
+	diag("a pass of the drain over many full rings");
+	test_pass_budget();
 
 	nftw(dir1, remove_one, 8, FTW_DEPTH | FTW_PHYS);
 	nftw(dir2, remove_one, 8, FTW_DEPTH | FTW_PHYS);
