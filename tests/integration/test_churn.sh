@@ -53,8 +53,15 @@ rss_end=$(awk '/^RssAnon/ { print $2 }' "/proc/$DPID/status")
 session_cmd stop >/dev/null
 
 echo "# tracerd RssAnon: ${rss_half} KiB after $((TOTAL / 2)) threads, ${rss_end} KiB after $TOTAL"
-check "tracerd's memory stays flat (grew $((rss_end - rss_half)) KiB)" \
-	[ $((rss_end - rss_half)) -lt 1024 ]
+# Under AddressSanitizer, RSS counts its shadow memory and its allocator's
+# quarantine and caches: tracerd grew 0.1-6 MiB there, where the plain
+# build stays within a page (leaks are LeakSanitizer's, at tracerd's exit).
+if under_asan; then
+	ok 0 "# SKIP tracerd's memory: RSS under AddressSanitizer is its own"
+else
+	check "tracerd's memory stays flat (grew $((rss_end - rss_half)) KiB)" \
+		[ $((rss_end - rss_half)) -lt 1024 ]
+fi
 
 "$TRACECTL" view "$dir" >"$T/view"
 whole_trace "$T/view" "$TOTAL"

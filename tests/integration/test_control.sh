@@ -90,14 +90,18 @@ dir=$(session_cmd start)
 advance f 50000
 ca=$(counters f)
 t0=$(now_ms)
-"$TRACECTL" filter 'test:*,-test:b' >"$T/filter.out"
+"$TRACECTL" filter 'test:*,-test:b' >"$T/filter.out" 2>&1
 rc=$?
 t1=$(now_ms)
 cb=$(counters f)
 ok $rc "filter 'test:*,-test:b' succeeds"
 check "and reports the processes it reached" grep -q 'applied to 2 process' "$T/filter.out"
 echo "# tracectl filter took $((t1 - t0)) ms"
-check "the filter is in force within 100 ms ($((t1 - t0)) ms)" [ $((t1 - t0)) -lt 100 ]
+# How soon is a benchmark's question (a loaded 2-CPU VM took 65-175 ms
+# with three threads recording flat out); the promise is that tracectl
+# returns once every process has it in force.
+check "every process confirmed the filter before tracectl returned" \
+	bash -c "! grep -q 'did not confirm' '$T/filter.out'"
 advance f 50000
 cc0=$(counters f)
 "$TRACECTL" filter '-test:b,test:*' >/dev/null
