@@ -266,6 +266,9 @@ static inline int tracer__control_read_start(const struct tracer_control *ctl,
 				    tries);
 }
 
+/* Threads a process's stash holds at once (libtracer/stash.c). */
+#define TRACER_STASH_SLOTS	256
+
 struct tracer_pool_header {
 	/* lines 0-1: identity, written by tracerd before the fd is passed */
 	uint32_t magic;			/* TRACER_POOL_MAGIC */
@@ -288,6 +291,9 @@ struct tracer_pool_header {
 	uint32_t wake_armed;
 	uint32_t want_grow;
 	uint32_t untraced_errno;	/* the process gave up tracerd: why */
+	uint32_t stashed;		/* threads whose events wait in its
+					   stash, with no buffer (a hint for
+					   status: libtracer/stash.c) */
 } __attribute__((aligned(64)));
 
 struct tracer_pool_desc {

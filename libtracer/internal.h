@@ -328,6 +328,9 @@ int tracer__pool_attach_all(const struct tracer__buffer *b,
 			    uint32_t tid) TRACER_HIDDEN;
 /* Count of events lost for lack of a buffer (pool-wide). */
 void tracer__pool_add_lost(uint64_t n) TRACER_HIDDEN;
+/* The pool line's count of stashing threads, by delta (1 or -1); returns
+ * false when there is no pool line to count in (nothing was counted). */
+bool tracer__pool_add_stashed(int delta) TRACER_HIDDEN;
 
 /*
  * Stash (stash.c): the events of a thread that found no free buffer.

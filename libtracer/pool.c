@@ -252,6 +252,18 @@ void tracer__pool_add_lost(uint64_t n)
 		__atomic_fetch_add(&p->lost_no_buffer, n, __ATOMIC_RELAXED);
 }
 
+bool tracer__pool_add_stashed(int delta)
+{
+	struct tracer_pool_header *p = pool_line();
+
+	if (!p)
+		return false;
+	/* A bus-locked add, on the stash's slow path only (a thread's
+	 * first event without a buffer, and its stash written out). */
+	__atomic_fetch_add(&p->stashed, (uint32_t)delta, __ATOMIC_RELAXED);
+	return true;
+}
+
 /* A candidate of pick(): the least recently used of its kind. */
 struct choice {
 	struct tracer_pool_desc *d;

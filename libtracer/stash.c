@@ -49,7 +49,7 @@
 
 #include "internal.h"
 
-#define STASH_SLOTS	256
+#define STASH_SLOTS	TRACER_STASH_SLOTS
 #define STASH_SUBBUF	2048u
 #define STASH_COUNT	2u
 #define CHANNEL_BYTES	8192u	/* tracer__rb_geometry(2048, 2).region_size */
@@ -62,6 +62,7 @@ struct slot {
 	uint32_t tid;
 	char name[16];
 	uint64_t session;
+	bool counted;			/* in the pool line's `stashed` */
 	struct tracer_rb_writer w[TRACER_POOL_CHANNELS];
 };
 
@@ -118,6 +119,15 @@ static void slot_put(struct slot *s, uint32_t state)
 	__atomic_store_n(&s->state, state, __ATOMIC_RELEASE);
 }
 
+/* The slot's records are written out or dropped: free for another. */
+static void slot_free(struct slot *s)
+{
+	if (s->counted)
+		tracer__pool_add_stashed(-1);
+	s->counted = false;
+	slot_put(s, SLOT_FREE);
+}
+
 int tracer__stash_open(struct tracer__thread *t, uint64_t session)
 {
 	char *r = stash_region();
@@ -150,6 +160,9 @@ int tracer__stash_open(struct tracer__thread *t, uint64_t session)
 	slots[i].tid = t->tid;
 	memcpy(slots[i].name, t->name, sizeof(slots[i].name));
 	slots[i].session = session;
+	/* Until it is written out, status counts the thread (or its
+	 * events, once it ended) here. */
+	slots[i].counted = tracer__pool_add_stashed(1);
 	for (c = 0; c < TRACER_POOL_CHANNELS; c++) {
 		t->ch[c] = slots[i].w[c];
 		t->lost_base[c] = 0;
@@ -237,7 +250,7 @@ void tracer__stash_replay(struct tracer__thread *t)
 	for (c = 0; c < TRACER_POOL_CHANNELS; c++)
 		replay_channel(&s->w[c], &t->ch[c]);
 	t->stash = 0;
-	slot_put(s, SLOT_FREE);
+	slot_free(s);
 }
 
 /* The slot's records are not going anywhere: lost to the pool. */
@@ -250,7 +263,7 @@ static void drop(struct slot *s)
 		n += stashed_records(&s->w[c]);
 	if (n)
 		tracer__pool_add_lost(n);
-	slot_put(s, SLOT_FREE);
+	slot_free(s);
 }
 
 void tracer__stash_drop(struct tracer__thread *t)
@@ -338,7 +351,7 @@ void tracer__stash_flush_orphans(const struct tracer_control_state *st,
 		}
 		__atomic_fetch_sub(&orphans, 1, __ATOMIC_RELAXED);
 		if (s->session == st->session)
-			slot_put(s, SLOT_FREE);
+			slot_free(s);
 		else
 			drop(s);
 	}
@@ -351,7 +364,9 @@ void tracer__stash_fork_child(void)
 
 	if (!region)
 		return;
-	for (i = 0; i < STASH_SLOTS; i++)
+	for (i = 0; i < STASH_SLOTS; i++) {
 		slots[i].state = SLOT_FREE;
+		slots[i].counted = false;	/* in the parent's pool */
+	}
 	orphans = 0;
 }

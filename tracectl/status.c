@@ -90,6 +90,10 @@ static void print_process(const Tracer__ProcessStatus *p)
 	       p->events_written, or_dash(p->filter));
 	for (i = 0; i < p->n_threads; i++)
 		print_thread(p->threads[i]);
+	if (p->threads_stashed)
+		printf("         %" PRIu32 " more thread(s) without a buffer: "
+		       "their events wait in the process until one is free\n",
+		       p->threads_stashed);
 }
 
 /* The processes that wait for a session (waiting.c). */
@@ -154,6 +158,7 @@ static void json_counters(struct tracer__json *j,
 	tracer__json_u64(j, "filter_sent", p->filter_sent);
 	tracer__json_u64(j, "filter_applied", p->filter_applied);
 	tracer__json_u64(j, "events_lost_session", p->events_lost_session);
+	tracer__json_u64(j, "threads_stashed", p->threads_stashed);
 }
 
 static void json_process(struct tracer__json *j,

@@ -830,6 +830,18 @@ static void threads_status(struct tracerd_process *p,
 	}
 }
 
+/*
+ * Threads whose events wait in the process's stash (libtracer/stash.c
+ * counts them in the pool line): a hint, written by the process; a count
+ * past the stash's slots (256) is nonsense, shown as none.
+ */
+static uint32_t stashed(struct tracerd_process *p)
+{
+	uint32_t n = TRACER_READ_ONCE(tracerd_pool_line(p)->stashed);
+
+	return n <= TRACER_STASH_SLOTS ? n : 0;
+}
+
 void tracerd_process_status(struct tracerd_process *p,
 			    Tracer__ProcessStatus *st)
 {
@@ -859,6 +871,7 @@ void tracerd_process_status(struct tracerd_process *p,
 	for (i = 0; i < p->pool.nbuf; i++)
 		st->buffers_in_use += in_use(&p->pool.buf[i]);
 	threads_status(p, st);
+	st->threads_stashed = stashed(p);
 }
 
 void tracerd_process_status_free(Tracer__ProcessStatus *st)

@@ -90,6 +90,33 @@ check "each thread's events in order, 65 thread starts" burst_ok
 n=$(grep -cE ' tracer:lost(_unbuffered)?: ' "$T/burst.view")
 check "no loss told ($n)" [ "$n" -eq 0 ]
 
+# status accounts for every thread that recorded: 200 threads record at
+# once and wait, in a pool of 11 buffers at first; those that found none
+# keep their events in the process (the stash) until their next event, and
+# status counts them on a line of their own.
+dir=$(session_cmd start --events "$OWN_EVENTS")
+mkfifo "$T/in4"
+"$TRACEE" hold 200 <"$T/in4" >"$T/tracee4.out" & pid=$!
+exec 3>"$T/in4"
+timeout 60 tail -f "$T/tracee4.out" | grep -q -m1 holding
+"$TRACECTL" status >"$T/status4"
+"$TRACECTL" status --json >"$T/status4.json"
+echo go >&3
+exec 3>&-
+wait $pid
+session_cmd stop >/dev/null
+listed=$(awk -v pid="$pid" '$1 == pid { on = 1; next }
+			     $1 ~ /^[0-9]+$/ { on = 0 }
+			     on && $1 == "tid" { n++ } END { print n + 0 }' "$T/status4")
+stashed=$(sed -n 's/^ *\([0-9]*\) more thread(s) without a buffer: .*/\1/p' "$T/status4")
+echo "# status: $listed threads with a buffer, ${stashed:-0} without"
+check "status accounts for all 201 threads that recorded ($listed with a buffer + ${stashed:-0} waiting in the stash)" \
+	[ $((listed + ${stashed:-0})) -eq 201 ]
+check "status --json counts the same (threads_stashed)" \
+	grep -q "\"threads_stashed\": *${stashed:-0}\b" "$T/status4.json"
+n=$("$TRACECTL" view "$dir" | grep -c ' test:hold: ')
+check "and every one of their 2000 events is in the trace ($n)" [ "$n" -eq 2000 ]
+
 # The same churn through the spill (tracerd(8): TRACERD_SPILL_ALWAYS, the
 # path a file system that makes files slowly takes): every thread's files
 # are made after the drain, in full; the process's end goes into its main
