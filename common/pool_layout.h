@@ -96,6 +96,10 @@
  *   untraced_errno  the process lost its connection and cannot make a new
  *                   one (a seccomp filter, say): why, an errno value;
  *                   tracerd ends the process's trace with it.
+ *   stashed         stash slots in use (threads without a buffer, or
+ *                   their events after they ended: libtracer/stash.c);
+ *                   atomic add and subtract on the stash's slow path, read
+ *                   by status as a hint (bounded by TRACER_STASH_SLOTS).
  */
 #ifndef TRACER_POOL_LAYOUT_H
 #define TRACER_POOL_LAYOUT_H
