@@ -138,12 +138,25 @@ static uint64_t slot_baseline(const struct tracer_rb_reader *r, uint64_t i,
 	       (hpos == pos && k == 0 ? part : 0);
 }
 
-/* Each slot's records accounted for by the readers before us. */
+/*
+ * Each slot's records accounted for by the readers before us. None read
+ * or skipped a packet if the read count is still 0 (either moves it):
+ * every record is still to be told, read or overwritten, but for what a
+ * partial read of the first sub-buffer took. Without this, a writer that
+ * lapped the ring before its first reader came (a process's start
+ * segment in flight mode, written before tracerd adopted it; a forked
+ * writer ahead of its reader in test_rb_cross_process: 27,000-49,000
+ * records of 2,000,000) had its overwritten laps taken for read.
+ */
 static void restore_slot_records(struct tracer_rb_reader *r)
 {
 	uint64_t w = TRACER_READ_ONCE(r->hdr->write_count), i;
 	bool opening;
 
+	if (r->read_count == 0) {
+		r->slot_records[0] = r->partial_len ? r->partial_records : 0;
+		return;		/* the others: 0, from calloc() */
+	}
 	for (i = 0; i < r->geo.subbuf_count; i++)
 		r->slot_records[i] = slot_baseline(r, i, w, r->partial_records,
 						   &opening);

@@ -7,7 +7,9 @@
  * a pool): it counts as overwritten only what was, and a count of the
  * overwritten made without reading (status) agrees with the read. A
  * reader pushed forward while a signal handler records into a sub-buffer
- * whose opener it interrupted counts that record once.
+ * whose opener it interrupted counts that record once. A reader that
+ * attaches after the writer went round the ring counts those laps as
+ * overwritten.
  */
 #include <errno.h>
 #include <string.h>
@@ -239,6 +241,28 @@ static void test_takeover(enum tracer_rb_mode mode, const char *name)
 	chan_close(&c);
 }
 
+/*
+ * The writer goes round the ring many times before its first reader
+ * attaches (a process's start segment in flight mode, adopted by a late
+ * tracerd): what it overwrote meanwhile counts as overwritten, not read.
+ */
+static void test_late_reader(void)
+{
+	struct chan c;
+
+	chan_open(&c, TRACER_RB_FLIGHT);
+	tracer__rb_reader_detach(&c.r);
+	produce(&c, 1000);
+	if (tracer__rb_reader_attach(&c.r, c.region, c.size, NULL))
+		bail_out("cannot attach late");
+	drain(&c);
+	ok(c.st.bad == 0 && c.st.seen[0] > 0, "flight, late reader: %" PRIu64
+	   " kept records intact %s", c.st.seen[0], c.st.first_error);
+	is_u64(c.st.seen[0] + lost(&c), c.produced, "flight, late reader: "
+	       "recorded + overwritten == produced");
+	chan_close(&c);
+}
+
 static struct chan *hooked;
 
 /*
@@ -284,7 +308,7 @@ static void test_opening_race(void)
 
 int main(void)
 {
-	plan(45);
+	plan(47);
 	test_discard_full();
 	test_flight_full();
 	test_held(TRACER_RB_DISCARD, "discard");
@@ -294,5 +318,6 @@ int main(void)
 	test_takeover(TRACER_RB_DISCARD, "discard");
 	test_takeover(TRACER_RB_FLIGHT, "flight");
 	test_opening_race();
+	test_late_reader();
 	return done();
 }
