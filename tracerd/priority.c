@@ -84,6 +84,12 @@ static int take(const struct tracerd_prio *pr, int nice, int group)
 	return ret;
 }
 
+/* Back to the nice tracerd was started with (and its group's). */
+static void take_base(const struct tracerd_prio *pr)
+{
+	take(pr, pr->base, pr->base_group);
+}
+
 int tracerd_priority_init(struct tracerd *d, int boost)
 {
 	struct tracerd_prio *pr = &d->prio;
@@ -100,7 +106,7 @@ int tracerd_priority_init(struct tracerd *d, int boost)
 	pr->boost = boost;
 	/* Allowed? Then back to the start's until a drain is behind. */
 	ret = take(pr, boost, boost);
-	take(pr, pr->base, pr->group ? pr->base_group : 0);
+	take_base(pr);
 	pr->allowed = ret == 0;
 	return ret;
 }
@@ -123,6 +129,6 @@ void tracerd_priority_tick(struct tracerd *d)
 
 	if (!pr->boosted || tracerd_now_ms() - pr->last_ms < CALM_MS)
 		return;
-	take(pr, pr->base, pr->group ? pr->base_group : 0);
+	take_base(pr);
 	pr->boosted = false;
 }
