@@ -65,12 +65,16 @@
 #include "tracerd.h"
 
 #define VANISH_SCANS	8	/* look for vanished threads every N scans */
-#define RECLAIM_MAX	1	/* buffers of vanished threads salvaged in
-				   one scan, at most (the next scan goes on):
-				   each is read whole, 5 MiB by default, 7 ms
-				   here; four at once held the loop 30-40 ms,
-				   and a program writing 50 MB/s meanwhile
-				   lost events in CI */
+#define RECLAIM_BYTES	(1u << 20)	/* unread bytes of vanished threads'
+					   buffers salvaged in one scan, at
+					   most, but for the first buffer (the
+					   next scan goes on): each is read
+					   whole, 7 ms for a full 5 MiB one
+					   here; four at once held the loop
+					   30-40 ms, and a program writing
+					   50 MB/s meanwhile lost events in CI.
+					   One the drain is emptying waits for
+					   it (a pass at a time) */
 
 enum {
 	EV_EXIT = TRACERD_EVENT_BASE + 1,
@@ -820,52 +824,87 @@ static void reclaim(struct tracerd_process *p, struct tracerd_buffer *b,
 	tracerd_buffer_release(p, b, word);
 }
 
+/* Bytes of b no reader has read yet, and the sum of its read counts. */
+static uint64_t unread_bytes(const struct tracerd_buffer *b, uint64_t *reads)
+{
+	uint64_t n = 0, u, size;
+	int c;
+
+	*reads = 0;
+	for (c = 0; c < TRACER_POOL_CHANNELS; c++) {
+		const struct tracer_rb_reader *r = &b->rd[c];
+
+		size = r->geo.subbuf_size * r->geo.subbuf_count;
+		u = TRACER_READ_ONCE(r->hdr->write_count) - r->read_count;
+		n += u < size ? u : size;
+		*reads += r->read_count;
+	}
+	return n;
+}
+
+enum reclaim_look { KEPT, RECLAIMED, LATER };
+
 /*
  * A buffer is reclaimed when two looks, VANISH_SCANS scans apart, saw the
  * same owner (state word and tid) and its thread gone: a thread that has
  * just taken a buffer shows its predecessor's tid for an instant, never
- * for a whole period.
+ * for a whole period. Its unread bytes count against *budget: one with
+ * more than the budget waits (LATER) while the drain empties it (its read
+ * counts moved since the last look), or for the next scan when this one
+ * has reclaimed others already (first: none yet).
  */
-/* Returns true if b was salvaged and given back (its owner vanished). */
-static bool check_owner(struct tracerd_process *p, struct tracerd_buffer *b)
+static enum reclaim_look check_owner(struct tracerd_process *p,
+				     struct tracerd_buffer *b,
+				     uint64_t *budget, bool first)
 {
 	uint64_t word = __atomic_load_n(&b->desc->state, __ATOMIC_ACQUIRE);
 	uint32_t tid = TRACER_READ_ONCE(b->desc->owner_tid);
 	bool seen = b->gone_word == word && b->gone_tid == tid;
+	uint64_t reads, cost = unread_bytes(b, &reads);
+	bool draining = reads != b->gone_read;
 
 	b->gone_word = 0;
 	if (TRACER_BUF_STATE(word) != TRACER_BUF_IN_USE || tid == 0 ||
 	    !thread_gone(p, tid))
-		return false;
-	if (!seen) {
-		b->gone_word = word;	/* look again next time */
-		b->gone_tid = tid;
-		return false;
-	}
-	if (tracerd_pid_exited(p))
-		return false;
+		return KEPT;
+	b->gone_word = word;	/* seen: the next look may reclaim it */
+	b->gone_tid = tid;
+	b->gone_read = reads;
+	if (!seen || tracerd_pid_exited(p))
+		return KEPT;
+	if (cost > *budget && (draining || !first))
+		return draining ? KEPT : LATER;
+	*budget -= cost < *budget ? cost : *budget;
+	b->gone_word = 0;
 	reclaim(p, b, word);
-	return true;
+	return RECLAIMED;
 }
 
 /*
  * Every VANISH_SCANS scans, the buffers whose owner vanished. A reclaim
- * reads a whole buffer: after RECLAIM_MAX of them the rest waits for the
- * next scan (a process whose buffers all name threads long gone holds
- * up the loop no more than one buffer's worth per scan).
+ * reads what is left of a buffer: after RECLAIM_BYTES of them the rest
+ * waits for the next scan (a process whose buffers all name threads long
+ * gone holds up the loop no more than one buffer's worth per scan).
  */
 static void reap_threads(struct tracerd_process *p)
 {
 	uint32_t i, n = 0, nbuf = p->pool.nbuf;
+	uint64_t budget = RECLAIM_BYTES;
+	enum reclaim_look look = KEPT;
 
 	if (!p->same_pidns || !p->client || ++p->vanish_scan < VANISH_SCANS)
 		return;
 	p->vanish_scan = 0;
 	if (p->vanish_from >= nbuf)
 		p->vanish_from = 0;
-	for (i = 0; i < nbuf && n < RECLAIM_MAX; i++)
-		n += check_owner(p, &p->pool.buf[(p->vanish_from + i) % nbuf]);
-	if (n < RECLAIM_MAX)
+	for (i = 0; i < nbuf; i++) {
+		look = check_owner(p, &p->pool.buf[(p->vanish_from + i) % nbuf],
+				   &budget, n == 0);
+		if (look == LATER)
+			break;
+		n += look == RECLAIMED;
+	}
+	if (look != LATER && i == nbuf)
 		return;
 	p->vanish_from = (p->vanish_from + i) % nbuf;
 	p->vanish_scan = VANISH_SCANS;	/* on at the next scan */

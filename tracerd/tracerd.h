@@ -244,6 +244,7 @@ struct tracerd_stream {
 struct tracerd_buffer {
 	uint64_t gone_word;		/* owner seen gone (salvage.c) */
 	uint32_t gone_tid;
+	uint64_t gone_read;		/* its read counts' sum then */
 	struct tracer_rb_reader rd[TRACER_POOL_CHANNELS];
 	struct tracerd_stream st[TRACER_POOL_CHANNELS];
 	struct tracer_pool_desc *desc;
