@@ -40,8 +40,11 @@
  * /proc/PID/task/TID is gone (and whose exit path never released it) is
  * salvaged the same way, marked with `tracer:thread_vanished`, and handed
  * back to the pool: the repair in tracer__rb_salvage() leaves its channels
- * on a clean sub-buffer for the next owner. This runs only when the
- * process and tracerd see the same thread ids (same pid namespace).
+ * on a clean sub-buffer for the next owner. Small ones at once (up to
+ * RECLAIM_BYTES a scan), a larger one in steps per loop turn like an end
+ * (p->reclaim, d->reclaiming: after the ends queued), one at a time.
+ * This runs only when the process and tracerd see the same thread ids
+ * (same pid namespace).
  *
  * These events are call sites of tracerd's own, with ids no program can
  * use (TRACERD_EVENT_BASE and up), described in process.meta and the CTF
@@ -66,15 +69,14 @@
 
 #define VANISH_SCANS	8	/* look for vanished threads every N scans */
 #define RECLAIM_BYTES	(1u << 20)	/* unread bytes of vanished threads'
-					   buffers salvaged in one scan, at
-					   most, but for the first buffer (the
-					   next scan goes on): each is read
-					   whole, 7 ms for a full 5 MiB one
-					   here; four at once held the loop
-					   30-40 ms, and a program writing
-					   50 MB/s meanwhile lost events in CI.
-					   One the drain is emptying waits for
-					   it (a pass at a time) */
+					   buffers salvaged at once in one
+					   scan, at most: a full 5 MiB one
+					   took 7 ms here, four at once held
+					   the loop 30-40 ms, and a program
+					   writing 50 MB/s meanwhile lost
+					   events in CI. A larger one is read
+					   in steps (reclaim_soon()), and one
+					   the drain is emptying waits for it */
 
 enum {
 	EV_EXIT = TRACERD_EVENT_BASE + 1,
@@ -584,6 +586,7 @@ static void tell_end(struct tracerd_process *p, enum tracerd_end how)
 /* The end of p begins: nothing else of it runs from now on. */
 static void begin_end(struct tracerd_process *p, enum tracerd_end how)
 {
+	tracerd_end_forget(p);	/* a reclaim under way: the end reads all */
 	p->ending = true;
 	p->end.how = how;
 	p->end.now = tracer__clock_now();
@@ -608,15 +611,49 @@ static void finish_end(struct tracerd_process *p)
 	tracerd_process_remove(p);
 }
 
-/* Out of the queue of ends in steps (also when p is freed). */
+/* No end or reclaim left to go on with in the loop's turns. */
+static void turns_maybe_done(struct tracerd *d)
+{
+	if (cds_list_empty(&d->ending) && cds_list_empty(&d->reclaiming))
+		uv_idle_stop(&d->end_idle);
+}
+
+/* Out of the queues of work in steps (also when p is freed): its end,
+ * and a reclaim under way (its end reads that buffer too). */
 void tracerd_end_forget(struct tracerd_process *p)
 {
-	if (!p->end.queued)
-		return;
-	cds_list_del(&p->end.node);
-	p->end.queued = false;
-	if (cds_list_empty(&p->d->ending))
-		uv_idle_stop(&p->d->end_idle);
+	if (p->reclaim.queued) {
+		cds_list_del(&p->reclaim.node);
+		p->reclaim.queued = false;
+	}
+	if (p->end.queued) {
+		cds_list_del(&p->end.node);
+		p->end.queued = false;
+	}
+	turns_maybe_done(p->d);
+}
+
+static void give_back(struct tracerd_process *p, struct tracerd_buffer *b,
+		      uint64_t word);
+static void reap_threads(struct tracerd_process *p);
+
+/* At most `steps` steps of p's reclaim; true once its buffer is back. */
+static bool reclaim_steps(struct tracerd_process *p, uint32_t steps)
+{
+	struct tracerd_reclaim *rc = &p->reclaim;
+	struct tracerd_buffer *b = &p->pool.buf[rc->job.buf];
+
+	if (!channel_steps(p, b, &rc->job, &steps))
+		return false;
+	buffer_done(p, b, &rc->job);
+	cds_list_del(&rc->node);
+	rc->queued = false;
+	turns_maybe_done(p->d);
+	give_back(p, b, rc->word);
+	/* Look on now: the next one seen twice goes on in the next turn. */
+	p->vanish_scan = VANISH_SCANS - 1;
+	reap_threads(p);
+	return true;
 }
 
 void tracerd_process_end(struct tracerd_process *p, enum tracerd_end how)
@@ -637,14 +674,22 @@ void tracerd_process_end(struct tracerd_process *p, enum tracerd_end how)
 	finish_end(p);
 }
 
-/* A loop turn: END_STEPS steps of the first end queued. */
+/* A loop turn: END_STEPS steps of the first end queued, or of the first
+ * reclaim when no end is. */
 static void on_end_turn(uv_idle_t *h)
 {
 	struct tracerd *d = h->data;
 	struct tracerd_process *p;
 
 	if (cds_list_empty(&d->ending)) {
-		uv_idle_stop(h);
+		if (cds_list_empty(&d->reclaiming)) {
+			uv_idle_stop(h);
+			return;
+		}
+		p = cds_list_first_entry(&d->reclaiming,
+					 struct tracerd_process, reclaim.node);
+		if (!reclaim_steps(p, END_STEPS))
+			tracerd_priority_note(d);
 		return;
 	}
 	p = cds_list_first_entry(&d->ending, struct tracerd_process,
@@ -681,6 +726,12 @@ void tracerd_finish_ends(struct tracerd *d)
 {
 	struct tracerd_process *p;
 
+	while (!cds_list_empty(&d->reclaiming)) {
+		p = cds_list_first_entry(&d->reclaiming,
+					 struct tracerd_process, reclaim.node);
+		while (!reclaim_steps(p, UINT32_MAX))
+			;
+	}
 	while (!cds_list_empty(&d->ending)) {
 		p = cds_list_first_entry(&d->ending, struct tracerd_process,
 					 end.node);
@@ -691,6 +742,7 @@ void tracerd_finish_ends(struct tracerd *d)
 void tracerd_ends_init(struct tracerd *d)
 {
 	CDS_INIT_LIST_HEAD(&d->ending);
+	CDS_INIT_LIST_HEAD(&d->reclaiming);
 	uv_idle_init(d->loop, &d->end_idle);
 	d->end_idle.data = d;
 }
@@ -799,16 +851,15 @@ static bool thread_gone(const struct tracerd_process *p, uint32_t tid)
 	return access(path, F_OK) < 0 && errno == ENOENT;
 }
 
-/* Salvage b, whose owner vanished, and give it back to the pool. */
-static void reclaim(struct tracerd_process *p, struct tracerd_buffer *b,
-		    uint64_t word)
+/* b, whose owner vanished, is read: say so, give it back to the pool. */
+static void give_back(struct tracerd_process *p, struct tracerd_buffer *b,
+		      uint64_t word)
 {
 	char name[17];
 	union sarg v[2];
 	struct synth s;
 	uint32_t tid = b->desc->owner_tid;
 
-	salvage_buffer(p, b);
 	memcpy(name, b->desc->thread_name, 16);
 	name[16] = '\0';
 	synth_begin(&s, TRACER_CHANNEL_VITAL, owner_instance(p, b), tid,
@@ -842,6 +893,30 @@ static uint64_t unread_bytes(const struct tracerd_buffer *b, uint64_t *reads)
 	return n;
 }
 
+/* Salvage b, whose owner vanished, at once; give it back to the pool. */
+static void reclaim(struct tracerd_process *p, struct tracerd_buffer *b,
+		    uint64_t word)
+{
+	salvage_buffer(p, b);
+	give_back(p, b, word);
+}
+
+/* Read b, whose owner vanished, a few steps per loop turn (on_end_turn());
+ * then give it back. */
+static void reclaim_soon(struct tracerd_process *p, struct tracerd_buffer *b,
+			 uint64_t word)
+{
+	struct tracerd_reclaim *rc = &p->reclaim;
+
+	memset(&rc->job, 0, sizeof(rc->job));
+	rc->job.buf = (uint32_t)(b - p->pool.buf);
+	rc->job.now = tracer__clock_now();
+	rc->word = word;
+	rc->queued = true;
+	cds_list_add_tail(&rc->node, &p->d->reclaiming);
+	uv_idle_start(&p->d->end_idle, on_end_turn);
+}
+
 enum reclaim_look { KEPT, RECLAIMED, LATER };
 
 /*
@@ -849,9 +924,11 @@ enum reclaim_look { KEPT, RECLAIMED, LATER };
  * same owner (state word and tid) and its thread gone: a thread that has
  * just taken a buffer shows its predecessor's tid for an instant, never
  * for a whole period. Its unread bytes count against *budget: one with
- * more than the budget waits (LATER) while the drain empties it (its read
- * counts moved since the last look), or for the next scan when this one
- * has reclaimed others already (first: none yet).
+ * more than the budget waits while the drain empties it (its read counts
+ * moved since the last look), or for the next scan when this one has
+ * reclaimed others already (first: none yet: then it is read in steps,
+ * reclaim_soon(), and the scans after wait for it). LATER: no more in
+ * this scan.
  */
 static enum reclaim_look check_owner(struct tracerd_process *p,
 				     struct tracerd_buffer *b,
@@ -874,8 +951,12 @@ static enum reclaim_look check_owner(struct tracerd_process *p,
 		return KEPT;
 	if (cost > *budget && (draining || !first))
 		return draining ? KEPT : LATER;
-	*budget -= cost < *budget ? cost : *budget;
 	b->gone_word = 0;
+	if (cost > *budget) {	/* the first, a large one: in steps */
+		reclaim_soon(p, b, word);
+		return LATER;
+	}
+	*budget -= cost;
 	reclaim(p, b, word);
 	return RECLAIMED;
 }
@@ -883,8 +964,9 @@ static enum reclaim_look check_owner(struct tracerd_process *p,
 /*
  * Every VANISH_SCANS scans, the buffers whose owner vanished. A reclaim
  * reads what is left of a buffer: after RECLAIM_BYTES of them the rest
- * waits for the next scan (a process whose buffers all name threads long
- * gone holds up the loop no more than one buffer's worth per scan).
+ * waits for the next scan, and a larger one is read a few steps per loop
+ * turn (a process whose buffers all name threads long gone holds up the
+ * loop no more than RECLAIM_BYTES per scan and END_STEPS per turn).
  */
 static void reap_threads(struct tracerd_process *p)
 {
@@ -892,7 +974,10 @@ static void reap_threads(struct tracerd_process *p)
 	uint64_t budget = RECLAIM_BYTES;
 	enum reclaim_look look = KEPT;
 
-	if (!p->same_pidns || !p->client || ++p->vanish_scan < VANISH_SCANS)
+	/* (A flight recorder keeps a vanished thread's last events in its
+	 * buffer for the snapshots, as tracerd(8) says.) */
+	if (!p->same_pidns || !p->client || p->reclaim.queued ||
+	    tracerd_flight_recording(p->d) || ++p->vanish_scan < VANISH_SCANS)
 		return;
 	p->vanish_scan = 0;
 	if (p->vanish_from >= nbuf)

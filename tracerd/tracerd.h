@@ -158,6 +158,8 @@ struct tracerd {
 	uv_idle_t stock_idle;
 	struct cds_list_head ending;	/* processes whose end goes a step
 					   per turn (salvage.c) */
+	struct cds_list_head reclaiming;	/* processes reading a vanished
+					   thread's buffer in steps */
 	uv_idle_t end_idle;
 	bool stock_filling;
 	struct tracerd_spills spill;
@@ -376,6 +378,13 @@ struct tracerd_process {
 	bool same_pidns;		/* its thread ids are ours */
 	uint32_t vanish_scan;		/* scans since threads were checked */
 	uint32_t vanish_from;		/* the buffer the next check starts at */
+	struct tracerd_reclaim {	/* a vanished thread's buffer read in
+					   steps (salvage.c) */
+		struct cds_list_head node;	/* in tracerd's reclaiming */
+		bool queued;
+		uint64_t word;		/* its state word, owner gone */
+		struct tracerd_end_job job;	/* job.buf: the buffer */
+	} reclaim;
 	uint64_t hangup_ms;		/* when its connection closed */
 	bool ending;			/* tracerd_process_end() runs, or
 					   its steps are queued (end) */

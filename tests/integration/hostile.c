@@ -700,6 +700,7 @@ static int vanished(int want)
 	uint32_t tid = 0;
 	long n;
 	int nbuf, i, back = 0, tries;
+	long long t0;
 
 	if (pthread_create(&th, NULL, ended_thread, &tid) ||
 	    pthread_join(th, NULL) || !tid)
@@ -709,6 +710,7 @@ static int vanished(int want)
 	nbuf = flood_fill(want, tid, false, &n);
 	if (nbuf < 0)
 		return 1;
+	t0 = now_ms();
 	for (tries = 0; tries < 6000 && back < nbuf; tries++) {
 		for (i = 0, back = 0; i < nbuf; i++)
 			back += TRACER_BUF_STATE(__atomic_load_n(
@@ -717,7 +719,8 @@ static int vanished(int want)
 		if (back < nbuf)
 			usleep(10000);	/* polled: tracerd's scan, 100 ms */
 	}
-	printf("reclaimed %d of %d\n", back, nbuf);
+	printf("reclaimed %d of %d in %lld ms\n", back, nbuf,
+	       now_ms() - t0);
 	return back == nbuf ? 0 : 1;
 }
 
