@@ -622,8 +622,11 @@ static void close_handle(struct tracerd_process *p, uv_poll_t *h, int fd)
 
 void tracerd_process_free(struct tracerd_process *p)
 {
+	char who[32];
 	size_t k;
 
+	snprintf(who, sizeof(who), "pid %d", (int)p->pid);
+	tracerd_rate_done(&p->log_rate, who);
 	tracerd_end_forget(p);
 	tracerd_process_close_files(p);
 	tracerd_pool_free(p);

@@ -46,3 +46,11 @@ void tracerd_log_rated(struct tracerd_rate *r, const char *fmt, ...)
 	else
 		tracerd_log("%s", line);
 }
+
+void tracerd_rate_done(struct tracerd_rate *r, const char *who)
+{
+	if (r->skipped)
+		tracerd_log("%s: %" PRIu64 " more log line(s) like the last "
+			    "not logged", who, r->skipped);
+	r->skipped = 0;
+}

@@ -30,5 +30,8 @@ struct tracerd_rate {
  * with " (N more like it not logged)". */
 void tracerd_log_rated(struct tracerd_rate *r, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+/* r's cause is over (its process ended): log how many of its lines were
+ * left out since the last one logged, if any ("WHO: N more ..."). */
+void tracerd_rate_done(struct tracerd_rate *r, const char *who);
 
 #endif

@@ -47,8 +47,13 @@
  *                                   the first records never committed,
  *                                   and stay: tracerd salvages them as the
  *                                   buffers of vanished threads and gives
- *                                   them back; prints "reclaimed K of N"
- *                                   once it has (60 s at most)
+ *                                   them back; prints "reclaimed K of N in
+ *                                   MS ms" once it has (60 s at most)
+ *   hostile SOCKET bad-packets MS   register, take a buffer and write
+ *                                   packets with a bad magic into its
+ *                                   default ring, about 1000 a second,
+ *                                   for MS ms (tracerd reports and skips
+ *                                   each); prints "wrote P bad packets"
  *
  * Prints "adopted" or "refused: MESSAGE" (tracerd's answer to the
  * hand-over), then carries out the rest of the attack; exits 0 when it
@@ -724,6 +729,44 @@ static int vanished(int want)
 	return back == nbuf ? 0 : 1;
 }
 
+/*
+ * Packets that make no sense, about a thousand a second (each one a log
+ * line, were tracerd's not limited), for ms milliseconds: each
+ * sub-buffer's magic is spoiled by the record that opens it, before any
+ * of its records is committed.
+ */
+static int bad_packets(long long ms)
+{
+	struct tracer_rb_writer w;
+	struct tracer_rb_ctx ctx;
+	int fd = dial(), seg0;
+	char *base;
+	uint64_t size;
+	long long t0 = now_ms();
+	long packets = 0;
+
+	if (register_pool(fd, &seg0, &size) || send_sites(fd, 1) ||
+	    !(base = map_segment(seg0, size)) ||
+	    !take_buffer(base, 0, (uint32_t)gettid(), &w))
+		return 1;
+	while (now_ms() - t0 < ms) {
+		if (tracer__rb_reserve(&w, &ctx, 1, 8)) {
+			usleep(1000);	/* full: tracerd reads on */
+			continue;
+		}
+		memset(ctx.payload, 0, 8);
+		if ((ctx.commit_pos & w.smask) == 0) {	/* opened one */
+			memcpy(w.data + (ctx.commit_pos & (w.bufsize - 1)),
+			       "BAD!", 4);
+			packets++;
+			usleep(1000);
+		}
+		tracer__rb_commit(&w, &ctx);
+	}
+	printf("wrote %ld bad packets\n", packets);
+	return 0;
+}
+
 /* The answer to a StatusRequest sent after everything else on fd: 0 if
  * tracerd answered it (took all before), 1 if it refused something. */
 static int took_all(int fd)
@@ -827,6 +870,8 @@ int main(int argc, char **argv)
 		return flood(n);
 	if (!strcmp(c, "vanished") && argc == 4)
 		return vanished(n);
+	if (!strcmp(c, "bad-packets") && argc == 4)
+		return bad_packets(n);
 	if (!strcmp(c, "sites") && argc == 5)
 		return sites(n, (size_t)atol(argv[4]));
 	fprintf(stderr, "hostile: unknown case '%s' or its arguments\n", c);

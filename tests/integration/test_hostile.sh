@@ -109,7 +109,8 @@ paced_meanwhile() {
 	"$TRACEE" paced 200000 <"$T/paced.in" >"$T/paced.out" & ppid=$!
 	exec {pfd}>"$T/paced.in"
 	timeout 60 tail -f "$T/paced.out" | grep -q -m1 recording
-	"$HOSTILE" "$TRACER_SOCKET" "$case" 48 >"$T/$case.out" & hpid=$!
+	"$HOSTILE" "$TRACER_SOCKET" "$case" "${HOSTILE_N:-48}" \
+		>"$T/$case.out" & hpid=$!
 	wait $hpid
 	echo "# $(cat "$T/$case.out")"
 	"$@" "$hpid"
@@ -143,6 +144,28 @@ paced_meanwhile flood gone_in_log
 #    one scan, the program recording meanwhile lost 7,500-9,000 events).
 #    hostile waits until all 48 are back.
 paced_meanwhile vanished true
+
+# 7. A client that keeps its ring full of packets that make no sense for
+#    3 s: tracerd reports and skips each, in a few log lines (one line a
+#    packet before: 1.8 M lines in 12 s), and says at the client's end how
+#    many it left out.
+damage_lines() {
+	bad_lines=$(grep -c "pid $1 buffer [0-9]* default channel: " "$LOG")
+	hpid_bad=$1
+}
+HOSTILE_N=3000 paced_meanwhile bad-packets damage_lines
+wrote=$(sed -n 's/^wrote \([0-9]*\) bad packets$/\1/p' "$T/bad-packets.out")
+few_lines() {
+	[ "${wrote:-0}" -gt 100 ] && [ "$bad_lines" -ge 1 ] &&
+	[ "$bad_lines" -le 20 ]
+}
+check "bad-packets: $wrote bad packets reported in $bad_lines log lines (at most 20)" \
+	few_lines
+told_rest() {
+	grep -q "pid $hpid_bad: [0-9]* more log line(s) like the last not logged" \
+		"$LOG"
+}
+check "and the rest counted at the client's end" told_rest
 
 # 9. A session no process could join is refused at its start, in one line.
 out=$("$TRACECTL" start --subbuf-count 65536 2>&1)
