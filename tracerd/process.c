@@ -310,14 +310,17 @@ int tracerd_process_register(struct tracerd_client *c,
 			    (int)c->pid);
 	ret = setup(p, r, &ctl_fd, adopt ? NULL : &seg_fd);
 	if (ret) {
-		tracerd_log("pid %d: cannot set up tracing: %s", (int)c->pid,
-			    strerror(-ret));
+		char why[160];
+
+		snprintf(why, sizeof(why), "tracerd cannot set up this "
+			 "process: %s", ret == -ENOSPC ? "its pool would pass "
+			 "what all pools may take (--max-total-memory)" :
+			 strerror(-ret));
+		tracerd_log("pid %d: %s", (int)c->pid, why + 8);
 		c->d->refused++;
 		snprintf(c->d->last_refusal, sizeof(c->d->last_refusal),
-			 "pid %d: cannot set up tracing: %s", (int)c->pid,
-			 strerror(-ret));
-		tracerd_send_error(c, ret,
-				   "tracerd cannot set up this process");
+			 "pid %d: %s", (int)c->pid, why + 8);
+		tracerd_send_error(c, ret, why);
 		if (ctl_fd >= 0)
 			close(ctl_fd);
 		tracerd_process_free(p);

@@ -824,7 +824,10 @@ unsigned tracerd_process_flush(struct tracerd_process *p)
 /*
  * Close the files of buffers back in the pool whose last owner is all
  * written out (nothing between the read and write counts): open files then
- * track the threads alive, not every buffer the pool ever had.
+ * track the threads alive, not every buffer the pool ever had. The main
+ * thread's vital file stays open until its buffer moves on: the process's
+ * end is told there (salvage.c: main_vital()), also when its main thread
+ * handed its buffer back before tracerd heard of the end.
  */
 void tracerd_sink_close_idle(struct tracerd_process *p)
 {
@@ -843,7 +846,9 @@ void tracerd_sink_close_idle(struct tracerd_process *p)
 		for (c = 0; c < TRACER_POOL_CHANNELS && idle; c++) {
 			write_losses(p, &b->st[c], c,
 				     tracer__rb_lost(&b->rd[c]));
-			tracerd_sink_close_stream(&b->st[c]);
+			if (c != TRACER_CHANNEL_VITAL ||
+			    b->st[c].tid != (uint32_t)p->pid)
+				tracerd_sink_close_stream(&b->st[c]);
 		}
 	}
 }

@@ -275,7 +275,19 @@ dir=$(session_cmd start --events "$OWN_EVENTS")
 hold_start 6 1000
 status=$("$TRACECTL" status)
 echo "$status" | sed 's/^/# /'
+# One more while they hold the pools: refused too, it runs untraced, and
+# with TRACER_VERBOSE says why.
+TRACER_VERBOSE=1 "$TRACEE" print 1 >"$T/refused.out" 2>"$T/refused.err"
+refused_rc=$?
 hold_end
+sed 's/^/# /' "$T/refused.err"
+says_why() {
+	[ "$refused_rc" -eq 0 ] && grep -q '^line 0 of 1$' "$T/refused.out" &&
+	grep -q '^libtracer: tracerd refused this process: tracerd cannot set up this process: its pool would pass what all pools may take (--max-total-memory)$' \
+		"$T/refused.err"
+}
+check "a seventh, refused, runs untraced (exit $refused_rc) and says why under TRACER_VERBOSE" \
+	says_why
 session_cmd stop >/dev/null
 now=$(echo "$status" | sed -n 's/^pools .* in all (\([0-9]*\) KiB now).*/\1/p')
 traced=$(echo "$status" | awk '$2 == "tracee"' | wc -l)
