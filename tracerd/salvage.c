@@ -581,7 +581,12 @@ static void tell_end(struct tracerd_process *p, enum tracerd_end how)
 	tracerd_write_end(p, s.words, s.len);
 }
 
-#define END_STEPS	4	/* steps of an end per loop turn (2 MiB) */
+#define END_STEPS	2	/* steps of an end per loop turn (1 MiB, a
+				   drain pass's worth: 2 MiB lost events of
+				   a program recording meanwhile under
+				   AddressSanitizer on a loaded CI machine) */
+#define RECLAIM_STEPS	1	/* of a vanished thread's buffer (512 KiB):
+				   nobody waits for it */
 
 /* The end of p begins: nothing else of it runs from now on. */
 static void begin_end(struct tracerd_process *p, enum tracerd_end how)
@@ -688,7 +693,7 @@ static void on_end_turn(uv_idle_t *h)
 		}
 		p = cds_list_first_entry(&d->reclaiming,
 					 struct tracerd_process, reclaim.node);
-		if (!reclaim_steps(p, END_STEPS))
+		if (!reclaim_steps(p, RECLAIM_STEPS))
 			tracerd_priority_note(d);
 		return;
 	}
@@ -966,7 +971,7 @@ static enum reclaim_look check_owner(struct tracerd_process *p,
  * reads what is left of a buffer: after RECLAIM_BYTES of them the rest
  * waits for the next scan, and a larger one is read a few steps per loop
  * turn (a process whose buffers all name threads long gone holds up the
- * loop no more than RECLAIM_BYTES per scan and END_STEPS per turn).
+ * loop no more than RECLAIM_BYTES per scan and RECLAIM_STEPS per turn).
  */
 static void reap_threads(struct tracerd_process *p)
 {
