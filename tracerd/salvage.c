@@ -41,8 +41,9 @@
  * salvaged the same way, marked with `tracer:thread_vanished`, and handed
  * back to the pool: the repair in tracer__rb_salvage() leaves its channels
  * on a clean sub-buffer for the next owner. Small ones at once (up to
- * RECLAIM_BYTES a scan), a larger one in steps per loop turn like an end
- * (p->reclaim, d->reclaiming: after the ends queued), one at a time.
+ * RECLAIM_BYTES a scan, or the first one up to RECLAIM_AT_ONCE), a
+ * larger one in steps per loop turn like an end (p->reclaim,
+ * d->reclaiming: after the ends queued), one a scan.
  * This runs only when the process and tracerd see the same thread ids
  * (same pid namespace).
  *
@@ -585,6 +586,15 @@ static void tell_end(struct tracerd_process *p, enum tracerd_end how)
 				   drain pass's worth: 2 MiB lost events of
 				   a program recording meanwhile under
 				   AddressSanitizer on a loaded CI machine) */
+#define RECLAIM_AT_ONCE	(8u << 20)	/* a vanished thread's buffer with
+					   up to this unread is read at once,
+					   the first of a scan (the default's
+					   5 MiB: 7 ms here); a larger one in
+					   steps. Read in steps, 48 of 5 MiB
+					   one a scan, a program recording
+					   50 MB/s meanwhile lost events (the
+					   drain then writes out the repaired
+					   rings too, at its full speed) */
 #define RECLAIM_STEPS	1	/* of a vanished thread's buffer (512 KiB):
 				   nobody waits for it */
 
@@ -640,7 +650,6 @@ void tracerd_end_forget(struct tracerd_process *p)
 
 static void give_back(struct tracerd_process *p, struct tracerd_buffer *b,
 		      uint64_t word);
-static void reap_threads(struct tracerd_process *p);
 
 /* At most `steps` steps of p's reclaim; true once its buffer is back. */
 static bool reclaim_steps(struct tracerd_process *p, uint32_t steps)
@@ -655,9 +664,10 @@ static bool reclaim_steps(struct tracerd_process *p, uint32_t steps)
 	rc->queued = false;
 	turns_maybe_done(p->d);
 	give_back(p, b, rc->word);
-	/* Look on now: the next one seen twice goes on in the next turn. */
-	p->vanish_scan = VANISH_SCANS - 1;
-	reap_threads(p);
+	/* The next scan looks on: one large one a scan at most, so that
+	 * the loop has room between them (back to back, a program recording
+	 * 50 MB/s meanwhile lost events under AddressSanitizer in CI). */
+	p->vanish_scan = VANISH_SCANS;
 	return true;
 }
 
@@ -957,11 +967,11 @@ static enum reclaim_look check_owner(struct tracerd_process *p,
 	if (cost > *budget && (draining || !first))
 		return draining ? KEPT : LATER;
 	b->gone_word = 0;
-	if (cost > *budget) {	/* the first, a large one: in steps */
+	if (cost > RECLAIM_AT_ONCE) {	/* the first, a large one: in steps */
 		reclaim_soon(p, b, word);
 		return LATER;
 	}
-	*budget -= cost;
+	*budget -= cost < *budget ? cost : *budget;
 	reclaim(p, b, word);
 	return RECLAIMED;
 }
