@@ -941,9 +941,9 @@ enum reclaim_look { KEPT, RECLAIMED, LATER };
  * for a whole period. Its unread bytes count against *budget: one with
  * more than the budget waits while the drain empties it (its read counts
  * moved since the last look), or for the next scan when this one has
- * reclaimed others already (first: none yet: then it is read in steps,
- * reclaim_soon(), and the scans after wait for it). LATER: no more in
- * this scan.
+ * reclaimed others already (first: none yet: then it is read at once,
+ * or in steps past RECLAIM_AT_ONCE, reclaim_soon(), the scans after
+ * waiting for it). LATER: no more in this scan.
  */
 static enum reclaim_look check_owner(struct tracerd_process *p,
 				     struct tracerd_buffer *b,
@@ -979,9 +979,10 @@ static enum reclaim_look check_owner(struct tracerd_process *p,
 /*
  * Every VANISH_SCANS scans, the buffers whose owner vanished. A reclaim
  * reads what is left of a buffer: after RECLAIM_BYTES of them the rest
- * waits for the next scan, and a larger one is read a few steps per loop
- * turn (a process whose buffers all name threads long gone holds up the
- * loop no more than RECLAIM_BYTES per scan and RECLAIM_STEPS per turn).
+ * waits for the next scan; the first may be larger, up to RECLAIM_AT_ONCE,
+ * and one past that is read a few steps per loop turn (a process whose
+ * buffers all name threads long gone holds up the loop no more than one
+ * buffer of RECLAIM_AT_ONCE per scan, and RECLAIM_STEPS per turn).
  */
 static void reap_threads(struct tracerd_process *p)
 {
