@@ -5,8 +5,8 @@
  *
  *   controlee stream N [PACE]
  *                          N threads record without pause (or one event
- *                          every PACE nanoseconds, busy-waiting on the
- *                          clock), alternating "test:a" and "test:b"
+ *                          every PACE nanoseconds at most, busy-waiting
+ *                          on the clock), alternating "test:a" and "test:b"
  *                          events that carry the thread index, a
  *                          per-thread sequence number and a check value
  *                          (seq * 7 + 3)
@@ -62,9 +62,15 @@ static void *stream_thread(void *arg)
 
 	while (!__atomic_load_n(&stop_flag, __ATOMIC_RELAXED)) {
 		if (pace_ns) {
-			while (now_ns() < next)
+			long now;
+
+			while ((now = now_ns()) < next)
 				;
-			next += pace_ns;
+			/*
+			 * No catching up: after the thread was descheduled it
+			 * goes on at its pace, not in a burst at full speed.
+			 */
+			next = (now - next > pace_ns ? now : next) + pace_ns;
 		}
 		if (s & 1)
 			tracer_record("test:b", "thread %d seq %lu check %lu", t,

@@ -76,6 +76,13 @@ check "recording began by the time start returned" [ "$first" -le $((c1 + 1)) ]
 check "everything recorded before stop is in the trace" [ "$last" -ge $((c2 - 1)) ]
 check "nothing recorded after stop returned" [ "$last" -le "$c3" ]
 check "every event in between, once" [ "$n" -eq $((last - first + 1)) ]
+if [ "$n" -ne $((last - first + 1)) ]; then
+	# Say what went wrong: the holes and repeats, and any loss counted.
+	awk 'NR > 1 && $2 != p + 1 { print "# after", p, "comes", $2 } { p = $2 }' \
+		"$T/window" | head -n 10
+	events "$dir" "$w_pid" 1 | grep ' lost ' | sed 's/^/# /'
+	"$TRACECTL" status | sed 's/^/# /'
+fi
 
 # --- Filters -------------------------------------------------------------
 # f (two threads, full speed) and g (one, an event per microsecond)
