@@ -35,6 +35,18 @@
  * process whose tracerd died) starts from what that one accounted for
  * (slot_baseline()), so the laps it read are not taken for overwritten.
  *
+ * Staging: tracer__rb_ready() acquires the commit counts of the complete
+ * sub-buffers at the read position; the caller copies them out in one go
+ * (tracerd: pread() of the memfd) and tracer__rb_stage()s the copy. Each
+ * read then takes its sub-buffer from the copy instead of the ring and is
+ * otherwise unchanged: get acquires the commit count again, put publishes
+ * after the copy, and in flight mode the write_count reloaded in put,
+ * after the staged copy was made, finds a lap that overwrote it:
+ *
+ *   ready:   acquire commit[i..j]      the records of i..j are complete
+ *   caller:  copy i..j                 (one pread)
+ *   read i:  get ; memcpy from copy ; rmb ; load write_count ; publish
+ *
  * Nothing read from the region is trusted: counters are range-checked,
  * packets are parsed from the caller's private copy.
  */
@@ -212,6 +224,11 @@ int tracer__rb_reader_attach_new(struct tracer_rb_reader *r, void *region,
 				 uint64_t size, const char **why)
 {
 	return attach(r, region, size, why);
+}
+
+void tracer__rb_reader_view(struct tracer_rb_reader *r, const void *view)
+{
+	r->data = (const char *)view + r->geo.data_offset;
 }
 
 void tracer__rb_reader_detach(struct tracer_rb_reader *r)
@@ -475,6 +492,66 @@ static void strip_consumed(struct tracer_rb_reader *r,
 	}
 }
 
+/* Is slot rc's sub-buffer complete? The acquire pairs with the writer's
+ * release of the commit count: the records it counts are written before
+ * any copy made after this load. */
+static bool complete(const struct tracer_rb_reader *r, uint64_t rc)
+{
+	uint64_t c = tracer__load_acquire(&r->commit[slot_of(r, rc)].count);
+
+	return ((c - tracer__rb_lap_base(rc, r->geo.subbuf_order,
+					 r->geo.count_order)) & r->cmask) ==
+	       r->geo.subbuf_size;
+}
+
+uint32_t tracer__rb_ready(const struct tracer_rb_reader *r, uint32_t max,
+			  struct tracer_rb_span *span)
+{
+	uint64_t S = r->geo.subbuf_size, rc = r->read_count;
+	uint64_t wc = tracer__load_acquire(&r->hdr->write_count);
+	uint64_t off = rc & (bufsize(r) - 1), room;
+	uint32_t n = 0;
+
+	if (wc - rc > bufsize(r) || (r->partial_len && rc == r->partial_pos))
+		return 0;
+	room = (bufsize(r) - off) / S;	/* up to the end of the data */
+	if (max > room)
+		max = (uint32_t)room;
+	while (n < max && wc - rc >= (uint64_t)(n + 1) * S &&
+	       complete(r, rc + (uint64_t)n * S))
+		n++;
+	span->pos = rc;
+	span->offset = off;
+	span->len = (uint64_t)n * S;
+	return n;
+}
+
+void tracer__rb_stage(struct tracer_rb_reader *r, const void *copy,
+		      const struct tracer_rb_span *span)
+{
+	r->stage = copy;
+	r->stage_pos = span->pos;
+	r->stage_len = span->len;
+}
+
+void tracer__rb_unstage(struct tracer_rb_reader *r)
+{
+	r->stage = NULL;
+	r->stage_len = 0;
+}
+
+/* Where to copy sub-buffer sb from: the staged copy, or the ring. */
+static const char *source(const struct tracer_rb_reader *r,
+			  const struct tracer_rb_subbuf *sb)
+{
+	uint64_t at = sb->pos - r->stage_pos;
+
+	if (r->stage_len && sb->pos >= r->stage_pos &&
+	    at + sb->size <= r->stage_len)
+		return r->stage + at;
+	return sb->data;
+}
+
 int tracer__rb_read(struct tracer_rb_reader *r, void *dst, uint64_t dst_size,
 		    struct tracer_rb_packet_info *info)
 {
@@ -486,7 +563,7 @@ int tracer__rb_read(struct tracer_rb_reader *r, void *dst, uint64_t dst_size,
 	ret = tracer__rb_get_subbuf(r, &sb);
 	if (ret)
 		return ret;
-	memcpy(dst, sb.data, sb.size);
+	memcpy(dst, source(r, &sb), sb.size);
 	ret = tracer__rb_put_subbuf(r, &sb);
 	if (ret)
 		return ret;

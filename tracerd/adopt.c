@@ -85,10 +85,11 @@ static int check_header(const struct tracerd_process *p,
 
 /* Readers for the buffers of the segment at base (h: its checked header,
  * a copy). */
-static int attach_all(struct tracerd_process *p, char *base,
+static int attach_all(struct tracerd_process *p,
+		      const struct tracerd_segment *s,
 		      const struct tracer_pool_header *h)
 {
-	struct tracer_pool_desc *desc = (void *)(base + h->desc_offset);
+	struct tracer_pool_desc *desc = (void *)(s->base + h->desc_offset);
 	struct tracerd_buffer *nb;
 	uint32_t i;
 	int ret, c;
@@ -104,9 +105,9 @@ static int attach_all(struct tracerd_process *p, char *base,
 	for (i = 0; i < h->buffer_count; i++) {
 		struct tracerd_buffer *b = &p->pool.buf[p->pool.nbuf + i];
 
-		ret = tracerd_attach_buffer(p, b, base + h->buffer_offset +
-					    (uint64_t)i * h->buffer_size,
-					    &desc[i], false);
+		uint64_t off = h->buffer_offset + (uint64_t)i * h->buffer_size;
+
+		ret = tracerd_attach_buffer(p, b, s, off, &desc[i], false);
 		if (ret) {
 			tracerd_detach_buffers(&p->pool.buf[p->pool.nbuf], i);
 			return ret;
@@ -216,12 +217,13 @@ static int map_segment(struct tracerd_process *p, int fd, uint64_t size)
 	base = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	if (base == MAP_FAILED)
 		return -errno;
+	tracerd_segment_open(s, base, fd, size);
 	memset(&copy, 0, sizeof(copy));
 	if (size >= sizeof(copy))
 		memcpy(&copy, base, sizeof(copy));
 	ret = check_header(p, h, size);
 	if (!ret)
-		ret = attach_all(p, base, h);
+		ret = attach_all(p, s, h);
 	if (!ret) {
 		ret = fit_scratch(p);
 		if (ret)	/* the readers of its buffers go with it */
@@ -232,11 +234,9 @@ static int map_segment(struct tracerd_process *p, int fd, uint64_t size)
 		if (ret != -EFBIG)	/* fit_scratch() said why */
 			tracerd_log("pid %d: pool segment %u refused: %s",
 				    (int)p->pid, p->pool.nseg, strerror(-ret));
-		munmap(base, size);
+		tracerd_segment_close(s);
 		return ret;
 	}
-	s->base = base;
-	s->size = size;
 	s->first = p->pool.nbuf;
 	s->count = h->buffer_count;
 	p->pool.nseg++;

@@ -135,6 +135,28 @@ fail:
 	return ret;
 }
 
+void tracerd_segment_open(struct tracerd_segment *s, char *base, int fd,
+			  uint64_t size)
+{
+	void *v = mmap(NULL, size, PROT_READ, MAP_SHARED, fd, 0);
+
+	s->base = base;
+	s->view = v == MAP_FAILED ? NULL : v;
+	s->fd = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+	s->size = size;
+}
+
+void tracerd_segment_close(struct tracerd_segment *s)
+{
+	if (s->view)
+		munmap((void *)s->view, s->size);
+	munmap(s->base, s->size);
+	if (s->fd >= 0)
+		close(s->fd);
+	s->view = NULL;
+	s->fd = -1;
+}
+
 /*
  * The losses a reader before us told (rb_layout.h, lost_told): a pool
  * adopted from a tracerd that died tells, in the new session, the losses
@@ -160,7 +182,8 @@ void tracerd_detach_buffers(struct tracerd_buffer *b, uint32_t n)
 }
 
 int tracerd_attach_buffer(struct tracerd_process *p, struct tracerd_buffer *b,
-			  char *buf, struct tracer_pool_desc *desc, bool fresh)
+			  const struct tracerd_segment *s, uint64_t off,
+			  struct tracer_pool_desc *desc, bool fresh)
 {
 	int (*attach)(struct tracer_rb_reader *, void *, uint64_t,
 		      const char **) = fresh ? tracer__rb_reader_attach_new
@@ -169,10 +192,11 @@ int tracerd_attach_buffer(struct tracerd_process *p, struct tracerd_buffer *b,
 
 	memset(b, 0, sizeof(*b));
 	b->desc = desc;
+	b->seg_fd = s->fd;
 	for (c = 0; c < TRACER_POOL_CHANNELS; c++) {
 		b->st[c].fd = -1;
 		b->st[c].counted = true;
-		ret = attach(&b->rd[c], buf + p->pool.channel_offset[c],
+		ret = attach(&b->rd[c], s->base + off + p->pool.channel_offset[c],
 			     tracer__pool_channel_size(p->pool.channel_offset,
 						       p->pool.buffer_size, c),
 			     NULL);
@@ -180,6 +204,11 @@ int tracerd_attach_buffer(struct tracerd_process *p, struct tracerd_buffer *b,
 			tracerd_detach_buffers(b, 1);
 			return ret;
 		}
+		if (s->view)
+			tracer__rb_reader_view(&b->rd[c], s->view + off +
+					       p->pool.channel_offset[c]);
+		b->data_at[c] = off + p->pool.channel_offset[c] +
+				b->rd[c].geo.data_offset;
 		b->rd[c].instance_mask = TRACERD_INSTANCE_MASK;
 		b->st[c].lost_seen = tracerd_lost_told(&b->rd[c]);
 	}
@@ -198,27 +227,29 @@ static bool has_spare(const struct tracerd_process *p)
 	return false;
 }
 
-static int fill_segment(struct tracerd_process *p, char *base,
-			uint32_t count, uint64_t size, uint64_t buf_off)
+static int fill_segment(struct tracerd_process *p,
+			const struct tracerd_segment *s, uint32_t count,
+			uint64_t buf_off)
 {
-	struct tracer_pool_header *h = (void *)base;
+	struct tracer_pool_header *h = (void *)s->base;
 	struct tracer_pool_desc *desc;
 	struct tracer_pool_shape sh = shape_of(p);
 	const char *why = "invalid";
 	uint32_t i;
 	int ret;
 
-	ret = tracer__pool_format(base, size, &sh, p->pool.nseg, p->pool.nbuf,
-				  count, !has_spare(p), &why);
+	ret = tracer__pool_format(s->base, s->size, &sh, p->pool.nseg,
+				  p->pool.nbuf, count, !has_spare(p), &why);
 	if (ret) {
 		tracerd_log("cannot lay out a pool segment: %s", why);
 		return ret;
 	}
-	desc = (void *)(base + h->desc_offset);
+	desc = (void *)(s->base + h->desc_offset);
 	for (i = 0; i < count; i++) {
+		uint64_t off = buf_off + (uint64_t)i * p->pool.buffer_size;
+
 		ret = tracerd_attach_buffer(p, &p->pool.buf[p->pool.nbuf + i],
-			base + buf_off + (uint64_t)i * p->pool.buffer_size,
-			&desc[i], true);
+					    s, off, &desc[i], true);
 		if (ret) {
 			tracerd_detach_buffers(&p->pool.buf[p->pool.nbuf], i);
 			return ret;
@@ -253,14 +284,13 @@ static int add_segment(struct tracerd_process *p, uint32_t count)
 	fd = tracerd_make_memfd("tracer-pool", size, &base);
 	if (fd < 0)
 		return fd;
-	ret = fill_segment(p, base, count, size, buf_off);
+	tracerd_segment_open(s, base, fd, size);
+	ret = fill_segment(p, s, count, buf_off);
 	if (ret) {
-		munmap(base, size);
+		tracerd_segment_close(s);
 		close(fd);
 		return ret;
 	}
-	s->base = base;
-	s->size = size;
 	s->first = p->pool.nbuf;
 	s->count = count;
 	p->pool.nseg++;
@@ -491,7 +521,7 @@ void tracerd_pool_free(struct tracerd_process *p)
 		for (c = 0; c < TRACER_POOL_CHANNELS; c++)
 			tracer__rb_reader_detach(&p->pool.buf[i].rd[c]);
 	for (i = 0; i < p->pool.nseg; i++)
-		munmap(p->pool.seg[i].base, p->pool.seg[i].size);
+		tracerd_segment_close(&p->pool.seg[i]);
 	free(p->pool.buf);
 	p->pool.buf = NULL;
 	p->pool.nbuf = p->pool.nseg = 0;
@@ -519,6 +549,7 @@ int tracerd_scratch_fit(struct tracerd *d, uint64_t need)
 void tracerd_scratch_free(struct tracerd *d)
 {
 	free(d->scratch.buf);
-	d->scratch.buf = NULL;
+	free(d->scratch.stage);
+	d->scratch.buf = d->scratch.stage = NULL;
 	d->scratch.size = 0;
 }

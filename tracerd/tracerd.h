@@ -175,6 +175,10 @@ struct tracerd {
 	struct tracerd_scratch {
 		void *buf;		/* 64-byte aligned */
 		uint64_t size;
+		/* Where the drain stages a run of sub-buffers read from a
+		 * pool's memfd with one pread() (sink.c, stage_ahead()):
+		 * TRACERD_STAGE_BYTES, made at its first use. */
+		void *stage;
 	} scratch;
 	uint64_t refused;		/* registrations that failed */
 	char last_refusal[160];		/* "pid N: why" (status) */
@@ -253,6 +257,10 @@ struct tracerd_buffer {
 	bool broken[TRACER_POOL_CHANNELS];
 	uint64_t live_mark[TRACER_POOL_CHANNELS];	/* read_count at the
 							   last live tick */
+	int seg_fd;			/* its segment's memfd (not owned;
+					   -1: none): the drain's pread() */
+	uint64_t data_at[TRACER_POOL_CHANNELS];	/* each channel's data
+						   area in that file */
 };
 
 /* Where packets go: a process directory and its process.meta. */
@@ -265,6 +273,11 @@ struct tracerd_sink {
 
 struct tracerd_segment {
 	char *base;
+	const char *view;	/* base mapped again, read-only: where the
+				   drain copies records from (NULL: base;
+				   tracerd_map_view()) */
+	int fd;			/* the memfd, kept for the drain's pread()
+				   (-1: none) */
 	uint64_t size;
 	uint32_t first, count;
 };
@@ -654,12 +667,23 @@ uint64_t tracerd_lost_told(const struct tracer_rb_reader *r);
 /* The latest registration of pid (NULL: none). */
 struct tracerd_process *tracerd_process_find(struct tracerd *d, pid_t pid);
 /*
- * Attach the readers of buffer b at buf (descriptor desc); fresh: its
- * channels were just made and no writer had them (nothing to restore).
- * On failure nothing of b stays attached.
+ * Attach the readers of buffer b at offset off of segment s (descriptor
+ * desc); fresh: its channels were just made and no writer had them
+ * (nothing to restore). On failure nothing of b stays attached.
  */
 int tracerd_attach_buffer(struct tracerd_process *p, struct tracerd_buffer *b,
-			  char *buf, struct tracer_pool_desc *desc, bool fresh);
+			  const struct tracerd_segment *s, uint64_t off,
+			  struct tracer_pool_desc *desc, bool fresh);
+/*
+ * Segment s, at base, of size bytes, from memfd fd: what the drain reads
+ * it through besides (a copy of fd, and a second, read-only mapping:
+ * rb.h, tracer__rb_reader_view()); without them (no descriptor or
+ * address space left) the drain reads through base.
+ * tracerd_segment_close() unmaps and closes all of it.
+ */
+void tracerd_segment_open(struct tracerd_segment *s, char *base, int fd,
+			  uint64_t size);
+void tracerd_segment_close(struct tracerd_segment *s);
 /* Detach the readers of the n buffers at b (attached, or zeroed). */
 void tracerd_detach_buffers(struct tracerd_buffer *b, uint32_t n);
 /*

@@ -251,7 +251,7 @@ static void test_start_segment(void)
 	h = base;
 	desc = (const void *)((const char *)base + h->desc_offset);
 	/* Before anything reads it: header, descriptor, two ring headers. */
-	seg = (struct tracerd_segment){ .base = base, .size = size };
+	seg = (struct tracerd_segment){ .base = base, .fd = -1, .size = size };
 	ok(resident_pages(&seg) <= 4, "a start touches %u pages of it",
 	   resident_pages(&seg));
 	/* tracerd's own pool of the same geometry, for comparison. */

@@ -2,7 +2,10 @@
  * test_rb_reader.c - the reader side: a reader thread draining while the
  * writer runs (both modes, exact accounting), and a reader facing a region
  * that lies: every corruption is reported as an error naming what and
- * where, the bad packet is skipped, and reading goes on.
+ * where, the bad packet is skipped, and reading goes on. The reader thread
+ * also runs staging (as tracerd's drain does: tracer__rb_ready() counts
+ * the complete sub-buffers, they are copied out in one go, and the reads
+ * take them from that copy) with the same exact accounting.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -25,8 +28,25 @@ struct shared {
 	uint64_t produced;
 	uint64_t read_while_writing;
 	int done;			/* writer finished and flushed */
+	int stage;			/* read through staged copies */
+	uint64_t staged;		/* sub-buffers staged */
 	char copy[1 << 16] __attribute__((aligned(64)));
+	char stage_copy[1 << 16] __attribute__((aligned(64)));
 };
+
+/* What tracerd's stage_ahead() does, with memcpy for its pread(). */
+static void stage_ahead(struct shared *s)
+{
+	struct tracer_rb_span span;
+	uint32_t n = tracer__rb_ready(&s->r, (uint32_t)(sizeof(s->stage_copy) /
+					      s->r.geo.subbuf_size), &span);
+
+	if (n == 0)
+		return;
+	memcpy(s->stage_copy, s->r.data + span.offset, span.len);
+	tracer__rb_stage(&s->r, s->stage_copy, &span);
+	s->staged += n;
+}
 
 static void *writer_main(void *arg)
 {
@@ -47,7 +67,10 @@ static void *reader_main(void *arg)
 
 	while (!last) {
 		last = __atomic_load_n(&s->done, __ATOMIC_ACQUIRE);
+		if (s->stage)
+			stage_ahead(s);
 		n = chk_drain(&s->r, &s->st, s->copy, sizeof(s->copy));
+		tracer__rb_unstage(&s->r);
 		if (n < 0)
 			bail_out("reader: %s", s->r.error);
 		if (!last)
@@ -58,13 +81,15 @@ static void *reader_main(void *arg)
 	return NULL;
 }
 
-static void test_threads(enum tracer_rb_mode mode, const char *name)
+static void test_threads(enum tracer_rb_mode mode, int stage,
+			 const char *name)
 {
 	struct tracer_rb_config cfg = { .subbuf_size = 4096,
 		.subbuf_count = 8, .mode = mode };
 	struct shared *s = calloc(1, sizeof(*s));
 	pthread_t wt, rt;
 
+	s->stage = stage;
 	s->region = chk_channel(&cfg, &s->size);
 	if (!s->region ||
 	    tracer__rb_writer_attach(&s->w, s->region, s->size, 1, NULL) ||
@@ -76,6 +101,9 @@ static void test_threads(enum tracer_rb_mode mode, const char *name)
 	pthread_join(rt, NULL);
 	ok(s->read_while_writing > 0, "%s: the reader thread took %" PRIu64
 	   " packets while the writer ran", name, s->read_while_writing);
+	if (stage)
+		ok(s->staged > 0, "%s: %" PRIu64 " sub-buffers were read from "
+		   "staged copies", name, s->staged);
 	ok(s->st.bad == 0, "%s: every record read intact and in order %s",
 	   name, s->st.first_error);
 	is_u64(chk_total_seen(&s->st) + tracer__rb_lost(&s->r) +
@@ -222,12 +250,51 @@ static void test_attach_untouched(void)
 	free(region);
 }
 
+/*
+ * tracer__rb_ready() counts complete sub-buffers up to what is asked, and
+ * reads take staged sub-buffers from the copy: a packet spoiled in the
+ * copy alone is reported, the ring's intact one is not read instead; past
+ * the staged ones, reads come from the ring again.
+ */
+static void test_stage_source(void)
+{
+	struct victim v;
+	struct tracer_rb_span span;
+	struct tracer_rb_packet_info info;
+	static char stage[2048] __attribute__((aligned(64)));
+	uint64_t bad = 0x1234;
+	uint32_t n;
+
+	victim_open(&v);	/* three complete sub-buffers of four */
+	n = tracer__rb_ready(&v.r, 8, &span);
+	ok(n == 3 && span.pos == 0 && span.offset == 0 && span.len == 3072,
+	   "ready: the three complete sub-buffers (%u, %" PRIu64 " bytes)",
+	   n, span.len);
+	n = tracer__rb_ready(&v.r, 2, &span);
+	ok(n == 2 && span.len == 2048, "ready: no more than asked");
+	memcpy(stage, v.r.data, sizeof(stage));
+	memcpy(stage + 1024, &bad, sizeof(bad));	/* packet 1's magic */
+	tracer__rb_stage(&v.r, stage, &span);
+	ok(tracer__rb_read(&v.r, v.copy, sizeof(v.copy), &info) == 0 &&
+	   tracer__rb_read(&v.r, v.copy, sizeof(v.copy), &info) == -EBADMSG &&
+	   strstr(v.r.error, "magic"),
+	   "staged reads come from the copy (%s)", v.r.error);
+	ok(tracer__rb_read(&v.r, v.copy, sizeof(v.copy), &info) == 0 &&
+	   tracer__rb_read(&v.r, v.copy, sizeof(v.copy), &info) == -EAGAIN,
+	   "the next one comes from the ring, then nothing");
+	tracer__rb_unstage(&v.r);
+	victim_close(&v);
+}
+
 int main(void)
 {
-	plan(19);
+	plan(31);
 	test_attach_untouched();
-	test_threads(TRACER_RB_DISCARD, "discard");
-	test_threads(TRACER_RB_FLIGHT, "flight");
+	test_threads(TRACER_RB_DISCARD, 0, "discard");
+	test_threads(TRACER_RB_FLIGHT, 0, "flight");
+	test_threads(TRACER_RB_DISCARD, 1, "discard, staged");
+	test_threads(TRACER_RB_FLIGHT, 1, "flight, staged");
+	test_stage_source();
 	corrupt_packet("bad packet magic", 0, 0x1234, "magic");
 	corrupt_packet("content size past the packet", 32, 1 << 20,
 		       "content size");
