@@ -96,14 +96,17 @@ n=$("$TRACECTL" view "$dir" 2>/dev/null | grep -c ' h:65529: ')
 check "every committed record is in the trace ($n of $want)" [ "$n" -eq "$want" ]
 
 # paced_meanwhile CASE WHAT...: `tracee paced` records 200,000 events of
-# 250 bytes a second (50 MB/s) while hostile CASE 48 runs; once it is
+# 250 bytes a second (50 MB/s) while hostile CASE 48 runs (HOSTILE_N
+# instead of 48; the session started with START_OPTS too; LABEL names the
+# checks, instead of CASE); once it is
 # over (WHAT: the shell words that wait for it), tracerd answers, and the
 # paced program has all its events.
 all_of() { [ "$1" -gt 0 ] && [ "$1" -eq "${2:-0}" ]; }
 paced_meanwhile() {
 	local case=$1 dir ppid hpid pfd n want
 	shift
-	dir=$(session_cmd start --events "$OWN_EVENTS")
+	# shellcheck disable=SC2086 # START_OPTS: words
+	dir=$(session_cmd start --events "$OWN_EVENTS" ${START_OPTS:-})
 	rm -f "$T/paced.in"
 	mkfifo "$T/paced.in"
 	"$TRACEE" paced 200000 <"$T/paced.in" >"$T/paced.out" & ppid=$!
@@ -114,14 +117,14 @@ paced_meanwhile() {
 	wait $hpid
 	echo "# $(cat "$T/$case.out")"
 	"$@" "$hpid"
-	check "$case: tracerd answers within a second" responsive
+	check "${LABEL:-$case}: tracerd answers within a second" responsive
 	exec {pfd}>&-
 	wait $ppid
 	want=$(sed -n 's/^recorded //p' "$T/paced.out")
 	session_cmd stop >/dev/null
 	n=$("$TRACECTL" view "$dir/tracee-$ppid" 2>/dev/null |
 		grep -c ' test:paced: ')
-	check "$case: a program recording meanwhile has all its events ($n of $want)" \
+	check "${LABEL:-$case}: a program recording meanwhile has all its events ($n of $want)" \
 		all_of "$n" "$want"
 	rm -rf "$dir"
 }
@@ -143,7 +146,17 @@ paced_meanwhile flood gone_in_log
 #    a vanished thread's buffer and gives it back, a few per scan (all in
 #    one scan, the program recording meanwhile lost 7,500-9,000 events).
 #    hostile waits until all 48 are back.
+all_back() {
+	grep -q '^reclaimed \([0-9][0-9]*\) of \1 in ' "$T/vanished.out"
+}
 paced_meanwhile vanished true
+check "vanished: every buffer came back" all_back
+# 2d. The same with rings of 16 MiB (sub-buffers of 64 KiB), 6 of them: a
+#    vanished thread's buffer larger than 8 MiB is read in steps, a part
+#    per loop turn, between the drains of the program recording meanwhile.
+LABEL="vanished, 16 MiB rings" START_OPTS="--subbuf-size 65536" HOSTILE_N=6 \
+	paced_meanwhile vanished true
+check "vanished, 16 MiB rings: every buffer came back" all_back
 
 # 7. A client that keeps its ring full of packets that make no sense for
 #    3 s: tracerd reports and skips each, in a few log lines (one line a
