@@ -34,13 +34,22 @@ struct shared {
 	char stage_copy[1 << 16] __attribute__((aligned(64)));
 };
 
-/* What tracerd's stage_ahead() does, with memcpy for its pread(). */
+/*
+ * What tracerd's stage_ahead() does, with memcpy for its pread(). First a
+ * get, which moves a flight reader past what the writer overwrote (ready
+ * only looks: a writer that laps the reader all the time, as under
+ * AddressSanitizer, left nothing to stage until the reader skipped).
+ */
 static void stage_ahead(struct shared *s)
 {
+	struct tracer_rb_subbuf sb;
 	struct tracer_rb_span span;
-	uint32_t n = tracer__rb_ready(&s->r, (uint32_t)(sizeof(s->stage_copy) /
-					      s->r.geo.subbuf_size), &span);
+	uint32_t n;
 
+	if (tracer__rb_get_subbuf(&s->r, &sb))
+		return;
+	n = tracer__rb_ready(&s->r, (uint32_t)(sizeof(s->stage_copy) /
+					       s->r.geo.subbuf_size), &span);
 	if (n == 0)
 		return;
 	memcpy(s->stage_copy, s->r.data + span.offset, span.len);
