@@ -310,16 +310,19 @@ int tracerd_process_register(struct tracerd_client *c,
 			    (int)c->pid);
 	ret = setup(p, r, &ctl_fd, adopt ? NULL : &seg_fd);
 	if (ret) {
+		const char *cause = ret == -ENOSPC ? "its pool would pass "
+			"what all pools may take (--max-total-memory)" :
+			strerror(-ret);
 		char why[160];
 
-		snprintf(why, sizeof(why), "tracerd cannot set up this "
-			 "process: %s", ret == -ENOSPC ? "its pool would pass "
-			 "what all pools may take (--max-total-memory)" :
-			 strerror(-ret));
-		tracerd_log("pid %d: %s", (int)c->pid, why + 8);
+		tracerd_log("pid %d: cannot set up this process: %s",
+			    (int)c->pid, cause);
 		c->d->refused++;
 		snprintf(c->d->last_refusal, sizeof(c->d->last_refusal),
-			 "pid %d: %s", (int)c->pid, why + 8);
+			 "pid %d: cannot set up this process: %s", (int)c->pid,
+			 cause);
+		snprintf(why, sizeof(why),
+			 "tracerd cannot set up this process: %s", cause);
 		tracerd_send_error(c, ret, why);
 		if (ctl_fd >= 0)
 			close(ctl_fd);

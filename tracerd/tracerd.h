@@ -177,7 +177,7 @@ struct tracerd {
 		uint64_t size;
 		/* Where the drain stages a run of sub-buffers read from a
 		 * pool's memfd with one pread() (sink.c, stage_ahead()):
-		 * TRACERD_STAGE_BYTES, made at its first use. */
+		 * STAGE_BYTES there, made at its first use. */
 		void *stage;
 	} scratch;
 	uint64_t refused;		/* registrations that failed */
@@ -275,7 +275,7 @@ struct tracerd_segment {
 	char *base;
 	const char *view;	/* base mapped again, read-only: where the
 				   drain copies records from (NULL: base;
-				   tracerd_map_view()) */
+				   tracerd_segment_open()) */
 	int fd;			/* the memfd, kept for the drain's pread()
 				   (-1: none) */
 	uint64_t size;

@@ -154,6 +154,9 @@ check "vanished: every buffer came back" all_back
 # 2d. The same with rings of 16 MiB (sub-buffers of 64 KiB), 6 of them: a
 #    vanished thread's buffer larger than 8 MiB is read in steps, a part
 #    per loop turn, between the drains of the program recording meanwhile.
+#    tracerd runs at its defaults; the session asks for the larger rings,
+#    as a user may (`tracectl start --subbuf-size`): the default 4 MiB
+#    ring never reaches the stepwise path this case is about.
 LABEL="vanished, 16 MiB rings" START_OPTS="--subbuf-size 65536" HOSTILE_N=6 \
 	paced_meanwhile vanished true
 check "vanished, 16 MiB rings: every buffer came back" all_back
