@@ -141,7 +141,7 @@ struct tracer_rb_reader {
 	uint64_t skipped_records;
 	/* Sub-buffers the caller copied out ahead (tracer__rb_stage()):
 	 * stage_len bytes from ring position stage_pos; 0: none. */
-	const char *stage;
+	char *stage;
 	uint64_t stage_pos;
 	uint64_t stage_len;
 };
@@ -295,7 +295,7 @@ uint32_t tracer__rb_ready(const struct tracer_rb_reader *r, uint32_t max,
  * that passed a sub-buffer before the copy was made is found as before
  * (-ESTALE), the records are parsed from the copy.
  */
-void tracer__rb_stage(struct tracer_rb_reader *r, const void *copy,
+void tracer__rb_stage(struct tracer_rb_reader *r, void *copy,
 		      const struct tracer_rb_span *span);
 void tracer__rb_unstage(struct tracer_rb_reader *r);
 
@@ -308,6 +308,18 @@ void tracer__rb_unstage(struct tracer_rb_reader *r);
  */
 int tracer__rb_read(struct tracer_rb_reader *r, void *dst, uint64_t dst_size,
 		    struct tracer_rb_packet_info *info);
+
+/*
+ * As tracer__rb_read(), but a sub-buffer that falls in the staged copy
+ * (tracer__rb_stage()) is checked where it is instead of being copied to
+ * dst: *packet points to the packet there, or to dst for the others. The
+ * staged copy is the caller's, so the packet there is as private as one in
+ * dst and may be changed (its header renumbered); it lasts until the copy
+ * is reused. Same returns.
+ */
+int tracer__rb_read_ref(struct tracer_rb_reader *r, void *dst,
+			uint64_t dst_size, struct tracer_rb_packet_info *info,
+			void **packet);
 
 /*
  * Read the committed records of the open sub-buffer that no earlier call

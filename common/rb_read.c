@@ -47,6 +47,9 @@
  *   caller:  copy i..j                 (one pread)
  *   read i:  get ; memcpy from copy ; rmb ; load write_count ; publish
  *
+ * tracer__rb_read_ref() skips the memcpy: the staged copy is already the
+ * caller's own, so the packet is checked (and may be renumbered) there.
+ *
  * Nothing read from the region is trusted: counters are range-checked,
  * packets are parsed from the caller's private copy.
  */
@@ -526,7 +529,7 @@ uint32_t tracer__rb_ready(const struct tracer_rb_reader *r, uint32_t max,
 	return n;
 }
 
-void tracer__rb_stage(struct tracer_rb_reader *r, const void *copy,
+void tracer__rb_stage(struct tracer_rb_reader *r, void *copy,
 		      const struct tracer_rb_span *span)
 {
 	r->stage = copy;
@@ -540,22 +543,46 @@ void tracer__rb_unstage(struct tracer_rb_reader *r)
 	r->stage_len = 0;
 }
 
-/* Where to copy sub-buffer sb from: the staged copy, or the ring. */
-static const char *source(const struct tracer_rb_reader *r,
-			  const struct tracer_rb_subbuf *sb)
+/* Sub-buffer sb in the staged copy, or NULL. */
+static char *staged(const struct tracer_rb_reader *r,
+		    const struct tracer_rb_subbuf *sb)
 {
 	uint64_t at = sb->pos - r->stage_pos;
 
 	if (r->stage_len && sb->pos >= r->stage_pos &&
 	    at + sb->size <= r->stage_len)
 		return r->stage + at;
-	return sb->data;
+	return NULL;
 }
 
-int tracer__rb_read(struct tracer_rb_reader *r, void *dst, uint64_t dst_size,
-		    struct tracer_rb_packet_info *info)
+/* The records of a partly read sub-buffer p that were not returned yet. */
+static int rest_of_partial(struct tracer_rb_reader *r,
+			   struct tracer_rb_packet *p,
+			   const struct tracer_rb_subbuf *sb)
+{
+	if (p->content_size % 64 || p->content_size / 8 > sb->size ||
+	    p->content_size / 8 < r->partial_len) {
+		r->partial_len = 0;
+		return report(r, -EBADMSG, "packet %" PRIu64 ": content "
+			      "size %" PRIu64 " bits shrank below what "
+			      "was read of it", sb->pos >> r->geo.subbuf_order,
+			      p->content_size);
+	}
+	strip_consumed(r, p, p->content_size / 8);
+	r->partial_len = 0;
+	return 0;
+}
+
+/*
+ * The next complete sub-buffer, in dst or (in_place) where it is staged:
+ * *packet says which.
+ */
+static int read_next(struct tracer_rb_reader *r, void *dst, uint64_t dst_size,
+		     struct tracer_rb_packet_info *info, void **packet,
+		     bool in_place)
 {
 	struct tracer_rb_subbuf sb;
+	char *at;
 	int ret;
 
 	if (dst_size < r->geo.subbuf_size)
@@ -563,25 +590,39 @@ int tracer__rb_read(struct tracer_rb_reader *r, void *dst, uint64_t dst_size,
 	ret = tracer__rb_get_subbuf(r, &sb);
 	if (ret)
 		return ret;
-	memcpy(dst, source(r, &sb), sb.size);
+	at = staged(r, &sb);
+	if (!at || !in_place) {
+		memcpy(dst, at ? at : sb.data, sb.size);
+		at = dst;
+	}
+	/* A staged copy was made before this put: a flight writer that
+	 * passed the sub-buffer before the copy is found here as well. */
 	ret = tracer__rb_put_subbuf(r, &sb);
 	if (ret)
 		return ret;
+	*packet = at;
 	if (r->partial_len && sb.pos == r->partial_pos) {
-		struct tracer_rb_packet *p = dst;
-
-		if (p->content_size % 64 || p->content_size / 8 > sb.size ||
-		    p->content_size / 8 < r->partial_len) {
-			r->partial_len = 0;
-			return report(r, -EBADMSG, "packet %" PRIu64 ": content "
-				      "size %" PRIu64 " bits shrank below what "
-				      "was read of it", sb.pos >>
-				      r->geo.subbuf_order, p->content_size);
-		}
-		strip_consumed(r, p, p->content_size / 8);
-		r->partial_len = 0;
+		ret = rest_of_partial(r, (struct tracer_rb_packet *)(void *)at,
+				      &sb);
+		if (ret)
+			return ret;
 	}
-	return tracer__rb_packet_parse(r, dst, sb.pos, info);
+	return tracer__rb_packet_parse(r, at, sb.pos, info);
+}
+
+int tracer__rb_read(struct tracer_rb_reader *r, void *dst, uint64_t dst_size,
+		    struct tracer_rb_packet_info *info)
+{
+	void *packet;
+
+	return read_next(r, dst, dst_size, info, &packet, false);
+}
+
+int tracer__rb_read_ref(struct tracer_rb_reader *r, void *dst,
+			uint64_t dst_size, struct tracer_rb_packet_info *info,
+			void **packet)
+{
+	return read_next(r, dst, dst_size, info, packet, true);
 }
 
 /* Timestamp of the last record of a copy, walking sizes defensively. */

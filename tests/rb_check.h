@@ -187,6 +187,30 @@ static inline int chk_drain(struct tracer_rb_reader *r, struct chk_state *st,
 	}
 }
 
+/* chk_drain() as tracerd reads: staged packets checked where they are
+ * (tracer__rb_read_ref()); *in_place counts those. */
+static inline int chk_drain_ref(struct tracer_rb_reader *r,
+				struct chk_state *st, void *buf, uint64_t size,
+				uint64_t *in_place)
+{
+	struct tracer_rb_packet_info info;
+	void *pk;
+	int ret, n = 0;
+
+	for (;;) {
+		ret = tracer__rb_read_ref(r, buf, size, &info, &pk);
+		if (ret == -ESTALE)
+			continue;
+		if (ret == -EAGAIN)
+			return n;
+		if (ret)
+			return ret;
+		*in_place += pk != buf;
+		chk_packet(st, pk, &info);
+		n++;
+	}
+}
+
 static inline uint64_t chk_total_seen(const struct chk_state *st)
 {
 	uint64_t t = 0;

@@ -9,10 +9,13 @@
  * owners (doc/thread-churn.md). When files are made more slowly than
  * threads come, a new owner's packets go to the process's spill instead
  * and its file is made later (spill.c): the drain numbers and stamps them
- * the same way. Packets are gathered in tracerd's one
- * scratch buffer and written with one write(2) per batch
- * (TRACERD_BATCH_BYTES); each is renumbered as its file counts
- * (packet_seq_num, events_discarded: doc/session-files.md).
+ * the same way. A run of complete sub-buffers is copied out of the pool
+ * with one pread() and its packets are checked and renumbered there; the
+ * others are copied one by one into tracerd's one scratch buffer. Each
+ * packet is renumbered as its file counts (packet_seq_num,
+ * events_discarded: doc/session-files.md), and a stream's packets are
+ * written with one writev(2) per batch (TRACERD_BATCH_BYTES of scratch,
+ * TRACERD_BATCH_IOV pieces).
  *
  * Losses are told where they happened: a ring's losses before a packet
  * are told by that packet (or a marker packet without records before it,
@@ -190,6 +193,29 @@ static int open_stream(struct tracerd_process *p,
 	return 0;
 }
 
+/* writev() all of iov[0..n) (changed on the way); 0 or a negative errno. */
+static int writev_all(int fd, struct iovec *iov, int n)
+{
+	while (n > 0) {
+		ssize_t w = writev(fd, iov, n);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0)
+			return -errno;
+		while (n > 0 && (size_t)w >= iov->iov_len) {
+			w -= (ssize_t)iov->iov_len;
+			iov++;
+			n--;
+		}
+		if (n > 0) {
+			iov->iov_base = (char *)iov->iov_base + w;
+			iov->iov_len -= (size_t)w;
+		}
+	}
+	return 0;
+}
+
 int tracerd_write_all(int fd, const char *buf, size_t n)
 {
 	while (n > 0) {
@@ -259,17 +285,20 @@ static void count_unwritten(struct tracerd_process *p,
 }
 
 /*
- * Append n bytes (whole packets, `records` records) to st's file, or to
- * the spill for it. On error the file is cut back to its last whole
+ * Append n bytes (whole packets, `records` records) in iov[0..niov) to
+ * st's file, or to the spill for it (one piece: emit_to() keeps a spill's
+ * packets in scratch). On error the file is cut back to its last whole
  * packet (the spill cuts itself back), so that readers never see half of
  * one. Returns 0 or a negative errno.
  */
-static int append(struct tracerd_process *p, struct tracerd_stream *st,
-		  const void *buf, size_t n, uint64_t records)
+static int append_iov(struct tracerd_process *p, struct tracerd_stream *st,
+		      struct iovec *iov, int niov, size_t n, uint64_t records)
 {
-	int ret = st->spill ? tracerd_spill_data(st->spill, st->spill_id, buf,
-						 n, records)
-			    : tracerd_write_all(st->fd, buf, n);
+	int ret = st->spill ? (niov == 1 ?
+			       tracerd_spill_data(st->spill, st->spill_id,
+						  iov->iov_base, n, records) :
+			       -EINVAL)
+			    : writev_all(st->fd, iov, niov);
 
 	if (!ret) {
 		st->size += n;
@@ -283,6 +312,15 @@ static int append(struct tracerd_process *p, struct tracerd_stream *st,
 			    strerror(errno));
 	tracerd_write_failed(p->d, st->dir, ret);
 	return ret;
+}
+
+/* append_iov() of the n bytes at buf. */
+static int append(struct tracerd_process *p, struct tracerd_stream *st,
+		  const void *buf, size_t n, uint64_t records)
+{
+	struct iovec iov = { .iov_base = (void *)(uintptr_t)buf, .iov_len = n };
+
+	return append_iov(p, st, &iov, 1, n, records);
 }
 
 /*
@@ -303,38 +341,81 @@ static void batch_failed(struct tracerd_process *p, struct tracerd_stream *st)
 }
 
 /*
- * Packets are gathered in the daemon's scratch buffer, one stream at a
- * time, and written with one write(2) per batch (TRACERD_BATCH_BYTES):
- * large, block-friendly writes. The batch is empty outside
- * drain_channel() and flush_channel(), so one scratch buffer serves every
- * process.
+ * Packets are gathered one stream at a time, and written with one
+ * writev(2) per batch: large, block-friendly writes. They are in the
+ * daemon's scratch buffer (TRACERD_BATCH_BYTES at least) or in the staged
+ * copy (stage_ahead()), both reused by the next drain_channel(): the batch
+ * is empty outside drain_channel() and flush_channel(), so one scratch
+ * buffer serves every process.
  */
 static void flush_batch(struct tracerd_process *p)
 {
-	struct tracerd_stream *st = p->batch.stream;
+	struct tracerd_batch *bt = &p->batch;
+	struct tracerd_stream *st = bt->stream;
 
-	if (p->batch.len && st && st->fd >= 0 &&
-	    append(p, st, p->d->scratch.buf, p->batch.len, p->batch.records))
+	if (bt->len && st && st->fd >= 0 &&
+	    append_iov(p, st, bt->iov, bt->niov, bt->len, bt->records))
 		batch_failed(p, st);
-	p->batch.len = 0;
-	p->batch.stream = NULL;
+	bt->len = bt->used = 0;
+	bt->niov = 0;
+	bt->stream = NULL;
 }
 
-/* Where the next packet goes: room for one sub-buffer of `need` bytes. */
+static bool in_scratch(const struct tracerd_process *p, const char *pk)
+{
+	const char *buf = p->d->scratch.buf;
+
+	return pk >= buf && pk < buf + p->d->scratch.size;
+}
+
+/* Where the next packet goes: room for one sub-buffer of `need` bytes, and
+ * for one more piece. */
 static void *batch_room(struct tracerd_process *p, uint64_t need)
 {
-	if (p->d->scratch.size - p->batch.len < need)
+	if (p->d->scratch.size - p->batch.used < need ||
+	    p->batch.niov == TRACERD_BATCH_IOV)
 		flush_batch(p);
-	return (char *)p->d->scratch.buf + p->batch.len;
+	return (char *)p->d->scratch.buf + p->batch.used;
 }
 
-/* The packet at the end of the batch goes to another stream: move it. */
+/* Packet pk (n bytes, at batch_room() or staged) joins the batch. */
+static void batch_add(struct tracerd_process *p, char *pk, uint64_t n)
+{
+	struct tracerd_batch *bt = &p->batch;
+	struct iovec *last = bt->niov ? &bt->iov[bt->niov - 1] : NULL;
+
+	if (last && (char *)last->iov_base + last->iov_len == pk)
+		last->iov_len += n;
+	else
+		bt->iov[bt->niov++] = (struct iovec){ .iov_base = pk,
+						      .iov_len = n };
+	if (in_scratch(p, pk))
+		bt->used = (uint64_t)(pk - (char *)p->d->scratch.buf) + n;
+	bt->len += n;
+}
+
+/* The packet pk goes to another stream than the batch: write the batch,
+ * and move pk to the start of scratch if it is there. */
 static char *restart_batch(struct tracerd_process *p, char *pk,
 			   uint64_t bytes)
 {
 	flush_batch(p);
+	if (!in_scratch(p, pk))
+		return pk;
 	memmove(p->d->scratch.buf, pk, bytes);
 	return p->d->scratch.buf;
+}
+
+/* A staged packet pk for a spill (one piece per write): into scratch. */
+static char *to_scratch(struct tracerd_process *p, char *pk, uint64_t bytes)
+{
+	char *dst;
+
+	if (in_scratch(p, pk))
+		return pk;
+	dst = batch_room(p, bytes);
+	memcpy(dst, pk, bytes);
+	return dst;
 }
 
 /*
@@ -534,12 +615,12 @@ static void note_renames(const struct tracerd_process *p,
 	}
 }
 
-/* A checked packet at the end of the batch: append it to its file. */
+/* A checked packet pk (at batch_room(), or staged): append it to its
+ * file. */
 static void emit_to(struct tracerd_process *p, const struct tracerd_sink *sink,
 		    struct tracerd_stream *pair, struct tracerd_buffer *b,
-		    int c, const struct tracer_rb_packet_info *info)
+		    int c, const struct tracer_rb_packet_info *info, char *pk)
 {
-	char *pk = (char *)p->d->scratch.buf + p->batch.len;
 	struct tracerd_stream *st = &pair[c];
 	bool same = st->fd >= 0 && st->instance == info->stream_instance_id;
 	uint64_t after, before = packet_losses(st, info, &after);
@@ -562,6 +643,8 @@ static void emit_to(struct tracerd_process *p, const struct tracerd_sink *sink,
 		st->pending = sat_add(st->pending, after);
 		return;
 	}
+	if (st->spill)
+		pk = to_scratch(p, pk, info->content_bytes);
 	if (p->batch.len == 0)
 		begin_batch(p, st);
 	stamp_packet(st, (struct tracer_rb_packet *)(void *)pk,
@@ -571,7 +654,7 @@ static void emit_to(struct tracerd_process *p, const struct tracerd_sink *sink,
 	if (c == TRACER_CHANNEL_VITAL)
 		note_renames(p, sink, pk, info);
 	p->batch.stream = st;
-	p->batch.len += info->content_bytes;
+	batch_add(p, pk, info->content_bytes);
 	p->batch.records += info->records;
 	p->batch.packets++;
 	p->bytes_written += info->content_bytes;
@@ -580,13 +663,14 @@ static void emit_to(struct tracerd_process *p, const struct tracerd_sink *sink,
 
 /* The session's files. */
 static void emit_packet(struct tracerd_process *p, struct tracerd_buffer *b,
-			int c, const struct tracer_rb_packet_info *info)
+			int c, const struct tracer_rb_packet_info *info,
+			char *pk)
 {
 	struct tracerd_sink sink = { .dir = p->files.dir,
 				     .meta = p->files.meta,
 				     .spill = &p->files.spill };
 
-	emit_to(p, &sink, b->st, b, c, info);
+	emit_to(p, &sink, b->st, b, c, info, pk);
 }
 
 /* Publish what we told, for a reader after us (the reader's line). */
@@ -678,18 +762,18 @@ static bool drain_channel(struct tracerd_process *p, struct tracerd_buffer *b,
 
 	stage_ahead(p, b, c, *bytes);
 	for (n = 0; n < DRAIN_BUDGET && !b->broken[c]; n++) {
-		void *dst;
+		void *dst, *pk;
 
 		if (n && *bytes < sub)
 			break;
 		dst = batch_room(p, sub);
-		ret = tracer__rb_read(&b->rd[c], dst, p->d->scratch.size -
-				      p->batch.len, &info);
+		ret = tracer__rb_read_ref(&b->rd[c], dst, p->d->scratch.size -
+					  p->batch.used, &info, &pk);
 		if (ret == -EAGAIN)
 			break;
 		*bytes -= *bytes < sub ? *bytes : sub;
 		if (ret == 0) {
-			emit_packet(p, b, c, &info);
+			emit_packet(p, b, c, &info, pk);
 			tell_lost_told(&b->rd[c], b->st[c].lost_seen);
 		} else if (ret == -EBADMSG || ret == -EIO)
 			channel_error(p, b, c, ret);
@@ -761,13 +845,14 @@ void *tracerd_batch_room(struct tracerd_process *p, uint64_t need)
 
 uint64_t tracerd_batch_free(const struct tracerd_process *p)
 {
-	return p->d->scratch.size - p->batch.len;
+	return p->d->scratch.size - p->batch.used;
 }
 
 void tracerd_emit_batch(struct tracerd_process *p, struct tracerd_buffer *b,
 			int c, const struct tracer_rb_packet_info *info)
 {
-	emit_packet(p, b, c, info);
+	emit_packet(p, b, c, info,
+		    (char *)p->d->scratch.buf + p->batch.used);
 	flush_batch(p);
 }
 
@@ -836,7 +921,7 @@ static unsigned flush_channel(struct tracerd_process *p,
 		ret = tracer__rb_read_partial(&b->rd[c], p->d->scratch.buf,
 					      p->d->scratch.size, &info);
 		if (ret == 0) {
-			emit_packet(p, b, c, &info);
+			emit_packet(p, b, c, &info, p->d->scratch.buf);
 			flush_batch(p);
 		}
 		else if (ret == -ENODATA)
@@ -907,7 +992,7 @@ static void live_channel(struct tracerd_process *p, struct tracerd_buffer *b,
 	if (tracer__rb_read_partial(&b->rd[c], p->d->scratch.buf,
 				    p->d->scratch.size,
 				    &info) == 0) {
-		emit_packet(p, b, c, &info);
+		emit_packet(p, b, c, &info, p->d->scratch.buf);
 		flush_batch(p);
 	}
 	b->live_mark[c] = b->rd[c].read_count;
@@ -939,10 +1024,10 @@ static void snapshot_complete(struct tracerd_process *p,
 		void *dst = batch_room(p, r->geo.subbuf_size);
 
 		ret = tracer__rb_read(r, dst,
-				      p->d->scratch.size - p->batch.len,
+				      p->d->scratch.size - p->batch.used,
 				      &info);
 		if (ret == 0)
-			emit_to(p, sink, pair, b, c, &info);
+			emit_to(p, sink, pair, b, c, &info, dst);
 		else if (ret != -ESTALE && ret != -EBADMSG)
 			break;
 	}
@@ -973,7 +1058,7 @@ int tracerd_sink_snapshot_channel(struct tracerd_process *p,
 		ret = tracer__rb_read_partial(&r, p->d->scratch.buf,
 					      p->d->scratch.size, &info);
 		if (ret == 0) {
-			emit_to(p, sink, pair, b, c, &info);
+			emit_to(p, sink, pair, b, c, &info, p->d->scratch.buf);
 			flush_batch(p);
 		}
 		if (ret != -EAGAIN && ret != -ESTALE && ret != -EBUSY)

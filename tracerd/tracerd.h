@@ -23,6 +23,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <sys/types.h>
+#include <sys/uio.h>
 #include <uv.h>
 #include <urcu/list.h>
 
@@ -167,7 +168,7 @@ struct tracerd {
 	uint64_t lazy_reads;		/* read_lazy() rounds (control.c) */
 	uint64_t pools_bytes;		/* every pool's segments (stock too) */
 	/*
-	 * Where the drain gathers packets for a write(2): one for all
+	 * Where the drain gathers packets for a writev(2): one for all
 	 * processes (the loop drains one channel at a time, and a batch is
 	 * empty between two), at least TRACERD_BATCH_BYTES and the largest
 	 * sub-buffer of any process served so far (grown, never shrunk).
@@ -333,10 +334,18 @@ struct tracerd_pool {
 	uint64_t subbuf_count[TRACER_POOL_CHANNELS];
 };
 
-/* The packets the drain gathers for one write(2) (sink.c), in the
- * daemon's one scratch buffer (struct tracerd_scratch). */
+/* Pieces of a batch: packets read into scratch run together in one;
+ * packets checked in the staged copy, one each unless full. */
+#define TRACERD_BATCH_IOV	64
+
+/* The packets the drain gathers for one writev(2) (sink.c): in the
+ * daemon's one scratch buffer (struct tracerd_scratch), or checked where
+ * stage_ahead() copied them. */
 struct tracerd_batch {
-	uint64_t len;			/* bytes of packets in scratch */
+	uint64_t len;			/* bytes of packets, in iov */
+	uint64_t used;			/* bytes of scratch they take */
+	struct iovec iov[TRACERD_BATCH_IOV];
+	int niov;
 	struct tracerd_stream *stream;	/* whose they are */
 	uint64_t seq, discarded;	/* its counts before them */
 	uint64_t records, packets;

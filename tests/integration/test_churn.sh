@@ -90,6 +90,31 @@ check "each thread's events in order, 65 thread starts" burst_ok
 n=$(grep -cE ' tracer:lost(_unbuffered)?: ' "$T/burst.view")
 check "no loss told ($n)" [ "$n" -eq 0 ]
 
+# A backlog of owners: 1,000 threads (8 alive) churn while tracerd is
+# stopped, so each buffer's rings hold packets of a hundred owners in a
+# row when it goes on; it reads such runs with one pread() and writes the
+# packets from that copy, a new file at each owner (sink.c). Every thread
+# still has its own files and all its events. Also through the spill
+# below.
+BACKLOG=1000
+churn_stopped() {
+	dir=$(session_cmd start --events "$OWN_EVENTS")
+	mkfifo "$T/$1.in"
+	"$TRACEE" churn $BACKLOG 8 8 <"$T/$1.in" >"$T/$1.out" & pid=$!
+	exec 3>"$T/$1.in"
+	timeout 60 tail -f "$T/$1.out" | grep -q -m1 paused
+	kill -STOP "$DPID"
+	echo go >&3
+	exec 3>&-
+	wait $pid
+	check "the program churning while tracerd is stopped exits 0" [ $? -eq 0 ]
+	kill -CONT "$DPID"
+	session_cmd stop >/dev/null
+	"$TRACECTL" view "$dir" >"$T/$1.view"
+	whole_trace "$T/$1.view" "$BACKLOG"
+}
+churn_stopped backlog
+
 # status accounts for every thread that recorded: 200 threads record at
 # once and wait, in a pool of 11 buffers at first; those that found none
 # keep their events in the process (the stash) until their next event, and
@@ -138,6 +163,7 @@ check "tracerd said it held packets back" \
 whole_trace "$T/view3" "$SPILLED"
 check "the process's end is its last event" \
 	bash -c "tail -n 1 '$T/view3' | grep -q ' tracer:process_exit: '"
+churn_stopped backlog-spill
 
 # The process is gone from status once it exited; its pool was reported
 # while alive through the log. Check the pool of a live process instead:

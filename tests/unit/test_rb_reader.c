@@ -30,6 +30,7 @@ struct shared {
 	int done;			/* writer finished and flushed */
 	int stage;			/* read through staged copies */
 	uint64_t staged;		/* sub-buffers staged */
+	uint64_t in_place;		/* packets checked in the copy */
 	char copy[1 << 16] __attribute__((aligned(64)));
 	char stage_copy[1 << 16] __attribute__((aligned(64)));
 };
@@ -78,7 +79,10 @@ static void *reader_main(void *arg)
 		last = __atomic_load_n(&s->done, __ATOMIC_ACQUIRE);
 		if (s->stage)
 			stage_ahead(s);
-		n = chk_drain(&s->r, &s->st, s->copy, sizeof(s->copy));
+		n = s->stage ? chk_drain_ref(&s->r, &s->st, s->copy,
+					     sizeof(s->copy), &s->in_place)
+			     : chk_drain(&s->r, &s->st, s->copy,
+					 sizeof(s->copy));
 		tracer__rb_unstage(&s->r);
 		if (n < 0)
 			bail_out("reader: %s", s->r.error);
@@ -111,8 +115,10 @@ static void test_threads(enum tracer_rb_mode mode, int stage,
 	ok(s->read_while_writing > 0, "%s: the reader thread took %" PRIu64
 	   " packets while the writer ran", name, s->read_while_writing);
 	if (stage)
-		ok(s->staged > 0, "%s: %" PRIu64 " sub-buffers were read from "
-		   "staged copies", name, s->staged);
+		ok(s->staged > 0 && s->in_place > 0 &&
+		   s->in_place <= s->staged, "%s: %" PRIu64 " sub-buffers "
+		   "were staged, %" PRIu64 " packets checked there", name,
+		   s->staged, s->in_place);
 	ok(s->st.bad == 0, "%s: every record read intact and in order %s",
 	   name, s->st.first_error);
 	is_u64(chk_total_seen(&s->st) + tracer__rb_lost(&s->r) +
@@ -130,6 +136,7 @@ struct victim {
 	uint64_t size;
 	struct tracer_rb_writer w;
 	struct tracer_rb_reader r;
+	uint64_t produced;		/* records written */
 	char copy[4096] __attribute__((aligned(64)));
 };
 
@@ -147,6 +154,7 @@ static void victim_open(struct victim *v)
 		bail_out("cannot create a channel");
 	for (i = 0; v->w.hdr->write_count < 2 * 1024 + 100; i++)
 		chk_record(&v->w, 0, i);
+	v->produced = i;
 	tracer__rb_flush(&v->w);
 }
 
@@ -295,15 +303,56 @@ static void test_stage_source(void)
 	victim_close(&v);
 }
 
+/*
+ * tracer__rb_read_ref() checks staged packets where they are, with the
+ * same accounting as a copy, and copies the others to dst.
+ */
+static void test_stage_in_place(void)
+{
+	struct victim v;
+	struct tracer_rb_span span;
+	struct tracer_rb_packet_info info;
+	static char stage[2048] __attribute__((aligned(64)));
+	uint64_t records = 0;
+	void *pk[3];
+	int ret[4];
+
+	victim_open(&v);
+	tracer__rb_ready(&v.r, 2, &span);
+	memcpy(stage, v.r.data, sizeof(stage));
+	tracer__rb_stage(&v.r, stage, &span);
+	memset(v.copy, 0xa5, sizeof(v.copy));
+	ret[0] = tracer__rb_read_ref(&v.r, v.copy, sizeof(v.copy), &info,
+				     &pk[0]);
+	records += info.records;
+	ret[1] = tracer__rb_read_ref(&v.r, v.copy, sizeof(v.copy), &info,
+				     &pk[1]);
+	records += info.records;
+	ok(!ret[0] && !ret[1] && pk[0] == stage && pk[1] == stage + 1024 &&
+	   (unsigned char)v.copy[0] == 0xa5,
+	   "staged packets are checked in the copy, not copied to dst");
+	ret[2] = tracer__rb_read_ref(&v.r, v.copy, sizeof(v.copy), &info,
+				     &pk[2]);
+	records += info.records;
+	ret[3] = tracer__rb_read_ref(&v.r, v.copy, sizeof(v.copy), &info,
+				     &pk[0]);
+	ok(!ret[2] && pk[2] == v.copy && ret[3] == -EAGAIN,
+	   "the next one is copied to dst, then nothing");
+	is_u64(records, v.produced, "every record counted, staged or not");
+	tracer__rb_unstage(&v.r);
+	victim_close(&v);
+}
+
 int main(void)
 {
-	plan(31);
+	plan(34);
 	test_attach_untouched();
 	test_threads(TRACER_RB_DISCARD, 0, "discard");
 	test_threads(TRACER_RB_FLIGHT, 0, "flight");
 	test_threads(TRACER_RB_DISCARD, 1, "discard, staged");
 	test_threads(TRACER_RB_FLIGHT, 1, "flight, staged");
 	test_stage_source();
+	test_stage_in_place();
 	corrupt_packet("bad packet magic", 0, 0x1234, "magic");
 	corrupt_packet("content size past the packet", 32, 1 << 20,
 		       "content size");

@@ -308,12 +308,129 @@ static void test_pass_budget(void)
 	stub_free_process(p);
 }
 
+/* n records of 40 bytes of payload (56 in all: sub-buffers end with a
+ * gap), numbered from *next on. Returns how many were accepted. */
+static unsigned put_odd(struct tracer_rb_writer *w, unsigned n,
+			uint64_t *next)
+{
+	struct tracer_rb_ctx ctx;
+	unsigned i, done = 0;
+
+	for (i = 0; i < n; i++)
+		if (tracer__rb_reserve(w, &ctx, 7, 40) == 0) {
+			memset(ctx.payload, 0x5a, 40);
+			((uint64_t *)ctx.payload)[0] = (*next)++;
+			tracer__rb_commit(w, &ctx);
+			done++;
+		}
+	return done;
+}
+
+struct walk {
+	uint64_t records, packets;
+	bool whole;	/* numbered 0, 1, ..., every packet as long as its
+			   content, every record 56 bytes */
+};
+
+/* Walk default-TID record by record. */
+static int walk_tid(uint32_t tid, struct walk *wk)
+{
+	char path[512], *buf;
+	struct stat st;
+	uint64_t off = 0;
+	int fd;
+
+	memset(wk, 0, sizeof(*wk));
+	wk->whole = true;
+	snprintf(path, sizeof(path), "%s/default-%u", dir, tid);
+	fd = open(path, O_RDONLY);
+	if (fd < 0 || fstat(fd, &st) < 0)
+		return -errno;
+	buf = malloc((size_t)st.st_size + 1);
+	if (!buf || read(fd, buf, (size_t)st.st_size) != st.st_size)
+		bail_out("read %s", path);
+	close(fd);
+	while (off + sizeof(struct tracer_rb_packet) <= (uint64_t)st.st_size) {
+		const struct tracer_rb_packet *h = (const void *)(buf + off);
+		uint64_t at = sizeof(*h), end = h->content_size / 8;
+
+		if (h->packet_size != h->content_size || h->magic !=
+		    TRACER_CTF_MAGIC || off + end > (uint64_t)st.st_size) {
+			wk->whole = false;
+			break;
+		}
+		for (; at + 56 <= end; at += 56) {
+			const struct tracer_rb_event *ev =
+				(const void *)(buf + off + at);
+
+			if (ev->size != 56 ||
+			    *(const uint64_t *)(ev + 1) != wk->records)
+				wk->whole = false;
+			wk->records++;
+		}
+		wk->whole &= at == end;
+		wk->packets++;
+		off += end;
+	}
+	wk->whole &= off == (uint64_t)st.st_size;
+	free(buf);
+	return 0;
+}
+
+/*
+ * A backlog (tracerd stopped, or behind): two owners in turn fill 40
+ * sub-buffers of a ring with records that leave a gap at the end of each.
+ * The drain copies runs of them out with one pread() and writes the
+ * packets from there, each as long as its content, a file for each owner;
+ * through the spill, as a spill takes them, one at a time.
+ */
+static void test_staged_runs(bool spill)
+{
+	struct tracerd_process *p;
+	struct tracer_rb_writer w;
+	uint64_t next[2] = { 0, 0 }, n;
+	unsigned took[2];
+	struct walk wk[2];
+	int ret[2];
+
+	free(d.scratch.stage);
+	d.scratch.stage = NULL;
+	d.spill.always = spill;
+	p = new_process();
+	n = p->pool.buf[0].rd[TRACER_CHANNEL_DEFAULT].geo.subbuf_size / 56;
+	writer(p, &w, 0, 401, 1);
+	took[0] = put_odd(&w, (unsigned)(20 * n), &next[0]);
+	tracer__rb_flush(&w);
+	writer(p, &w, 0, 402, 2);
+	took[1] = put_odd(&w, (unsigned)(20 * n), &next[1]);
+	tracer__rb_flush(&w);
+	drain_all(p);
+	while (tracerd_spill_work(&d))
+		;
+	ok(d.scratch.stage != NULL, "%s: the drain read the backlog in runs",
+	   spill ? "spill" : "direct");
+	ret[0] = walk_tid(401, &wk[0]);
+	ret[1] = walk_tid(402, &wk[1]);
+	ok(!ret[0] && wk[0].whole && wk[0].records == took[0] &&
+	   wk[0].packets >= 20, "%s: the first owner's %u records in order, "
+	   "in %llu packets as long as their content", spill ? "spill" :
+	   "direct", took[0], (unsigned long long)wk[0].packets);
+	ok(!ret[1] && wk[1].whole && wk[1].records == took[1] &&
+	   wk[1].packets >= 20, "%s: the next owner's %u in a file of its own",
+	   spill ? "spill" : "direct", took[1]);
+	stub_free_process(p);
+	while (tracerd_spill_work(&d))
+		;
+	tracerd_spill_free_all(&d);
+	d.spill.always = false;
+}
+
 int main(void)
 {
 	struct tracerd_process *p;
 	struct run direct, held;
 
-	plan(23);
+	plan(29);
 	if (!mkdtemp(dir1) || !mkdtemp(dir2))
 		bail_out("mkdtemp");
 
@@ -350,6 +467,11 @@ int main(void)
 
 	diag("a pass of the drain over many full rings");
 	test_pass_budget();
+
+	diag("a backlog read in runs");
+	test_staged_runs(false);
+	dir = dir2;
+	test_staged_runs(true);
 
 	nftw(dir1, remove_one, 8, FTW_DEPTH | FTW_PHYS);
 	nftw(dir2, remove_one, 8, FTW_DEPTH | FTW_PHYS);
