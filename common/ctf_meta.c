@@ -431,11 +431,11 @@ static void finish_name(name_t *names, size_t i, const char *base)
 int tracer__ctf_field_names(const char *format, const char *types,
 			    char names[][TRACER_CTF_NAME_MAX])
 {
-	name_t base[TRACER_CTF_MAX_ARGS];
+	name_t base[TRACER_MAX_ARGS];
 	struct convs c;
 	size_t n, k, used = 0;
 
-	if (!types || (n = strlen(types)) > TRACER_CTF_MAX_ARGS)
+	if (!types || (n = strlen(types)) > TRACER_MAX_ARGS)
 		return -EINVAL;
 	if (!format)
 		format = "";
@@ -595,21 +595,22 @@ int tracer__ctf_write_preamble(FILE *f, const struct tracer_ctf_trace *t)
 
 static void put_field(FILE *f, char type, const char *name)
 {
-	const char *decl = type == 'i' ? "int64_t" : type == 'u' ? "uint64_t"
-			 : type == 'p' ? "uint64_hex_t"
-			 : type == 'd' ? "double_t"
-			 : type == 's' ? "string { encoding = UTF8; }"
+	const char *decl = type == TRACER_ARG_SIGNED ? "int64_t"
+			 : type == TRACER_ARG_UNSIGNED ? "uint64_t"
+			 : type == TRACER_ARG_POINTER ? "uint64_hex_t"
+			 : type == TRACER_ARG_DOUBLE ? "double_t"
+			 : type == TRACER_ARG_STRING ? "string { encoding = UTF8; }"
 			 : LDOUBLE_TYPE;
 
 	fprintf(f, "\t\t%s %s%s;\n", decl, name,
-		type == 'D' ? LDOUBLE_DIMS : "");
+		type == TRACER_ARG_LDOUBLE ? LDOUBLE_DIMS : "");
 }
 
 static bool valid_types(const char *t)
 {
 	size_t i;
 
-	if (!t || strlen(t) > TRACER_CTF_MAX_ARGS)
+	if (!t || strlen(t) > TRACER_MAX_ARGS)
 		return false;
 	for (i = 0; t[i]; i++)
 		if (!strchr(TYPE_LETTERS, t[i]))
@@ -619,7 +620,7 @@ static bool valid_types(const char *t)
 
 int tracer__ctf_write_event(FILE *f, const struct tracer_ctf_event *e)
 {
-	name_t names[TRACER_CTF_MAX_ARGS];
+	name_t names[TRACER_MAX_ARGS];
 	size_t i;
 
 	if (e->stream_id > TRACER_CTF_STREAM_VITAL || !valid_types(e->types) ||
@@ -633,7 +634,7 @@ int tracer__ctf_write_event(FILE *f, const struct tracer_ctf_event *e)
 		fputs("\tfields := struct {\n", f);
 		for (i = 0; e->types[i]; i++)
 			put_field(f, e->types[i], names[i]);
-		if (strchr(e->types, 's'))
+		if (strchr(e->types, TRACER_ARG_STRING))
 			fputs("\t\tstruct { } align(64) _padding;\n", f);
 		fputs("\t};\n", f);
 	}

@@ -20,7 +20,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#define TRACER_CTF_MAX_ARGS	8	/* arguments of a call site */
+#include "event_format.h"
+
 #define TRACER_CTF_NAME_MAX	64	/* bytes of a field name, NUL included */
 #define TRACER_CTF_UUID_LEN	36	/* "xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx" */
 
@@ -63,7 +64,7 @@ struct tracer_ctf_event {
  * in front (CTF readers drop one when they display it); a repeated name
  * gets _2, _3, ... Arguments no conversion designates are argN.
  * format may be anything (NULL is ""). names needs strlen(types) entries.
- * Returns 0, or -EINVAL (types NULL or longer than TRACER_CTF_MAX_ARGS).
+ * Returns 0, or -EINVAL (types NULL or longer than TRACER_MAX_ARGS).
  */
 int tracer__ctf_field_names(const char *format, const char *types,
 			    char names[][TRACER_CTF_NAME_MAX]);
@@ -100,7 +101,7 @@ int tracer__ctf_write_preamble(FILE *f, const struct tracer_ctf_trace *t);
  * Append the event class of call site e (after the preamble; event blocks
  * may follow each other in the same file at any time).
  * Returns 0, -EINVAL (a type letter is unknown, more than
- * TRACER_CTF_MAX_ARGS of them, or stream_id is not a TRACER_CTF_STREAM_*),
+ * TRACER_MAX_ARGS of them, or stream_id is not a TRACER_CTF_STREAM_*),
  * or -EIO (the stream has an error).
  */
 int tracer__ctf_write_event(FILE *f, const struct tracer_ctf_event *e);

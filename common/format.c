@@ -26,15 +26,12 @@
 
 #include "format.h"
 
-_Static_assert(sizeof(long double) <= TRACER_PAYLOAD_LDOUBLE,
-	       "a long double fits its payload slot");
-
 /* ----------------------------------------------------------------------
  * Payload decoding.
  */
 
 static int next_string(const char *p, size_t left, size_t *off,
-		       struct tracer_value *v)
+		       struct tracer__value *v)
 {
 	const char *nul = left ? memchr(p, '\0', left) : NULL;
 
@@ -45,49 +42,39 @@ static int next_string(const char *p, size_t left, size_t *off,
 	return 0;
 }
 
-static void decode_fixed(const char *p, struct tracer_value *v)
+static void decode_fixed(const char *p, struct tracer__value *v)
 {
 	switch (v->type) {
-	case 'i':
+	case TRACER_ARG_SIGNED:
 		memcpy(&v->i, p, sizeof(v->i));
 		break;
-	case 'd':
+	case TRACER_ARG_DOUBLE:
 		memcpy(&v->d, p, sizeof(v->d));
 		break;
-	case 'D':
+	case TRACER_ARG_LDOUBLE:
 		memcpy(&v->ld, p, sizeof(v->ld));
 		break;
-	default:			/* 'u', 'p' */
+	default:			/* unsigned, pointer */
 		memcpy(&v->u, p, sizeof(v->u));
 		break;
 	}
 }
 
 int tracer__payload_next(char type, const void *payload, size_t size,
-			 size_t *off, struct tracer_value *v)
+			 size_t *off, struct tracer__value *v)
 {
-	size_t need, left;
+	int fixed = tracer__type_fixed_size(type);
+	size_t need = fixed > 0 ? (size_t)fixed : 1, left; /* a NUL at least */
 	const char *p;
 
-	switch (type) {
-	case 'i': case 'u': case 'p': case 'd':
-		need = 8;
-		break;
-	case 's':
-		need = 1;		/* at least the NUL */
-		break;
-	case 'D':
-		need = TRACER_PAYLOAD_LDOUBLE;
-		break;
-	default:
+	if (fixed < 0)
 		return -EINVAL;
-	}
 	if (*off >= size)
 		return -EBADMSG;
 	left = size - *off;
 	p = (const char *)payload + *off;
 	v->type = type;
-	if (type == 's')
+	if (type == TRACER_ARG_STRING)
 		return next_string(p, left, off, v);
 	if (left < need)
 		return -EBADMSG;
@@ -99,7 +86,7 @@ int tracer__payload_next(char type, const void *payload, size_t size,
 int tracer__payload_check(const char *types, const void *payload,
 			  size_t size)
 {
-	struct tracer_value v;
+	struct tracer__value v;
 	size_t off = 0;
 	int ret;
 
@@ -120,7 +107,7 @@ struct out {
 	size_t size;			/* > 0 */
 	size_t len;			/* bytes written, < size */
 	bool full;			/* something did not fit */
-	const struct tracer_format_note *note;	/* after %p, or NULL */
+	const struct tracer__format_note *note;	/* after %p, or NULL */
 };
 
 /* Bytes of a note after a %p (its text is cut to this). */
@@ -187,7 +174,7 @@ struct args {
 };
 
 /* Value number idx (from 0) into *v; false if there are fewer values. */
-static bool arg_at(struct args *a, size_t idx, struct tracer_value *v)
+static bool arg_at(struct args *a, size_t idx, struct tracer__value *v)
 {
 	if (idx >= a->count)
 		return false;
@@ -205,20 +192,21 @@ static bool arg_at(struct args *a, size_t idx, struct tracer_value *v)
 }
 
 /* The value at 1-based position pos, or the next one if pos is 0. */
-static bool arg_fetch(struct args *a, size_t pos, struct tracer_value *v)
+static bool arg_fetch(struct args *a, size_t pos, struct tracer__value *v)
 {
 	return arg_at(a, pos ? pos - 1 : a->next++, v);
 }
 
 static bool is_integer(char type)
 {
-	return type == 'i' || type == 'u' || type == 'p';
+	return type == TRACER_ARG_SIGNED || type == TRACER_ARG_UNSIGNED ||
+	       type == TRACER_ARG_POINTER;
 }
 
 /* The 64 bits of an integer or pointer value. */
-static uint64_t int_bits(const struct tracer_value *v)
+static uint64_t int_bits(const struct tracer__value *v)
 {
-	return v->type == 'i' ? (uint64_t)v->i : v->u;
+	return v->type == TRACER_ARG_SIGNED ? (uint64_t)v->i : v->u;
 }
 
 /* ----------------------------------------------------------------------
@@ -374,7 +362,7 @@ static const char *parse_spec(const char *p, struct spec *s)
 /* The int of a `*` into *n: NULL, or the marker to print instead. */
 static const char *star_value(struct args *a, size_t pos, int *n)
 {
-	struct tracer_value v;
+	struct tracer__value v;
 
 	if (!arg_fetch(a, pos, &v))
 		return TRACER_FORMAT_MISSING;
@@ -520,9 +508,10 @@ static void conv_char(struct out *o, const struct spec *s, uint64_t raw)
 
 /* %f and friends: L (and glibc's ll and q) read a long double. */
 static void conv_float(struct out *o, const struct spec *s,
-		       const struct tracer_value *v)
+		       const struct tracer__value *v)
 {
-	long double x = v->type == 'D' ? v->ld : (long double)v->d;
+	long double x = v->type == TRACER_ARG_LDOUBLE ? v->ld
+						      : (long double)v->d;
 	char sub[32];
 
 	if (s->len == LEN_BIG_L || s->len == LEN_LL) {
@@ -530,14 +519,15 @@ static void conv_float(struct out *o, const struct spec *s,
 		out_conv(o, sub, x);
 	} else {
 		build_sub(sub, s, "", s->conv);
-		out_conv(o, sub, v->type == 'D' ? (double)v->ld : v->d);
+		out_conv(o, sub, v->type == TRACER_ARG_LDOUBLE ? (double)v->ld
+								: v->d);
 	}
 }
 
 /* Strings and pointers: no length modifier (%ls of a recorded narrow
  * string prints it as %s). */
 static void conv_string_pointer(struct out *o, const struct spec *s,
-				const struct tracer_value *v)
+				const struct tracer__value *v)
 {
 	char sub[32];
 
@@ -563,18 +553,18 @@ static bool accepts(char conv, char type)
 	case 'n':
 		return true;
 	case 's':
-		return type == 's';
+		return type == TRACER_ARG_STRING;
 	case 'd': case 'i': case 'o': case 'u': case 'x': case 'X':
 	case 'c': case 'p':
 		return is_integer(type);
 	default:			/* f F e E g G a A */
-		return type == 'd' || type == 'D';
+		return type == TRACER_ARG_DOUBLE || type == TRACER_ARG_LDOUBLE;
 	}
 }
 
 /* Print the value of a parsed conversion, or why it cannot be printed. */
 static void convert(struct out *o, const struct spec *s,
-		    const struct tracer_value *v)
+		    const struct tracer__value *v)
 {
 	if (!accepts(s->conv, v->type)) {
 		out_str(o, TRACER_FORMAT_BAD_ARG);
@@ -604,7 +594,7 @@ static void convert(struct out *o, const struct spec *s,
 /* Handle the conversion at pc (a '%'); return where the format goes on. */
 static const char *directive(struct out *o, struct args *a, const char *pc)
 {
-	struct tracer_value v;
+	struct tracer__value v;
 	const char *end, *why;
 	struct spec s;
 
@@ -642,7 +632,7 @@ int tracer__format_event(char *out, size_t out_size, const char *format,
 int tracer__format_event_note(char *out, size_t out_size, const char *format,
 			      const char *types, const void *payload,
 			      size_t payload_size, size_t *written,
-			      const struct tracer_format_note *note)
+			      const struct tracer__format_note *note)
 {
 	struct args a = { .types = types ? types : "", .payload = payload,
 			  .size = payload_size };

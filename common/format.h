@@ -11,11 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* The value type letters of process.meta, one per recorded argument. */
-#define TRACER_TYPE_LETTERS	"iudDps"
-
-/* Bytes a 'D' (long double) value takes in a payload. */
-#define TRACER_PAYLOAD_LDOUBLE	16
+#include "event_format.h"	/* the letters, and what each value takes */
 
 /* Printed in place of a conversion whose value cannot be used. */
 #define TRACER_FORMAT_BAD_ARG	"<bad arg>"	/* wrong kind, e.g. %s of an int */
@@ -29,8 +25,8 @@
 #define TRACER_FORMAT_MAX_FIELD	(1 << 20)
 
 /* One decoded value. */
-struct tracer_value {
-	char type;			/* a letter of TRACER_TYPE_LETTERS */
+struct tracer__value {
+	char type;			/* a letter of TRACER__TYPE_LETTERS */
 	union {
 		int64_t i;		/* 'i' */
 		uint64_t u;		/* 'u' and 'p' (the address) */
@@ -43,17 +39,17 @@ struct tracer_value {
 /*
  * Decode the value of type `type` that starts at payload[*off] (the payload
  * is size bytes, unaligned) into *v and move *off past it.
- * Returns 0, -EINVAL (type is not one of TRACER_TYPE_LETTERS), -EBADMSG (the
+ * Returns 0, -EINVAL (type is not one of TRACER__TYPE_LETTERS), -EBADMSG (the
  * payload ends before the value does: too short, or a string without its
  * NUL).
  */
 int tracer__payload_next(char type, const void *payload, size_t size,
-			 size_t *off, struct tracer_value *v);
+			 size_t *off, struct tracer__value *v);
 
 /*
  * Check that the payload holds one value for each letter of types (extra
  * bytes after the last value, such as padding, are allowed).
- * Returns 0, -EINVAL (a letter is not one of TRACER_TYPE_LETTERS), -EBADMSG
+ * Returns 0, -EINVAL (a letter is not one of TRACER__TYPE_LETTERS), -EBADMSG
  * (the payload is too short or a string has no NUL).
  */
 int tracer__payload_check(const char *types, const void *payload,
@@ -86,7 +82,7 @@ int tracer__format_event(char *out, size_t out_size, const char *format,
  * " <main+9>"): fn writes at most size - 1 bytes and a NUL into buf, and
  * returns how many bytes it wrote (0: no note).
  */
-struct tracer_format_note {
+struct tracer__format_note {
 	size_t (*fn)(void *ctx, uint64_t addr, char *buf, size_t size);
 	void *ctx;
 };
@@ -95,6 +91,6 @@ struct tracer_format_note {
 int tracer__format_event_note(char *out, size_t out_size, const char *format,
 			      const char *types, const void *payload,
 			      size_t payload_size, size_t *written,
-			      const struct tracer_format_note *note);
+			      const struct tracer__format_note *note);
 
 #endif /* TRACER_FORMAT_H */

@@ -24,6 +24,7 @@
 #include <time.h>
 
 #include "internal.h"
+#include "event_format.h"
 #include "wrap.h"
 #include "pattern.h"
 
@@ -49,8 +50,8 @@ static uint32_t fixed_bit(const struct tracer_callsite *cs)
 	uint32_t i;
 
 	for (i = 0; i < cs->nargs; i++)
-		if (cs->types[i] == TRACER_ARG_STRING ||
-		    cs->types[i] == TRACER_ARG_LDOUBLE)
+		if (tracer__type_fixed_size(cs->types[i]) !=
+		    TRACER__PAYLOAD_WORD)
 			return 0;
 	return TRACER__CS_FIXED;
 }

@@ -52,6 +52,7 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "event_format.h"
 #include "wrap.h"
 
 const struct tracer_control tracer__idle_control = {
@@ -86,17 +87,10 @@ static uint32_t payload_size(const struct tracer_callsite *cs,
 	uint32_t size = 0, i;
 
 	for (i = 0; i < cs->nargs; i++) {
-		switch (cs->types[i]) {
-		case TRACER_ARG_STRING:
-			size += args[i].s ? (uint32_t)strnlen(args[i].s,
-				TRACER_STRING_MAX - 1) + 1 : sizeof("(null)");
-			break;
-		case TRACER_ARG_LDOUBLE:
-			size += 16;
-			break;
-		default:
-			size += 8;
-		}
+		int fixed = tracer__type_fixed_size(cs->types[i]);
+
+		size += fixed > 0 ? (uint32_t)fixed :
+			(uint32_t)tracer__string_stored(args[i].s);
 	}
 	return size;
 }
@@ -109,19 +103,12 @@ static char *store_args(char *p, const struct tracer_callsite *cs,
 
 	for (i = 0; i < cs->nargs; i++) {
 		if (cs->types[i] == TRACER_ARG_STRING) {
-			const char *s = args[i].s ? args[i].s : "(null)";
-			size_t n = strnlen(s, TRACER_STRING_MAX - 1);
-
-			memcpy(p, s, n);
-			p[n] = '\0';
-			p += n + 1;
+			p = tracer__store_string(p, args[i].s);
 		} else if (cs->types[i] == TRACER_ARG_LDOUBLE) {
-			memset(p, 0, 16);
-			memcpy(p, args[i].ld, sizeof(args[i].ld));
-			p += 16;
+			p = tracer__store_ldouble(p, args[i].ld);
 		} else {
-			memcpy(p, &args[i].u, 8);
-			p += 8;
+			memcpy(p, &args[i].u, TRACER__PAYLOAD_WORD);
+			p += TRACER__PAYLOAD_WORD;
 		}
 	}
 	return p;

@@ -328,12 +328,12 @@ static void keep_message(struct tracer_slicer *s, struct tracer_open *o,
  */
 static uint64_t func_of(const struct tracer_item *it)
 {
-	struct tracer_value v;
+	struct tracer__value v;
 	size_t off = 0;
 
 	if (!it->cs || !it->payload || strncmp(it->name, "func:", 5) ||
-	    it->cs->types[0] != 'p' ||
-	    tracer__payload_next('p', it->payload, it->payload_size, &off,
+	    it->cs->types[0] != TRACER_ARG_POINTER ||
+	    tracer__payload_next(TRACER_ARG_POINTER, it->payload, it->payload_size, &off,
 				 &v))
 		return 0;
 	return v.u;

@@ -150,11 +150,11 @@ static void add_module(struct tracer_syms *s, struct sym_proc *sp,
  *   proc:dlopen  path %s flags %#x base %p handle %p%s (handle NULL:
  *                it failed)
  */
-static bool module_event(const struct tracer_callsite *cs,
+static bool module_event(const struct tracer__site *cs,
 			 const struct tracer_chan_record *rec,
 			 const char **path, uint64_t *base)
 {
-	struct tracer_value v[4];
+	struct tracer__value v[4];
 	size_t off = 0, i, n;
 	bool dl;
 

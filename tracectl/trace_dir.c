@@ -259,7 +259,7 @@ static int parse_thread(struct meta_parse *p, char **f, size_t n)
 }
 
 /* The plain fields of a callsite line: ID VITAL TYPES LINE. */
-static int callsite_numbers(struct meta_parse *p, struct tracer_callsite *cs,
+static int callsite_numbers(struct meta_parse *p, struct tracer__site *cs,
 			    char **f)
 {
 	const char *types = f[2];
@@ -273,7 +273,7 @@ static int callsite_numbers(struct meta_parse *p, struct tracer_callsite *cs,
 	cs->vital = f[1][0] == '1';
 	if (strcmp(types, "-") == 0)
 		types = "";
-	else if (!*types || types[strspn(types, TRACER_TYPE_LETTERS)])
+	else if (!*types || !tracer__types_valid(types))
 		return bad(p, "bad TYPES");
 	if (!parse_u32(f[3], &cs->line))
 		return bad(p, "bad LINE");
@@ -284,7 +284,7 @@ static int callsite_numbers(struct meta_parse *p, struct tracer_callsite *cs,
 static int parse_callsite(struct meta_parse *p, char **f, size_t n)
 {
 	struct tracer_meta *m = p->m;
-	struct tracer_callsite *cs;
+	struct tracer__site *cs;
 	int ret;
 
 	(void)n;
@@ -393,7 +393,7 @@ static int line_error(const struct meta_parse *p, const char *path,
 /* By id, then by line in the file. */
 static int cmp_callsite(const void *a, const void *b)
 {
-	const struct tracer_callsite *x = a, *y = b;
+	const struct tracer__site *x = a, *y = b;
 
 	if (x->id != y->id)
 		return x->id < y->id ? -1 : 1;
@@ -405,7 +405,7 @@ static int meta_finish(struct meta_parse *p, const char *path, char *err,
 		       size_t err_size)
 {
 	struct tracer_meta *m = p->m;
-	struct tracer_callsite *cs = m->callsites;
+	struct tracer__site *cs = m->callsites;
 	size_t i;
 
 	if (p->lineno == 0)
@@ -511,7 +511,7 @@ void tracer__meta_free(struct tracer_meta *m)
 	memset(m, 0, sizeof(*m));
 }
 
-const struct tracer_callsite *tracer__meta_callsite(
+const struct tracer__site *tracer__meta_callsite(
 	const struct tracer_meta *m, uint32_t id)
 {
 	size_t lo = 0, hi = m->ncallsites, mid;

@@ -17,23 +17,16 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "event_format.h"
+
 /* A size for error buffers that always holds a message naming a path. */
 #define TRACER_ERR_SIZE		(4096 + 256)
 
 /* Largest packet accepted from a file: the largest sub-buffer. */
 #define TRACER_MAX_PACKET	(1ULL << 30)
 
-/* A `callsite` line of process.meta. */
-struct tracer_callsite {
-	uint32_t id;			/* >= 1 */
-	uint32_t line;
-	uint32_t meta_line;		/* its line in process.meta */
-	int vital;			/* 0 or 1 */
-	char *types;			/* value letters; "" for none ("-") */
-	char *file;
-	char *name;			/* provider:event */
-	char *format;
-};
+/* A `callsite` line of process.meta is a struct tracer__site
+ * (event_format.h). */
 
 /* A `thread` line of process.meta. */
 struct tracer_thread {
@@ -53,7 +46,7 @@ struct tracer_meta {
 	int64_t clock_offset;		/* CLOCK_REALTIME - CLOCK_MONOTONIC */
 	char **argv;
 	size_t argc;
-	struct tracer_callsite *callsites;	/* sorted by id */
+	struct tracer__site *callsites;	/* sorted by id */
 	size_t ncallsites;
 	struct tracer_thread *threads;
 	size_t nthreads;
@@ -76,7 +69,7 @@ int tracer__meta_load(struct tracer_meta *m, const char *path, char *err,
 void tracer__meta_free(struct tracer_meta *m);
 
 /* The call site with this id, or NULL. */
-const struct tracer_callsite *tracer__meta_callsite(
+const struct tracer__site *tracer__meta_callsite(
 	const struct tracer_meta *m, uint32_t id);
 
 /* A channel file of a process directory. */

@@ -286,7 +286,7 @@ static int open_channels(struct tracer_merge *m,
 }
 
 /* Does cs name a thread: "tid %d name %s..." of the library? */
-static bool names_thread(const struct tracer_callsite *cs)
+static bool names_thread(const struct tracer__site *cs)
 {
 	static const char *const names[] = {
 		"tracer:thread_start", "tracer:thread_name",
@@ -497,7 +497,7 @@ static void set_name(struct tracer_merge *m, const struct tracer_merge_proc *p,
 static void note_name(struct tracer_merge *m, const struct merge_src *s)
 {
 	const struct tracer_merge_proc *p = s->proc;
-	struct tracer_value tid, name;
+	struct tracer__value tid, name;
 	size_t i, off = 0;
 
 	if (s->rec.lost)
@@ -737,10 +737,10 @@ static size_t note_of(void *ctx, uint64_t addr, char *buf, size_t size)
 /* Format the message of s's record into m->msg, growing it as needed.
  * Returns the result of tracer__format_event(); *len the length. */
 static int format_message(struct tracer_merge *m, const struct merge_src *s,
-			  const struct tracer_callsite *cs, size_t *len)
+			  const struct tracer__site *cs, size_t *len)
 {
 	struct note_arg arg = { .m = m, .s = s };
-	struct tracer_format_note note = { .fn = note_of, .ctx = &arg };
+	struct tracer__format_note note = { .fn = note_of, .ctx = &arg };
 	char *msg;
 	int ret;
 
@@ -766,7 +766,7 @@ static int format_message(struct tracer_merge *m, const struct merge_src *s,
 
 /* Report, once per file, a record that cannot be shown as it should. */
 static void record_problem(struct tracer_merge *m, struct merge_src *s,
-			   const struct tracer_callsite *cs, int ret)
+			   const struct tracer__site *cs, int ret)
 {
 	if (!cs && !s->said_unknown) {
 		s->said_unknown = true;
@@ -786,7 +786,7 @@ static void record_problem(struct tracer_merge *m, struct merge_src *s,
 /* Does the --events filter let s's record through? */
 static bool wanted(const struct tracer_merge *m, const struct merge_src *s)
 {
-	const struct tracer_callsite *cs;
+	const struct tracer__site *cs;
 
 	if (!m->opts.events)
 		return true;
@@ -821,7 +821,7 @@ static void keep_payload(struct tracer_merge *m, const struct merge_src *s,
 static void event_item(struct tracer_merge *m, struct merge_src *s,
 		       struct tracer_item *it)
 {
-	const struct tracer_callsite *cs =
+	const struct tracer__site *cs =
 		tracer__meta_callsite(&s->proc->meta, s->rec.id);
 	int ret = 0;
 

@@ -95,7 +95,7 @@ struct tracer_item {
 					   NULL (none known); see below */
 	int vital;			/* channel: 0 default, 1 vital */
 	/* TRACER_ITEM_EVENT */
-	const struct tracer_callsite *cs;	/* NULL: unknown event id */
+	const struct tracer__site *cs;	/* NULL: unknown event id */
 	const char *name;		/* event name, never NULL */
 	const char *msg;		/* message, msg_len bytes (may hold */
 	size_t msg_len;			/* NUL bytes), NUL-terminated */

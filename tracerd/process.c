@@ -34,7 +34,6 @@
 #define TRACERD_INSTANCE_MASK	0xffffffff00000000ULL
 #define MAX_CALLSITES	65536
 #define MAX_STRING	4096
-#define MAX_ARGS	8	/* TRACER_MAX_ARGS */
 #define DIR_RETRY_MS	1000	/* a process directory that could not be
 				   written is tried again this often */
 #define RENAME_EVENT	"tracer:thread_name"	/* tid %d name %s */
@@ -411,18 +410,6 @@ int tracerd_process_untraced(struct tracerd_process *p)
 	return e > 0 && e < 4096 ? (int)e : e ? EIO : 0;
 }
 
-static bool valid_types(const char *t)
-{
-	size_t n = strlen(t), i;
-
-	if (n > MAX_ARGS)
-		return false;
-	for (i = 0; i < n; i++)
-		if (!strchr("iudDps", t[i]))
-			return false;
-	return true;
-}
-
 static bool known_id(const struct tracerd_process *p, uint32_t id)
 {
 	return tracerd_process_site(p, id) != NULL;
@@ -435,7 +422,7 @@ static int add_callsite(struct tracerd_process *p, const Tracer__CallSite *s)
 {
 	if (p->resumed && s->id != 0 && known_id(p, s->id))
 		return 0;	/* sent again after a broken connection */
-	if (s->id == 0 || s->id > (1u << 30) || !valid_types(s->types) ||
+	if (s->id == 0 || s->id > (1u << 30) || !tracer__types_valid(s->types) ||
 	    known_id(p, s->id) || p->ncs >= MAX_CALLSITES)
 		return -EINVAL;
 	return store_callsite(p, s);
@@ -466,7 +453,7 @@ static size_t site_slot(const struct tracerd_process *p, uint32_t id)
 	return h;
 }
 
-const struct tracerd_callsite *tracerd_process_site(
+const struct tracer__site *tracerd_process_site(
 	const struct tracerd_process *p, uint32_t id)
 {
 	size_t h;
@@ -501,8 +488,8 @@ static int index_site(struct tracerd_process *p, size_t i)
 static int site_room(const struct tracerd_process *p,
 		     const Tracer__CallSite *s, uint64_t *bytes)
 {
-	*bytes = sizeof(struct tracerd_callsite) + 2 * sizeof(uint32_t) +
-		 (s->types ? strnlen(s->types, MAX_ARGS) : 0) +
+	*bytes = sizeof(struct tracer__site) + 2 * sizeof(uint32_t) +
+		 (s->types ? strnlen(s->types, TRACER_MAX_ARGS) : 0) +
 		 (s->file ? strnlen(s->file, MAX_STRING) : 0) +
 		 (s->name ? strnlen(s->name, MAX_STRING) : 0) +
 		 (s->format ? strnlen(s->format, MAX_STRING) : 0) + 4;
@@ -515,7 +502,7 @@ static int site_room(const struct tracerd_process *p,
 static int store_callsite(struct tracerd_process *p,
 			  const Tracer__CallSite *s)
 {
-	struct tracerd_callsite *cs;
+	struct tracer__site *cs;
 	uint64_t bytes;
 	int ret = site_room(p, s, &bytes);
 
@@ -523,7 +510,7 @@ static int store_callsite(struct tracerd_process *p,
 		return ret;
 	if (p->ncs == p->cs_cap) {
 		size_t cap = p->cs_cap ? p->cs_cap * 2 : 64;
-		struct tracerd_callsite *n = realloc(p->cs, cap * sizeof(*n));
+		struct tracer__site *n = realloc(p->cs, cap * sizeof(*n));
 
 		if (!n)
 			return -ENOMEM;
@@ -534,7 +521,7 @@ static int store_callsite(struct tracerd_process *p,
 	cs->id = s->id;
 	cs->vital = s->vital;
 	cs->line = s->line;
-	cs->types = dup_bounded(s->types, MAX_ARGS);
+	cs->types = dup_bounded(s->types, TRACER_MAX_ARGS);
 	cs->file = dup_bounded(s->file, MAX_STRING);
 	cs->name = dup_bounded(s->name, MAX_STRING);
 	cs->format = dup_bounded(s->format, MAX_STRING);

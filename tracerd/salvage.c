@@ -164,16 +164,16 @@ static void synth_add(struct synth *s, uint32_t id, const char *types,
 
 	p = rec + TRACER_RB_EVENT_SIZE;
 	for (; *types; types++, v++) {
-		n = *types == 's' ? strnlen(v->s, 255) + 1 : 8;
+		n = *types == TRACER_ARG_STRING ? tracer__string_stored(v->s)
+						: TRACER__PAYLOAD_WORD;
 		if ((uint64_t)(p - rec) + n + 8 > room)
 			return;		/* no room: left out */
-		if (*types == 's') {
-			memcpy(p, v->s, n - 1);
-			p[n - 1] = '\0';
+		if (*types == TRACER_ARG_STRING) {
+			p = tracer__store_string(p, v->s);
 		} else {
-			memcpy(p, &v->i, 8);
+			memcpy(p, &v->i, TRACER__PAYLOAD_WORD);
+			p += n;
 		}
-		p += n;
 	}
 	n = (uint64_t)(p - rec);
 	n = (n + TRACER_RB_ALIGN - 1) & ~(uint64_t)(TRACER_RB_ALIGN - 1);
@@ -245,9 +245,9 @@ static void emit_owner(struct tracerd_process *p, struct tracerd_buffer *b,
 static bool record_check(void *arg, const struct tracer_rb_event *ev)
 {
 	const struct tracerd_process *p = arg;
-	const struct tracerd_callsite *cs = tracerd_process_site(p, ev->id);
+	const struct tracer__site *cs = tracerd_process_site(p, ev->id);
 	size_t off = 0, size = ev->size - TRACER_RB_EVENT_SIZE;
-	struct tracer_value v;
+	struct tracer__value v;
 	const char *t;
 
 	if (!cs)

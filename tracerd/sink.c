@@ -594,7 +594,7 @@ static void note_renames(const struct tracerd_process *p,
 			 const struct tracer_rb_packet_info *info)
 {
 	struct tracer_rb_record rec;
-	struct tracer_value tid, name;
+	struct tracer__value tid, name;
 	uint64_t off = 0;
 	size_t at;
 
@@ -603,9 +603,11 @@ static void note_renames(const struct tracerd_process *p,
 	while (tracer__rb_packet_next(pk, info->content_bytes, &off, &rec)) {
 		at = 0;
 		if (!rec.id || (rec.id != p->rename_id && rec.id != p->start_id) ||
-		    tracer__payload_next('i', rec.payload, rec.payload_size,
+		    tracer__payload_next(TRACER_ARG_SIGNED, rec.payload,
+					 rec.payload_size,
 					 &at, &tid) ||
-		    tracer__payload_next('s', rec.payload, rec.payload_size,
+		    tracer__payload_next(TRACER_ARG_STRING, rec.payload,
+					 rec.payload_size,
 					 &at, &name) ||
 		    tid.i <= 0 || tid.i > INT32_MAX)
 			continue;

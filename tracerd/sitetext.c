@@ -69,7 +69,7 @@ static uint64_t mix(uint64_t h, const void *p, size_t n)
 	return h;
 }
 
-static uint64_t site_hash(const struct tracerd_callsite *cs)
+static uint64_t site_hash(const struct tracer__site *cs)
 {
 	uint64_t h = 0xcbf29ce484222325ULL;
 	const char *s[4] = { cs->types, cs->file, cs->name, cs->format };
@@ -89,7 +89,7 @@ static bool same_str(const char *a, const char *b)
 }
 
 static bool same_site(const struct text *t, uint64_t hash,
-		      const struct tracerd_callsite *cs)
+		      const struct tracer__site *cs)
 {
 	return t->hash == hash && t->id == cs->id && t->line == cs->line &&
 	       t->vital == cs->vital && same_str(t->types, cs->types) &&
@@ -98,7 +98,7 @@ static bool same_site(const struct text *t, uint64_t hash,
 }
 
 /* The process.meta line of cs (field syntax: tracerd_put_field()). */
-static void put_meta(FILE *f, const struct tracerd_callsite *cs)
+static void put_meta(FILE *f, const struct tracer__site *cs)
 {
 	fprintf(f, "callsite %" PRIu32 " %d %s %" PRIu32 " ", cs->id,
 		cs->vital ? 1 : 0, cs->types && cs->types[0] ? cs->types : "-",
@@ -111,7 +111,7 @@ static void put_meta(FILE *f, const struct tracerd_callsite *cs)
 	fputc('\n', f);
 }
 
-static int put_ctf(FILE *f, const struct tracerd_callsite *cs)
+static int put_ctf(FILE *f, const struct tracer__site *cs)
 {
 	struct tracer_ctf_event e = {
 		.id = cs->id, .name = cs->name, .format = cs->format,
@@ -134,7 +134,7 @@ static char *copy_str(char **at, const char *s)
 
 /* Format cs into a new entry. Returns it, or NULL (no memory, too large,
  * or the CTF writer refused the site: -EINVAL in *err). */
-static struct text *render(const struct tracerd_callsite *cs, uint64_t hash,
+static struct text *render(const struct tracer__site *cs, uint64_t hash,
 			   int *err)
 {
 	char *meta = NULL, *ctf = NULL, *at;
@@ -207,7 +207,7 @@ static bool keep(struct text *t, unsigned slot)
 }
 
 /* Write cs's text to meta and/or ctf (either may be NULL). */
-int tracerd_site_text_write(const struct tracerd_callsite *cs, FILE *meta,
+int tracerd_site_text_write(const struct tracer__site *cs, FILE *meta,
 			    FILE *ctf)
 {
 	uint64_t hash = site_hash(cs);

@@ -37,6 +37,7 @@
 #endif
 
 #include "compiler.h"
+#include "event_format.h"	/* struct tracer__site: a call site */
 #include "pool_layout.h"
 #include "rb.h"
 #include "ratelimit.h"
@@ -283,13 +284,6 @@ struct tracerd_segment {
 	uint32_t first, count;
 };
 
-struct tracerd_callsite {
-	uint32_t id;
-	bool vital;
-	char *types, *file, *name, *format;
-	uint32_t line;
-};
-
 enum tracerd_end {
 	TRACERD_END_DIED,		/* its pidfd says so */
 	TRACERD_END_EXEC,		/* the same pid registered again */
@@ -376,7 +370,7 @@ struct tracerd_process {
 	int wake_fd;
 	uv_poll_t wake_poll;
 	struct tracerd_pool pool;	/* pool.c */
-	struct tracerd_callsite *cs;
+	struct tracer__site *cs;
 	size_t ncs, cs_cap;
 	uint32_t *cs_index;		/* by id: index + 1, 0: empty (at
 					   most half full; process.c) */
@@ -619,7 +613,7 @@ FILE *tracerd_meta_open_ctf(const struct tracerd_process *p, const char *dir);
  * to ctf (either may be NULL), from a table of the texts of the sites seen
  * last (sitetext.c). Returns 0, or tracer__ctf_write_event()'s error.
  */
-int tracerd_site_text_write(const struct tracerd_callsite *cs, FILE *meta,
+int tracerd_site_text_write(const struct tracer__site *cs, FILE *meta,
 			    FILE *ctf);
 /* Free the table (at exit, for leak checkers). */
 void tracerd_site_text_free(void);
@@ -710,7 +704,7 @@ int tracerd_process_add_site(struct tracerd_process *p, uint32_t id,
 			     const char *name, const char *types,
 			     const char *format);
 /* The call site with this id, or NULL. */
-const struct tracerd_callsite *tracerd_process_site(
+const struct tracer__site *tracerd_process_site(
 	const struct tracerd_process *p, uint32_t id);
 /* For salvage.c: the drain machinery of process.c, channel by channel. */
 const char *tracerd_channel_name(int c);

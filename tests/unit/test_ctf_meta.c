@@ -19,7 +19,7 @@
 static int names_of(const char *format, const char *types, char *out,
 		    size_t size)
 {
-	char names[TRACER_CTF_MAX_ARGS][TRACER_CTF_NAME_MAX];
+	char names[TRACER_MAX_ARGS][TRACER_CTF_NAME_MAX];
 	size_t i, at = 0;
 	int ret = tracer__ctf_field_names(format, types, names);
 
@@ -152,7 +152,7 @@ static void random_format(char *f, size_t size, unsigned *seed)
 
 static void test_random(void)
 {
-	char f[256], n[TRACER_CTF_MAX_ARGS][TRACER_CTF_NAME_MAX];
+	char f[256], n[TRACER_MAX_ARGS][TRACER_CTF_NAME_MAX];
 	unsigned seed = 42, bad = 0;
 	int round;
 	size_t i, j;

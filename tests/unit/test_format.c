@@ -24,16 +24,16 @@
 #include "tap.h"
 
 /* A recorded value of each type. */
-#define VI(x)	((struct tracer_value){ .type = 'i', .i = (int64_t)(x) })
-#define VU(x)	((struct tracer_value){ .type = 'u', .u = (uint64_t)(x) })
-#define VD(x)	((struct tracer_value){ .type = 'd', .d = (x) })
-#define VLD(x)	((struct tracer_value){ .type = 'D', .ld = (x) })
-#define VS(x)	((struct tracer_value){ .type = 's', .s = (x) })
-#define VP(x)	((struct tracer_value){ .type = 'p', \
+#define VI(x)	((struct tracer__value){ .type = 'i', .i = (int64_t)(x) })
+#define VU(x)	((struct tracer__value){ .type = 'u', .u = (uint64_t)(x) })
+#define VD(x)	((struct tracer__value){ .type = 'd', .d = (x) })
+#define VLD(x)	((struct tracer__value){ .type = 'D', .ld = (x) })
+#define VS(x)	((struct tracer__value){ .type = 's', .s = (x) })
+#define VP(x)	((struct tracer__value){ .type = 'p', \
 					.u = (uint64_t)(uintptr_t)(x) })
 #define VALS(...) \
-	((const struct tracer_value[]){ __VA_ARGS__, { .type = 0 } })
-#define NOVALS	((const struct tracer_value[]){ { .type = 0 } })
+	((const struct tracer__value[]){ __VA_ARGS__, { .type = 0 } })
+#define NOVALS	((const struct tracer__value[]){ { .type = 0 } })
 
 struct payload {
 	unsigned char buf[8192];
@@ -41,7 +41,7 @@ struct payload {
 	char types[32];
 };
 
-static void put_value(struct payload *p, const struct tracer_value *v)
+static void put_value(struct payload *p, const struct tracer__value *v)
 {
 	size_t n = 8;
 
@@ -54,7 +54,7 @@ static void put_value(struct payload *p, const struct tracer_value *v)
 		memcpy(p->buf + p->len, &v->d, 8);
 		break;
 	case 'D':
-		n = TRACER_PAYLOAD_LDOUBLE;
+		n = TRACER__PAYLOAD_LDOUBLE;
 		memset(p->buf + p->len, 0, n);
 		memcpy(p->buf + p->len, &v->ld, sizeof(v->ld));
 		break;
@@ -70,7 +70,7 @@ static void put_value(struct payload *p, const struct tracer_value *v)
 }
 
 /* Encode values as a record payload: packed, zero padding to 8 bytes. */
-static void encode(struct payload *p, const struct tracer_value *vals)
+static void encode(struct payload *p, const struct tracer__value *vals)
 {
 	memset(p, 0, sizeof(*p));
 	for (; vals->type; vals++)
@@ -78,7 +78,7 @@ static void encode(struct payload *p, const struct tracer_value *vals)
 	p->len = (p->len + 7) & ~(size_t)7;
 }
 
-static void check(const char *fmt, const struct tracer_value *vals,
+static void check(const char *fmt, const struct tracer__value *vals,
 		  const char *want, int want_len)
 {
 	static struct payload p;
@@ -448,7 +448,7 @@ static void test_bad_payloads(void)
 static void test_decoder(void)
 {
 	struct payload p;
-	struct tracer_value v[6];
+	struct tracer__value v[6];
 	size_t off = 0, offs[6];
 	int ret = 0, i;
 
@@ -479,9 +479,57 @@ static void test_decoder(void)
 	       -EINVAL, "payload_next of NUL: -EINVAL");
 }
 
+/*
+ * event_format.h is the one description of the values: its letters are
+ * tracer.h's TRACER_ARG_*, its sizes and limits are those the decoder
+ * reads back.
+ */
+static void test_one_description(void)
+{
+	const char args[] = { TRACER_ARG_SIGNED, TRACER_ARG_UNSIGNED,
+			      TRACER_ARG_DOUBLE, TRACER_ARG_LDOUBLE,
+			      TRACER_ARG_POINTER, TRACER_ARG_STRING };
+	char buf[TRACER_STRING_MAX + 64], big[600], *end;
+	struct tracer__value v;
+	long double ld = -2.5L;
+	size_t i, found = 0, off = 0;
+
+	for (i = 0; i < sizeof(args); i++)
+		found += strchr(TRACER__TYPE_LETTERS, args[i]) != NULL;
+	ok(found == 6 && strlen(TRACER__TYPE_LETTERS) == 6,
+	   "the type letters are tracer.h's six TRACER_ARG_*");
+	ok(tracer__type_fixed_size('i') == 8 &&
+	   tracer__type_fixed_size('u') == 8 &&
+	   tracer__type_fixed_size('d') == 8 &&
+	   tracer__type_fixed_size('p') == 8 &&
+	   tracer__type_fixed_size('D') == 16 &&
+	   tracer__type_fixed_size('s') == 0 &&
+	   tracer__type_fixed_size('q') == -1 &&
+	   tracer__type_fixed_size('\0') == -1,
+	   "fixed sizes: 8, 16 for D, 0 for a string, -1 for no letter");
+	ok(tracer__types_valid("") && tracer__types_valid("iudDpsii") &&
+	   !tracer__types_valid("iudDpsiii") && !tracer__types_valid("iq"),
+	   "a call site's letters: at most TRACER_MAX_ARGS known ones");
+	memset(big, 'x', sizeof(big) - 1);
+	big[sizeof(big) - 1] = '\0';
+	ok(tracer__string_stored(NULL) == sizeof(TRACER__NULL_STRING) &&
+	   tracer__string_stored("abc") == 4 &&
+	   tracer__string_stored(big) == TRACER_STRING_MAX,
+	   "a string takes its bytes and a NUL, TRACER_STRING_MAX at most");
+	end = tracer__store_string(buf, big);
+	end = tracer__store_ldouble(end, &ld);
+	ok(end - buf == TRACER_STRING_MAX + TRACER__PAYLOAD_LDOUBLE &&
+	   tracer__payload_next('s', buf, (size_t)(end - buf), &off, &v) ==
+	   0 && strlen(v.s) == TRACER_STRING_MAX - 1 &&
+	   tracer__payload_next('D', buf, (size_t)(end - buf), &off, &v) ==
+	   0 && v.ld == ld && off == (size_t)(end - buf),
+	   "what the writer stores, the decoder reads back (a cut string, "
+	   "a long double)");
+}
+
 int main(void)
 {
-	plan(221);
+	plan(226);
 	test_signed();
 	test_unsigned();
 	test_char_string_pointer();
@@ -494,5 +542,6 @@ int main(void)
 	test_huge_fields();
 	test_bad_payloads();
 	test_decoder();
+	test_one_description();
 	return done();
 }

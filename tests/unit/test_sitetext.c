@@ -19,7 +19,7 @@ struct out {
 };
 
 /* What tracerd_site_text_write() writes for cs. */
-static int write_site(const struct tracerd_callsite *cs, struct out *o)
+static int write_site(const struct tracer__site *cs, struct out *o)
 {
 	FILE *m = open_memstream(&o->meta, &o->meta_len);
 	FILE *c = open_memstream(&o->ctf, &o->ctf_len);
@@ -34,7 +34,7 @@ static int write_site(const struct tracerd_callsite *cs, struct out *o)
 }
 
 /* The same, formatted directly (the text the table must reproduce). */
-static void expected(const struct tracerd_callsite *cs, struct out *o)
+static void expected(const struct tracer__site *cs, struct out *o)
 {
 	FILE *m = open_memstream(&o->meta, &o->meta_len);
 	FILE *c = open_memstream(&o->ctf, &o->ctf_len);
@@ -73,7 +73,7 @@ static void free_out(struct out *o)
 }
 
 /* Write cs twice (the second from the table): both as formatted. */
-static void check_site(struct tracerd_callsite *cs, const char *what)
+static void check_site(struct tracer__site *cs, const char *what)
 {
 	struct out want = { 0 }, first = { 0 }, again = { 0 };
 	int r1 = write_site(cs, &first), r2 = write_site(cs, &again);
@@ -90,10 +90,10 @@ int main(void)
 {
 	char types[] = "ii", file[] = "prog.c", name[] = "app:pair";
 	char format[] = "a=%d b=%d", big[20000];
-	struct tracerd_callsite base = { .id = 200, .vital = false,
+	struct tracer__site base = { .id = 200, .vital = false,
 		.types = types, .file = file, .name = name, .format = format,
 		.line = 42 };
-	struct tracerd_callsite cs;
+	struct tracer__site cs;
 	char buf[64];
 	int i;
 

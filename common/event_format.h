@@ -1,0 +1,129 @@
+/*
+ * event_format.h - the one description of how an event's values are
+ * recorded, for everyone who writes or reads them: the writer
+ * (libtracer/tracer.c), tracerd's own events (tracerd/salvage.c) and its
+ * checks of what a process registers (tracerd/process.c), the decoder and
+ * formatter (common/format.c), the CTF generator (common/ctf_meta.c) and
+ * the readers (tracectl).
+ *
+ * A call site's values are described by its type letters, one per
+ * argument, at most TRACER_MAX_ARGS of them (include/tracer.h names each
+ * letter TRACER_ARG_*, because the macros there pick them). A record's
+ * payload holds the values one after the other, unaligned
+ * (doc/session-files.md):
+ *
+ *   letter  C types            bytes in the payload
+ *   i       signed integers    8  (int64_t)
+ *   u       unsigned integers  8  (uint64_t)
+ *   d       float, double      8  (double)
+ *   p       other pointers     8  (the address, uint64_t)
+ *   D       long double        TRACER__PAYLOAD_LDOUBLE (its bytes,
+ *                              zero-padded)
+ *   s       char *             the bytes and a NUL, TRACER_STRING_MAX in
+ *                              all at most; a NULL pointer is "(null)"
+ *
+ * Internal header: not installed.
+ */
+#ifndef TRACER_EVENT_FORMAT_H
+#define TRACER_EVENT_FORMAT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+/* The letters and limits are the public header's. A daemon or reader
+ * that includes this header first does not link libtracer: it registers
+ * no call sites of its own. */
+#ifndef TRACER_H
+# ifndef TRACER_NO_AUTO_REGISTER
+#  define TRACER_NO_AUTO_REGISTER
+# endif
+#endif
+#include "tracer.h"
+
+/* Every type letter (tests/unit/test_format.c checks it against the
+ * TRACER_ARG_* of tracer.h). */
+#define TRACER__TYPE_LETTERS	"iudDps"
+
+#define TRACER__PAYLOAD_WORD	8	/* i u d p */
+#define TRACER__PAYLOAD_LDOUBLE	16	/* D */
+#define TRACER__NULL_STRING	"(null)"	/* stored for a NULL char * */
+
+_Static_assert(sizeof(long double) <= TRACER__PAYLOAD_LDOUBLE,
+	       "a long double does not fit its payload slot");
+
+/* Bytes a value of type t takes in a payload: 8 or 16; 0 for a string
+ * (its length: tracer__string_stored()); -1 for no type letter. */
+static inline int tracer__type_fixed_size(char t)
+{
+	switch (t) {
+	case TRACER_ARG_SIGNED:
+	case TRACER_ARG_UNSIGNED:
+	case TRACER_ARG_DOUBLE:
+	case TRACER_ARG_POINTER:
+		return TRACER__PAYLOAD_WORD;
+	case TRACER_ARG_LDOUBLE:
+		return TRACER__PAYLOAD_LDOUBLE;
+	case TRACER_ARG_STRING:
+		return 0;
+	default:
+		return -1;
+	}
+}
+
+/* Is types (NUL-terminated) a call site's letters: at most
+ * TRACER_MAX_ARGS known ones ("" for none)? */
+static inline bool tracer__types_valid(const char *types)
+{
+	size_t n = strnlen(types, TRACER_MAX_ARGS + 1);
+
+	return n <= TRACER_MAX_ARGS &&
+	       strspn(types, TRACER__TYPE_LETTERS) == n;
+}
+
+/* Bytes that string argument s takes in a payload, its NUL included. */
+static inline size_t tracer__string_stored(const char *s)
+{
+	return strnlen(s ? s : TRACER__NULL_STRING, TRACER_STRING_MAX - 1) + 1;
+}
+
+/* Store string argument s at p (tracer__string_stored() bytes); returns
+ * the end. */
+static inline char *tracer__store_string(char *p, const char *s)
+{
+	size_t n = tracer__string_stored(s) - 1;
+
+	memcpy(p, s ? s : TRACER__NULL_STRING, n);
+	p[n] = '\0';
+	return p + n + 1;
+}
+
+/* Store the bytes of a long double (ld: its sizeof(long double) bytes) at
+ * p; returns the end. */
+static inline char *tracer__store_ldouble(char *p, const void *ld)
+{
+	memset(p, 0, TRACER__PAYLOAD_LDOUBLE);
+	memcpy(p, ld, sizeof(long double));
+	return p + TRACER__PAYLOAD_LDOUBLE;
+}
+
+/*
+ * A call site as tracerd keeps it and a reader finds it in process.meta
+ * (`callsite` lines): the description a process registered, its strings
+ * owned by whoever holds it. (The program's own static descriptor is
+ * struct tracer_callsite, include/tracer.h.)
+ */
+struct tracer__site {
+	uint32_t id;			/* >= 1 */
+	uint32_t line;
+	bool vital;			/* tracer_record_vital() */
+	char *types;			/* letters; "" for none */
+	char *file;
+	char *name;			/* provider:event */
+	char *format;			/* printf format */
+	uint32_t meta_line;		/* its line in process.meta (readers;
+					   0: not read from one) */
+};
+
+#endif /* TRACER_EVENT_FORMAT_H */
