@@ -29,7 +29,8 @@ fi
 
 flags=(-g -O1 -fsanitize=fuzzer,address,undefined
        -fno-sanitize-recover=undefined -D_GNU_SOURCE
-       -I"$build" -I"$src" -I"$src/common" -I"$src/tracectl")
+       -I"$build" -I"$src" -I"$src/include" -I"$src/common" \
+       -I"$src/tracectl")
 
 # tracerd's files take config.h as the build does (TRACER_CPPFLAGS).
 extra() {
