@@ -492,6 +492,7 @@ static void join_writers(struct bench_run *b)
 static void print_record(const struct bench_run *b)
 {
 	double mean[MAX_RUNS] = { 0 }, share[MAX_RUNS] = { 0 };
+	double cpu[MAX_RUNS] = { 0 };
 	double each[MAX_WRITERS], tmp[MAX_RUNS], best, med, sh;
 	uint64_t produced = 0;
 	char threads[16];
@@ -502,6 +503,9 @@ static void print_record(const struct bench_run *b)
 		for (i = 0; i < b->nthreads; i++) {
 			mean[r] += b->w[i].ns[r] / b->nthreads;
 			share[r] += b->w[i].share[r] / b->nthreads;
+			/* thread CPU time per event */
+			cpu[r] += b->w[i].ns[r] * b->w[i].share[r] /
+				  b->nthreads;
 		}
 	}
 	for (i = 0; i < b->nthreads; i++) {
@@ -522,7 +526,9 @@ static void print_record(const struct bench_run *b)
 		printf(")");
 	}
 	printf("\n@ threads=%d best=%.2f median=%.2f produced=%" PRIu64
-	       " share=%.3f\n", b->nthreads, best, med, produced, sh);
+	       " share=%.3f cpu_best=%.2f", b->nthreads, best, med, produced,
+	       sh, min_of(cpu, b->runs));
+	printf(" cpu_median=%.2f\n", median(cpu, b->runs));
 }
 
 static int cmd_record(int nthreads, uint64_t events, unsigned int runs)

@@ -165,50 +165,40 @@ static inline void chk_packet(struct chk_state *st, const void *copy,
 }
 
 /*
- * Read every complete packet. Returns the number read, or a negative
- * errno for a hard error (corruption); -ESTALE copies are retried.
+ * Read and check every complete packet of r into buf; with in_place, as
+ * tracerd reads: staged packets checked where they are
+ * (tracer__rb_read_ref()), counted in *in_place. Returns the number read,
+ * or a negative errno for a hard error (corruption); -ESTALE copies are
+ * retried.
  */
-static inline int chk_drain(struct tracer_rb_reader *r, struct chk_state *st,
-			    void *buf, uint64_t size)
-{
-	struct tracer_rb_packet_info info;
-	int ret, n = 0;
-
-	for (;;) {
-		ret = tracer__rb_read(r, buf, size, &info);
-		if (ret == -ESTALE)
-			continue;
-		if (ret == -EAGAIN)
-			return n;
-		if (ret)
-			return ret;
-		chk_packet(st, buf, &info);
-		n++;
-	}
-}
-
-/* chk_drain() as tracerd reads: staged packets checked where they are
- * (tracer__rb_read_ref()); *in_place counts those. */
 static inline int chk_drain_ref(struct tracer_rb_reader *r,
 				struct chk_state *st, void *buf, uint64_t size,
 				uint64_t *in_place)
 {
 	struct tracer_rb_packet_info info;
-	void *pk;
+	void *pk = buf;
 	int ret, n = 0;
 
 	for (;;) {
-		ret = tracer__rb_read_ref(r, buf, size, &info, &pk);
+		ret = in_place ? tracer__rb_read_ref(r, buf, size, &info, &pk)
+			       : tracer__rb_read(r, buf, size, &info);
 		if (ret == -ESTALE)
 			continue;
 		if (ret == -EAGAIN)
 			return n;
 		if (ret)
 			return ret;
-		*in_place += pk != buf;
+		if (in_place)
+			*in_place += pk != buf;
 		chk_packet(st, pk, &info);
 		n++;
 	}
+}
+
+static inline int chk_drain(struct tracer_rb_reader *r, struct chk_state *st,
+			    void *buf, uint64_t size)
+{
+	return chk_drain_ref(r, st, buf, size, NULL);
 }
 
 static inline uint64_t chk_total_seen(const struct chk_state *st)

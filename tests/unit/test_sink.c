@@ -87,25 +87,38 @@ struct file_sum {
 	bool seq_in_order;
 };
 
-/* Walk the packets of dir/NAME: records, the last events_discarded. */
-static int sum_file(const char *name, struct file_sum *s)
+/* dir/NAME in *buf (malloc'd, *size bytes); 0 or -errno (no file). */
+static int read_file(const char *name, char **buf, uint64_t *size)
 {
-	char path[512], *buf;
+	char path[512];
 	struct stat st;
-	uint64_t off = 0;
 	int fd;
 
-	memset(s, 0, sizeof(*s));
-	s->seq_in_order = true;
 	snprintf(path, sizeof(path), "%s/%s", dir, name);
 	fd = open(path, O_RDONLY);
 	if (fd < 0 || fstat(fd, &st) < 0)
 		return -errno;
-	buf = malloc((size_t)st.st_size + 1);
-	if (!buf || read(fd, buf, (size_t)st.st_size) != st.st_size)
+	*buf = malloc((size_t)st.st_size + 1);
+	if (!*buf || read(fd, *buf, (size_t)st.st_size) != st.st_size)
 		bail_out("read %s", path);
 	close(fd);
-	while (off + sizeof(struct tracer_rb_packet) <= (uint64_t)st.st_size) {
+	*size = (uint64_t)st.st_size;
+	return 0;
+}
+
+/* Walk the packets of dir/NAME: records, the last events_discarded. */
+static int sum_file(const char *name, struct file_sum *s)
+{
+	uint64_t off = 0, size;
+	char *buf;
+	int ret;
+
+	memset(s, 0, sizeof(*s));
+	s->seq_in_order = true;
+	ret = read_file(name, &buf, &size);
+	if (ret)
+		return ret;
+	while (off + sizeof(struct tracer_rb_packet) <= size) {
 		const struct tracer_rb_packet *h = (const void *)(buf + off);
 
 		if (h->packet_seq_num != s->packets)
@@ -335,27 +348,22 @@ struct walk {
 /* Walk default-TID record by record. */
 static int walk_tid(uint32_t tid, struct walk *wk)
 {
-	char path[512], *buf;
-	struct stat st;
-	uint64_t off = 0;
-	int fd;
+	char name[64], *buf;
+	uint64_t off = 0, size;
+	int ret;
 
 	memset(wk, 0, sizeof(*wk));
 	wk->whole = true;
-	snprintf(path, sizeof(path), "%s/default-%u", dir, tid);
-	fd = open(path, O_RDONLY);
-	if (fd < 0 || fstat(fd, &st) < 0)
-		return -errno;
-	buf = malloc((size_t)st.st_size + 1);
-	if (!buf || read(fd, buf, (size_t)st.st_size) != st.st_size)
-		bail_out("read %s", path);
-	close(fd);
-	while (off + sizeof(struct tracer_rb_packet) <= (uint64_t)st.st_size) {
+	snprintf(name, sizeof(name), "default-%u", tid);
+	ret = read_file(name, &buf, &size);
+	if (ret)
+		return ret;
+	while (off + sizeof(struct tracer_rb_packet) <= size) {
 		const struct tracer_rb_packet *h = (const void *)(buf + off);
 		uint64_t at = sizeof(*h), end = h->content_size / 8;
 
 		if (h->packet_size != h->content_size || h->magic !=
-		    TRACER_CTF_MAGIC || off + end > (uint64_t)st.st_size) {
+		    TRACER_CTF_MAGIC || off + end > size) {
 			wk->whole = false;
 			break;
 		}
@@ -372,7 +380,7 @@ static int walk_tid(uint32_t tid, struct walk *wk)
 		wk->packets++;
 		off += end;
 	}
-	wk->whole &= off == (uint64_t)st.st_size;
+	wk->whole &= off == size;
 	free(buf);
 	return 0;
 }
