@@ -23,7 +23,6 @@
 #define MAX_CONVS	64	/* conversions of a format looked at */
 #define MAX_WORD	40	/* bytes of a word kept in a name */
 #define NS_PER_S	1000000000ULL
-#define TYPE_LETTERS	"iudDps"
 
 #if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
 # define BYTE_ORDER_NAME	"be"
@@ -608,14 +607,7 @@ static void put_field(FILE *f, char type, const char *name)
 
 static bool valid_types(const char *t)
 {
-	size_t i;
-
-	if (!t || strlen(t) > TRACER_MAX_ARGS)
-		return false;
-	for (i = 0; t[i]; i++)
-		if (!strchr(TYPE_LETTERS, t[i]))
-			return false;
-	return true;
+	return t && tracer__types_valid(t);
 }
 
 int tracer__ctf_write_event(FILE *f, const struct tracer_ctf_event *e)

@@ -220,8 +220,12 @@ void tracer_register_callsites(struct tracer_callsite *begin,
 	pthread_mutex_lock(&lock);
 	for (cs = module_known(begin, end) ? end : begin; cs && cs < end;
 	     cs++) {
-		if (cs->abi != TRACER_CALLSITE_ABI ||
-		    cs->nargs > TRACER_MAX_ARGS || cs->id != 0)
+		/* A descriptor not made by the macros (no letter for an
+		 * argument, or not one of event_format.h's) is left out:
+		 * its values could not be stored. */
+		if (cs->abi != TRACER_CALLSITE_ABI || cs->id != 0 ||
+		    strnlen(cs->types, sizeof(cs->types)) != cs->nargs ||
+		    !tracer__types_valid(cs->types))
 			continue;
 		if (count == cap && grow())
 			break;

@@ -89,7 +89,9 @@ static uint32_t payload_size(const struct tracer_callsite *cs,
 	for (i = 0; i < cs->nargs; i++) {
 		int fixed = tracer__type_fixed_size(cs->types[i]);
 
-		size += fixed > 0 ? (uint32_t)fixed :
+		/* Registration took only known letters; 8 otherwise. */
+		size += fixed > 0 ? (uint32_t)fixed : fixed < 0 ?
+			TRACER__PAYLOAD_WORD :
 			(uint32_t)tracer__string_stored(args[i].s);
 	}
 	return size;

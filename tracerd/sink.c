@@ -14,8 +14,9 @@
  * others are copied one by one into tracerd's one scratch buffer. Each
  * packet is renumbered as its file counts (packet_seq_num,
  * events_discarded: doc/session-files.md), and a stream's packets are
- * written with one writev(2) per batch (TRACERD_BATCH_BYTES of scratch,
- * TRACERD_BATCH_IOV pieces).
+ * written with one writev(2) per batch (the scratch buffer's size, at
+ * least TRACERD_BATCH_BYTES, plus what was staged; TRACERD_BATCH_IOV
+ * pieces at most).
  *
  * Losses are told where they happened: a ring's losses before a packet
  * are told by that packet (or a marker packet without records before it,
@@ -344,9 +345,10 @@ static void batch_failed(struct tracerd_process *p, struct tracerd_stream *st)
  * Packets are gathered one stream at a time, and written with one
  * writev(2) per batch: large, block-friendly writes. They are in the
  * daemon's scratch buffer (TRACERD_BATCH_BYTES at least) or in the staged
- * copy (stage_ahead()), both reused by the next drain_channel(): the batch
- * is empty outside drain_channel() and flush_channel(), so one scratch
- * buffer serves every process.
+ * copy (stage_ahead()), both reused by whatever reads next (a drain, a
+ * flush, a snapshot, a salvage): the batch is empty outside
+ * drain_channel() and flush_channel(), so one scratch buffer serves every
+ * process.
  */
 static void flush_batch(struct tracerd_process *p)
 {

@@ -328,8 +328,9 @@ struct tracerd_pool {
 	uint64_t subbuf_count[TRACER_POOL_CHANNELS];
 };
 
-/* Pieces of a batch: packets read into scratch run together in one;
- * packets checked in the staged copy, one each unless full. */
+/* Pieces of a batch: packets read into scratch run together in one, and
+ * so do staged packets that fill their sub-buffers; a staged packet with
+ * a gap after it ends its piece. */
 #define TRACERD_BATCH_IOV	64
 
 /* The packets the drain gathers for one writev(2) (sink.c): in the
@@ -337,7 +338,8 @@ struct tracerd_pool {
  * stage_ahead() copied them. */
 struct tracerd_batch {
 	uint64_t len;			/* bytes of packets, in iov */
-	uint64_t used;			/* bytes of scratch they take */
+	uint64_t used;			/* scratch in use: the end of the
+					   last packet placed there */
 	struct iovec iov[TRACERD_BATCH_IOV];
 	int niov;
 	struct tracerd_stream *stream;	/* whose they are */
@@ -714,7 +716,7 @@ bool tracerd_drain_some(struct tracerd_process *p, struct tracerd_buffer *b,
 			int c);
 void *tracerd_batch_room(struct tracerd_process *p, uint64_t need);
 uint64_t tracerd_batch_free(const struct tracerd_process *p);
-/* The packet (info) at the end of the batch goes to b's channel c file. */
+/* The packet (info) at tracerd_batch_room() goes to b's channel c file. */
 void tracerd_emit_batch(struct tracerd_process *p, struct tracerd_buffer *b,
 			int c, const struct tracer_rb_packet_info *info);
 /* The same for a packet built elsewhere. */
