@@ -47,7 +47,7 @@ LTTNG_WRAPPER=/usr/lib/$(gcc -print-multiarch 2>/dev/null)/liblttng-ust-libc-wra
 
 T=
 DPID=
-LTTNG_UP=
+LTTNG_PIDS=	# the lttng-sessiond started here (not one already running)
 
 die() {
 	echo "bench_path.sh: $*" >&2
@@ -59,9 +59,12 @@ cleanup() {
 		kill -TERM "$DPID" 2>/dev/null &&
 			tail --pid="$DPID" -f /dev/null
 	fi
-	if [ -n "$LTTNG_UP" ]; then
-		lttng destroy --all >/dev/null 2>&1
-		pkill -TERM -f "lttng-sessiond.*$T" 2>/dev/null
+	lttng destroy --all >/dev/null 2>&1
+	if [ -n "$LTTNG_PIDS" ]; then
+		kill -TERM $LTTNG_PIDS 2>/dev/null
+		for p in $LTTNG_PIDS; do
+			tail --pid="$p" -f /dev/null
+		done
 	fi
 	[ -n "$T" ] && rm -rf "$T"
 }
@@ -155,9 +158,14 @@ lttng_rows() {
 		die "cannot build bench_lttng"
 	export LTTNG_HOME=$T/lttng-home
 	mkdir -p "$LTTNG_HOME"
-	lttng-sessiond --daemonize >/dev/null 2>&1 ||
-		die "lttng-sessiond did not start"
-	LTTNG_UP=1
+	# A root session daemon is the machine's (its run directory is
+	# /var/run/lttng whatever LTTNG_HOME says): one already running is
+	# used, one started here is stopped at the end.
+	if ! pgrep -x -u "$(id -u)" lttng-sessiond >/dev/null; then
+		lttng-sessiond --daemonize >/dev/null 2>&1 ||
+			die "lttng-sessiond did not start"
+		LTTNG_PIDS=$(pgrep -x -u "$(id -u)" lttng-sessiond | tr '\n' ' ')
+	fi
 	lttng_session rec bench_lttng:pair || die "lttng session failed"
 	run "$T/lrec1" "$T/bench_lttng" record 1 "$EVENTS" "$RUNS"
 	run "$T/lrec2" "$T/bench_lttng" record 2 "$EVENTS" "$RUNS"
