@@ -62,6 +62,8 @@
 # (default /tmp). Measures and prints; fails only when something does not
 # run (or a call site is not in the state a filter row says).
 
+. "$(dirname "$0")/bench_lib.sh"
+
 TRACERD=${TRACERD:-./tracerd/tracerd}
 TRACECTL=./tracectl/tracectl
 BENCH=./bench/bench_tracer
@@ -142,13 +144,6 @@ run() {
 # Print OUT's lines but the "@ key=value" ones.
 show() {
 	grep -v '^@ ' "$1"
-}
-
-# val KEY FILE: the last value of KEY on FILE's "@" lines.
-val() {
-	awk -v k="$1" '$1 == "@" { for (i = 2; i <= NF; i++) {
-		n = index($i, "="); if (substr($i, 1, n - 1) == k)
-		v = substr($i, n + 1) } } END { print v }' "$2"
 }
 
 # stats: "best median" of the numbers on stdin, one a line.
@@ -731,17 +726,11 @@ for s in "$@"; do
 done
 [ $# -gt 0 ] || set -- first record drain backlog churn filter
 
-# A bench_tracer built by hand (see bench.am) finds libtracer here.
-export LD_LIBRARY_PATH=$PWD/libtracer/.libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
-T=$(mktemp -d "${TMPDIR:-/tmp}/tracer-bench.XXXXXX") || exit 1
-export TRACER_SOCKET=$T/sock
+bench_tmp tracer-bench
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-echo "$(nproc) CPUs, $(sed -n 's/^model name\s*: //p' /proc/cpuinfo |
-	head -n 1), clock source $(cat \
-	/sys/devices/system/clocksource/clocksource0/current_clocksource \
-	2>/dev/null); load average $(cut -d ' ' -f 1-3 /proc/loadavg)"
+machine_line
 echo "tracerd writes to $T ($(df --output=fstype "$T" | tail -n 1))"
 echo
 start_daemon

@@ -38,6 +38,7 @@ TRACECTL=./tracectl/tracectl
 BENCH=./bench/bench_tracer
 WRAP=./bench/bench_wrap
 SRC=$(cd "$(dirname "$0")" && pwd)
+. "$SRC/bench_lib.sh"
 
 EVENTS=${EVENTS:-10000000}
 IDLE_EVENTS=${IDLE_EVENTS:-20000000}
@@ -67,13 +68,6 @@ cleanup() {
 		done
 	fi
 	[ -n "$T" ] && rm -rf "$T"
-}
-
-# val KEY FILE: the last value of KEY on FILE's "@ key=value" lines.
-val() {
-	awk -v k="$1" '$1 == "@" { for (i = 2; i <= NF; i++) {
-		n = index($i, "="); if (substr($i, 1, n - 1) == k)
-		v = substr($i, n + 1) } } END { print v }' "$2"
 }
 
 # run OUT CMD...: CMD's output in OUT, or die.
@@ -261,16 +255,11 @@ for f in "$TRACERD" "$TRACECTL" "$BENCH" "$WRAP"; do
 	[ -x "$f" ] || die "$f not found: run from the build directory," \
 			   "after make"
 done
-export LD_LIBRARY_PATH=$PWD/libtracer/.libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
-T=$(mktemp -d "${TMPDIR:-/tmp}/bench-path.XXXXXX") || exit 1
-export TRACER_SOCKET=$T/sock
+bench_tmp bench-path
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-echo "$(nproc) CPUs, $(sed -n 's/^model name\s*: //p' /proc/cpuinfo |
-	head -n 1), clock source $(cat \
-	/sys/devices/system/clocksource/clocksource0/current_clocksource \
-	2>/dev/null); load average $(cut -d ' ' -f 1-3 /proc/loadavg)"
+machine_line
 start_tracerd
 tracer_rows
 MISSING=$(lttng_missing)

@@ -290,7 +290,8 @@ uint32_t tracer__rb_ready(const struct tracer_rb_reader *r, uint32_t max,
 /*
  * The next tracer__rb_read() calls copy their sub-buffers from copy, the
  * bytes of span taken after tracer__rb_ready() returned it, instead of the
- * ring, while their positions fall in it. The copy must stay until
+ * ring, while their positions fall in it (tracer__rb_read_ref() checks
+ * them there). The copy must stay until
  * tracer__rb_unstage(). The checks stay the same: a flight ring's writer
  * that passed a sub-buffer before the copy was made is found as before
  * (-ESTALE), the records are parsed from the copy.

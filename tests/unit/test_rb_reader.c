@@ -267,6 +267,18 @@ static void test_attach_untouched(void)
 	free(region);
 }
 
+/* A victim whose first two sub-buffers (of three complete) are staged in
+ * stage (2048 bytes), copied as tracerd's pread() would. */
+static void victim_staged(struct victim *v, char *stage)
+{
+	struct tracer_rb_span span;
+
+	victim_open(v);
+	tracer__rb_ready(&v->r, 2, &span);
+	memcpy(stage, v->r.data, span.len);
+	tracer__rb_stage(&v->r, stage, &span);
+}
+
 /*
  * tracer__rb_ready() counts complete sub-buffers up to what is asked, and
  * reads take staged sub-buffers from the copy: a packet spoiled in the
@@ -282,16 +294,14 @@ static void test_stage_source(void)
 	uint64_t bad = 0x1234;
 	uint32_t n;
 
-	victim_open(&v);	/* three complete sub-buffers of four */
+	victim_staged(&v, stage);	/* three complete sub-buffers of four */
 	n = tracer__rb_ready(&v.r, 8, &span);
 	ok(n == 3 && span.pos == 0 && span.offset == 0 && span.len == 3072,
 	   "ready: the three complete sub-buffers (%u, %" PRIu64 " bytes)",
 	   n, span.len);
 	n = tracer__rb_ready(&v.r, 2, &span);
 	ok(n == 2 && span.len == 2048, "ready: no more than asked");
-	memcpy(stage, v.r.data, sizeof(stage));
 	memcpy(stage + 1024, &bad, sizeof(bad));	/* packet 1's magic */
-	tracer__rb_stage(&v.r, stage, &span);
 	ok(tracer__rb_read(&v.r, v.copy, sizeof(v.copy), &info) == 0 &&
 	   tracer__rb_read(&v.r, v.copy, sizeof(v.copy), &info) == -EBADMSG &&
 	   strstr(v.r.error, "magic"),
@@ -303,6 +313,18 @@ static void test_stage_source(void)
 	victim_close(&v);
 }
 
+/* tracer__rb_read_ref() of v's next packet; its records added up. */
+static int read_ref(struct victim *v, void **pk, uint64_t *records)
+{
+	struct tracer_rb_packet_info info;
+	int ret = tracer__rb_read_ref(&v->r, v->copy, sizeof(v->copy), &info,
+				      pk);
+
+	if (!ret)
+		*records += info.records;
+	return ret;
+}
+
 /*
  * tracer__rb_read_ref() checks staged packets where they are, with the
  * same accounting as a copy, and copies the others to dst.
@@ -310,32 +332,20 @@ static void test_stage_source(void)
 static void test_stage_in_place(void)
 {
 	struct victim v;
-	struct tracer_rb_span span;
-	struct tracer_rb_packet_info info;
 	static char stage[2048] __attribute__((aligned(64)));
 	uint64_t records = 0;
 	void *pk[3];
 	int ret[4];
 
-	victim_open(&v);
-	tracer__rb_ready(&v.r, 2, &span);
-	memcpy(stage, v.r.data, sizeof(stage));
-	tracer__rb_stage(&v.r, stage, &span);
+	victim_staged(&v, stage);
 	memset(v.copy, 0xa5, sizeof(v.copy));
-	ret[0] = tracer__rb_read_ref(&v.r, v.copy, sizeof(v.copy), &info,
-				     &pk[0]);
-	records += info.records;
-	ret[1] = tracer__rb_read_ref(&v.r, v.copy, sizeof(v.copy), &info,
-				     &pk[1]);
-	records += info.records;
+	ret[0] = read_ref(&v, &pk[0], &records);
+	ret[1] = read_ref(&v, &pk[1], &records);
 	ok(!ret[0] && !ret[1] && pk[0] == stage && pk[1] == stage + 1024 &&
 	   (unsigned char)v.copy[0] == 0xa5,
 	   "staged packets are checked in the copy, not copied to dst");
-	ret[2] = tracer__rb_read_ref(&v.r, v.copy, sizeof(v.copy), &info,
-				     &pk[2]);
-	records += info.records;
-	ret[3] = tracer__rb_read_ref(&v.r, v.copy, sizeof(v.copy), &info,
-				     &pk[0]);
+	ret[2] = read_ref(&v, &pk[2], &records);
+	ret[3] = read_ref(&v, &pk[0], &records);
 	ok(!ret[2] && pk[2] == v.copy && ret[3] == -EAGAIN,
 	   "the next one is copied to dst, then nothing");
 	is_u64(records, v.produced, "every record counted, staged or not");
