@@ -219,17 +219,10 @@ static int writev_all(int fd, struct iovec *iov, int n)
 
 int tracerd_write_all(int fd, const char *buf, size_t n)
 {
-	while (n > 0) {
-		ssize_t w = write(fd, buf, n);
+	struct iovec iov = { .iov_base = (void *)(uintptr_t)buf,
+			     .iov_len = n };
 
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w < 0)
-			return -errno;
-		buf += w;
-		n -= (size_t)w;
-	}
-	return 0;
+	return writev_all(fd, &iov, 1);
 }
 
 /* ------------------------------------------------------------------ */
