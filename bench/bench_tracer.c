@@ -15,7 +15,7 @@
  *       the floors of a record: a clock_gettime(CLOCK_MONOTONIC) read,
  *       and a clock read plus the stores of a 32-byte record into a
  *       private 4 MiB array (what any tracer must do); on x86, a raw TSC
- *       read for reference.
+ *       read, and the same floor with it (the floor of the TSC clock).
  *   record THREADS [EVENTS [RUNS]]
  *       THREADS threads (1 or 2) record EVENTS events per run, RUNS runs
  *       after a warm-up of 1M events; a thread's cost is its own wall time
@@ -383,7 +383,18 @@ struct floor_record {
 	int64_t arg[2];
 };
 
-static double run_floor(uint64_t n, struct floor_record *buf)
+/* The time of a floor record: CLOCK_MONOTONIC, or the raw TSC. */
+static inline uint64_t floor_clock(bool tsc)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	if (tsc)
+		return __builtin_ia32_rdtsc();
+#endif
+	(void)tsc;
+	return now_ns();
+}
+
+static double run_floor(uint64_t n, struct floor_record *buf, bool tsc)
 {
 	const uint64_t mask = FLOOR_BYTES / sizeof(*buf) - 1;
 	struct stopwatch sw;
@@ -394,7 +405,7 @@ static double run_floor(uint64_t n, struct floor_record *buf)
 	for (i = 0; i < n; i++) {
 		struct floor_record *r = &buf[pos];
 
-		r->timestamp = now_ns();
+		r->timestamp = floor_clock(tsc);
 		r->id = 1;
 		r->size = sizeof(*r);
 		r->arg[0] = (int)i;
@@ -425,14 +436,17 @@ static int cmd_floor(uint64_t events, unsigned int runs)
 	for (r = 0; r < runs; r++)
 		v[r] = run_clock(events);
 	print_best("timestamp read (clock_gettime)", "clock", v, runs);
-	run_floor(events / 10, buf);
+	run_floor(events / 10, buf, false);
 	for (r = 0; r < runs; r++)
-		v[r] = run_floor(events, buf);
+		v[r] = run_floor(events, buf, false);
 	print_best("timestamp + 32-byte store floor", "floor", v, runs);
 #if defined(__x86_64__) || defined(__i386__)
 	for (r = 0; r < runs; r++)
 		v[r] = run_rdtsc(events);
 	print_best("(reference: TSC read, rdtsc)", "rdtsc", v, runs);
+	for (r = 0; r < runs; r++)
+		v[r] = run_floor(events, buf, true);
+	print_best("rdtsc + 32-byte store floor", "floor_tsc", v, runs);
 #endif
 	free(buf);
 	return 0;

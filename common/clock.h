@@ -1,10 +1,45 @@
 /*
  * clock.h - the trace clock.
  *
- * Event timestamps are CLOCK_MONOTONIC nanoseconds, read through the vDSO
- * (no system call with the TSC clocksource). The CTF metadata describes this
- * clock (frequency 1 GHz) together with its offset to the epoch, sampled when
- * a trace starts.
+ * Event timestamps are CLOCK_MONOTONIC nanoseconds. A writer computes them
+ * one of two ways (doc/clock.md):
+ *
+ *   MONOTONIC  clock_gettime(CLOCK_MONOTONIC) through the vDSO.
+ *   TSC        from the CPU's time-stamp counter with the parameters
+ *              tracerd publishes, without the vDSO's work:
+ *
+ *                ns = ns_base + (tsc - tsc_base) * mult / 2^TRACER_CLOCK_SHIFT
+ *
+ * Either way the values are nanoseconds on CLOCK_MONOTONIC's time line, so
+ * the CTF clock class (1 GHz, offset CLOCK_REALTIME - CLOCK_MONOTONIC) and
+ * every reader stay as they are, processes on different clocks merge, and
+ * a writer may change from one to the other.
+ *
+ * Who writes what
+ * ---------------
+ * tracerd alone computes the parameters (clock.c: calibration against
+ * CLOCK_MONOTONIC, then once a second a new anchor). It publishes them on
+ * every control page (pool_layout.h, line 3, under the page's seq), and a
+ * new epoch tells the threads. A thread copies them into its own
+ * struct tracer_clock_cell when it acts on the epoch; the event path reads
+ * only that copy:
+ *
+ *   tracerd                          thread (any context, handlers too)
+ *   anchor k+1 at tsc_k:             cell.seq++ ; cell.clock = page's ;
+ *     ns_base = f_k(tsc_k)           cell.seq++        (sync, slow path)
+ *     mult    = rate - error / 1 s
+ *   page.clock = anchor k+1          event: s = cell.seq; read clock;
+ *   epoch++                                 cell.seq != s ? again
+ *
+ * Invariants. Each anchor starts where the previous one's line is at that
+ * instant (f_{k+1}(tsc_k) = f_k(tsc_k)), so a thread still on f_k and one
+ * on f_{k+1} differ by (t - tsc_k) * (slope difference): nanoseconds. The
+ * cell's seq changes only in the thread itself (a signal handler that
+ * syncs runs to completion inside the interrupted read), so a compiler
+ * barrier is the only ordering the read needs. Steps that are not
+ * continuous (tracerd restarted, a fall back to MONOTONIC) are absorbed
+ * by the writer, which never stamps a record earlier than its channel's
+ * previous one (rb_write.h).
  */
 #ifndef TRACER_CLOCK_H
 #define TRACER_CLOCK_H
@@ -12,7 +47,47 @@
 #include <stdint.h>
 #include <time.h>
 
+#include "compiler.h"
+
+/* A relaxed load the compiler makes each time it is written. */
+#define TRACER_CLOCK_READ_SEQ(cell) \
+	__atomic_load_n(&(cell)->seq, __ATOMIC_RELAXED)
+
 #define TRACER_CLOCK_FREQ	1000000000ULL
+
+enum tracer_clock_kind {
+	TRACER_CLOCK_MONOTONIC = 0,
+	TRACER_CLOCK_TSC = 1,
+};
+
+/*
+ * How far a writer's stamps may run ahead of the reader's clock: its copy
+ * may be an anchor behind (clock_make.h: at most 500 ppm of a period).
+ */
+#define TRACER_CLOCK_SLACK_NS	10000000ULL
+
+/* Fixed-point scale of mult: ns per tick, times 2^40. */
+#define TRACER_CLOCK_SHIFT	40
+
+/*
+ * The parameters, as published (shared memory: fields only added at the
+ * end, no pointers). kind MONOTONIC ignores the others.
+ */
+struct tracer_clock {
+	uint32_t kind;			/* enum tracer_clock_kind */
+	uint32_t reserved;
+	uint64_t tsc_base;		/* anchor: TSC ... */
+	uint64_t ns_base;		/* ... and its time, ns */
+	uint64_t mult;			/* ns per tick << TRACER_CLOCK_SHIFT */
+	uint64_t tsc_hz;		/* measured TSC frequency (reports) */
+};
+
+/* A thread's copy, read by the event path (see the model above). */
+struct tracer_clock_cell {
+	uint32_t seq;			/* changed only by the thread */
+	uint32_t reserved;
+	struct tracer_clock clock;
+};
 
 static inline uint64_t tracer__clock_now(void)
 {
@@ -21,5 +96,95 @@ static inline uint64_t tracer__clock_now(void)
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 }
+
+#if defined(__x86_64__)
+#define TRACER_CLOCK_HAVE_TSC	1
+
+static inline uint64_t tracer__rdtsc(void)
+{
+	uint32_t lo, hi;
+
+	__asm__ __volatile__("rdtsc" : "=a"(lo), "=d"(hi));
+	return (uint64_t)hi << 32 | lo;
+}
+
+/* f(tsc) of clock c; tsc may be before the anchor (another CPU's read). */
+static inline uint64_t tracer__clock_from_tsc(const struct tracer_clock *c,
+					      uint64_t tsc)
+{
+	uint64_t d = tsc - c->tsc_base;
+
+	if (tracer_likely((int64_t)d >= 0))
+		return c->ns_base + (uint64_t)(((unsigned __int128)d *
+						 c->mult) >> TRACER_CLOCK_SHIFT);
+	d = -d;
+	return c->ns_base - (uint64_t)(((unsigned __int128)d * c->mult) >>
+				       TRACER_CLOCK_SHIFT);
+}
+
+/* The time by clock c: its TSC line, or CLOCK_MONOTONIC. */
+static inline uint64_t tracer__clock_read(const struct tracer_clock *c)
+{
+	if (tracer_likely(c->kind == TRACER_CLOCK_TSC))
+		return tracer__clock_from_tsc(c, tracer__rdtsc());
+	return tracer__clock_now();
+}
+#else
+#define TRACER_CLOCK_HAVE_TSC	0
+
+static inline uint64_t tracer__rdtsc(void)
+{
+	return 0;
+}
+
+static inline uint64_t tracer__clock_from_tsc(const struct tracer_clock *c,
+					      uint64_t tsc)
+{
+	(void)c;
+	(void)tsc;
+	return tracer__clock_now();
+}
+
+static inline uint64_t tracer__clock_read(const struct tracer_clock *c)
+{
+	(void)c;
+	return tracer__clock_now();
+}
+#endif
+
+/*
+ * The time by a thread's cell: a consistent copy even when a signal
+ * handler of the same thread replaces it in the middle of the read.
+ */
+static inline uint64_t tracer__clock_cell_read(
+	const struct tracer_clock_cell *cell)
+{
+	for (;;) {
+		uint32_t s = TRACER_CLOCK_READ_SEQ(cell);
+		uint64_t ns = tracer__clock_read(&cell->clock);
+
+		/* The clock's loads before the second look at seq. */
+		__asm__ __volatile__("" ::: "memory");
+		if (tracer_likely(TRACER_CLOCK_READ_SEQ(cell) == s))
+			return ns;
+	}
+}
+
+/*
+ * Replace a thread's copy with *c (the slow path, or a handler of the
+ * thread): seq brackets the stores so that an interrupted read retries.
+ */
+static inline void tracer__clock_cell_set(struct tracer_clock_cell *cell,
+					  const struct tracer_clock *c)
+{
+	cell->seq++;
+	__asm__ __volatile__("" ::: "memory");
+	cell->clock = *c;
+	__asm__ __volatile__("" ::: "memory");
+	cell->seq++;
+}
+
+/* The monotonic cell, for writers without a tracerd (tests, tools). */
+extern const struct tracer_clock_cell tracer__clock_monotonic;
 
 #endif /* TRACER_CLOCK_H */

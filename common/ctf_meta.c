@@ -510,6 +510,9 @@ static void put_env(FILE *f, const struct tracer_ctf_trace *t)
 	put_env_int(f, "start_time", t->start_time_ns > INT64_MAX ? -1 :
 		    (int64_t)t->start_time_ns);
 	put_env_int(f, "clock_offset", clock_offset(t));
+	put_env_string(f, "tracer_clock", t->tsc_hz ? "tsc" : "monotonic");
+	if (t->tsc_hz)
+		put_env_int(f, "tracer_tsc_frequency", (int64_t)t->tsc_hz);
 	fputs("};\n\n", f);
 }
 
@@ -520,9 +523,16 @@ static void put_clock(FILE *f, const struct tracer_ctf_trace *t)
 	fputs("clock {\n\tname = \"monotonic\";\n", f);
 	if (t->clock_uuid)
 		fprintf(f, "\tuuid = \"%s\";\n", t->clock_uuid);
-	fprintf(f, "\tdescription = \"CLOCK_MONOTONIC; offset: CLOCK_REALTIME"
-		" - CLOCK_MONOTONIC when the process registered\";\n"
-		"\tfreq = %llu;\n"
+	if (t->tsc_hz)
+		fprintf(f, "\tdescription = \"CLOCK_MONOTONIC nanoseconds, "
+			"from the TSC (%" PRIu64 " Hz) kept on CLOCK_MONOTONIC "
+			"by tracerd; offset: CLOCK_REALTIME - CLOCK_MONOTONIC "
+			"when the process registered\";\n", t->tsc_hz);
+	else
+		fputs("\tdescription = \"CLOCK_MONOTONIC (clock_gettime); "
+		      "offset: CLOCK_REALTIME - CLOCK_MONOTONIC when the "
+		      "process registered\";\n", f);
+	fprintf(f, "\tfreq = %llu;\n"
 		"\tprecision = 1;\n"
 		"\toffset_s = %" PRIu64 ";\n"
 		"\toffset = %" PRIu64 ";\n"

@@ -40,6 +40,8 @@ struct tracer_ctf_trace {
 	int64_t vpid, ppid;
 	uint64_t start_time_ns;		/* CLOCK_REALTIME at registration */
 	uint64_t clock_offset_ns;	/* CLOCK_REALTIME - CLOCK_MONOTONIC */
+	uint64_t tsc_hz;		/* stamps from the TSC at this rate,
+					   0: from clock_gettime() */
 };
 
 /* One call site: an event class (tracer__ctf_write_event()). */

@@ -105,7 +105,10 @@
 #define TRACER_POOL_LAYOUT_H
 
 #include <errno.h>
+#include <stddef.h>
 #include <stdint.h>
+
+#include "clock.h"
 
 #define TRACER_CONTROL_MAGIC	0x54524331u	/* "TRC1" */
 #define TRACER_POOL_MAGIC	0x54525031u	/* "TRP1" */
@@ -161,6 +164,13 @@ struct tracer_control {
 	uint64_t start_subbuf_size[2] __attribute__((aligned(64)));
 	uint32_t start_subbuf_count[2];
 	uint32_t start_flags;		/* TRACER_START_* */
+
+	/*
+	 * line 3: the trace clock (clock.h), under seq. A new epoch tells
+	 * the threads of a new anchor; on the state page it changes under
+	 * seq alone. Only meaningful when `size` covers it.
+	 */
+	struct tracer_clock clock __attribute__((aligned(64)));
 } __attribute__((aligned(64)));
 
 /* start_flags of the state page. */
@@ -178,6 +188,7 @@ struct tracer_control_state {
 	uint64_t session;
 	uint64_t switch_seq;
 	uint32_t mode;
+	struct tracer_clock clock;	/* MONOTONIC on an older page */
 };
 
 /* What a starting process copies from the state page (line 2 too). */
@@ -216,6 +227,24 @@ static inline int tracer__control_copy(const struct tracer_control *ctl,
 	return -EAGAIN;
 }
 
+/* The clock line, field by field (the page changes under us). */
+static inline void tracer__control_copy_clock(const struct tracer_control *ctl,
+					      struct tracer_clock *c)
+{
+	c->kind = TRACER_CLOCK_MONOTONIC;
+	if (__atomic_load_n(&ctl->size, __ATOMIC_RELAXED) <
+	    sizeof(struct tracer_control))
+		return;
+	c->kind = __atomic_load_n(&ctl->clock.kind, __ATOMIC_RELAXED);
+	c->tsc_base = __atomic_load_n(&ctl->clock.tsc_base, __ATOMIC_RELAXED);
+	c->ns_base = __atomic_load_n(&ctl->clock.ns_base, __ATOMIC_RELAXED);
+	c->mult = __atomic_load_n(&ctl->clock.mult, __ATOMIC_RELAXED);
+	c->tsc_hz = __atomic_load_n(&ctl->clock.tsc_hz, __ATOMIC_RELAXED);
+	if (c->kind != TRACER_CLOCK_TSC || !TRACER_CLOCK_HAVE_TSC ||
+	    c->mult == 0)
+		c->kind = TRACER_CLOCK_MONOTONIC;
+}
+
 static inline void tracer__control_copy_state(const struct tracer_control *ctl,
 					      void *dst)
 {
@@ -225,6 +254,7 @@ static inline void tracer__control_copy_state(const struct tracer_control *ctl,
 	st->session = __atomic_load_n(&ctl->session, __ATOMIC_RELAXED);
 	st->switch_seq = __atomic_load_n(&ctl->switch_seq, __ATOMIC_RELAXED);
 	st->mode = __atomic_load_n(&ctl->mode, __ATOMIC_RELAXED);
+	tracer__control_copy_clock(ctl, &st->clock);
 }
 
 /*
@@ -264,7 +294,7 @@ static inline int tracer__control_read_start(const struct tracer_control *ctl,
 					     struct tracer_control_start *st,
 					     int tries)
 {
-	if (ctl->size < sizeof(struct tracer_control))
+	if (ctl->size < offsetof(struct tracer_control, clock))
 		return -ENOENT;
 	return tracer__control_copy(ctl, tracer__control_copy_start, st,
 				    tries);
@@ -322,7 +352,7 @@ static inline uint64_t tracer__pool_channel_size(
 	return end - channel_offset[c];
 }
 
-_Static_assert(sizeof(struct tracer_control) == 192, "control layout");
+_Static_assert(sizeof(struct tracer_control) == 256, "control layout");
 _Static_assert(sizeof(struct tracer_control) <= TRACER_CONTROL_SIZE,
 	       "control page");
 _Static_assert(sizeof(struct tracer_pool_header) == 192, "pool header");

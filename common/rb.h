@@ -18,6 +18,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "clock.h"
 #include "compiler.h"
 #include "rb_layout.h"
 
@@ -68,6 +69,12 @@ struct tracer_rb_writer {
 	 */
 	void (*on_close)(struct tracer_rb_writer *w);
 	void *owner;			/* for on_close */
+	/*
+	 * The clock the writer stamps records with (clock.h): its thread's
+	 * copy; tracer__clock_monotonic after attach.
+	 */
+	const struct tracer_clock_cell *clock;
+	uint64_t last_ts;		/* no record is stamped earlier */
 };
 
 /* Reservation context, on the writer's stack between reserve and commit. */

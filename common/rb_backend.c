@@ -202,5 +202,7 @@ int tracer__rb_writer_attach(struct tracer_rb_writer *w, void *region,
 	w->stream_instance_id = copy.stream_instance_id;
 	w->on_close = NULL;
 	w->owner = NULL;
+	w->clock = &tracer__clock_monotonic;
+	w->last_ts = 0;
 	return 0;
 }

@@ -324,8 +324,10 @@ int tracer__rb_salvage(struct tracer_rb_reader *r, void *dst,
 		       struct tracer_rb_salvage *s)
 {
 	uint64_t S = r->geo.subbuf_size, rc = r->read_count, wc, rel;
-	struct walk w = { .base = dst, .now = now, .check = check,
-			  .arg = arg };
+	/* Writers on the TSC clock run on a copy of tracerd's that may be
+	 * a period old: their stamps may be a little ahead of `now`. */
+	struct walk w = { .base = dst, .now = now + TRACER_CLOCK_SLACK_NS,
+			  .check = check, .arg = arg };
 	int ret;
 
 	memset(s, 0, sizeof(*s));

@@ -140,12 +140,20 @@ static int reserve_slow(struct tracer_rb_writer *w, struct tracer_rb_ctx *ctx,
 		 * for it), still before the CAS: a handler that reserves in
 		 * between makes the CAS fail and the time is read again.
 		 */
-		ts = at ? *at : tracer__clock_now();
+		ts = at ? *at : tracer__rb_stamp(w);
 		new = begin + len;
 		if (tracer__local_cas64(&hdr->write_count, &old, new))
 			break;
 	}
 	tracer__wmb_local();	/* flight mode: CAS before the slot stores */
+	/* A record made earlier: what follows is stamped no earlier. */
+	if (at) {
+		uint64_t last = TRACER_READ_ONCE(w->last_ts);
+
+		while (ts > last &&
+		       !tracer__local_cas64(&w->last_ts, &last, ts))
+			;
+	}
 	if (opening && (old & w->smask)) {
 		close_subbuf(w, old, ts);
 		if (w->on_close)
@@ -203,7 +211,7 @@ int tracer__rb_flush(struct tracer_rb_writer *w)
 	do {
 		if ((old & w->smask) == 0)
 			return 0;	/* nothing open */
-		ts = tracer__clock_now();
+		ts = tracer__rb_stamp(w);
 	} while (!tracer__local_cas64(&hdr->write_count, &old,
 				      (old | w->smask) + 1));
 	close_subbuf(w, old, ts);

@@ -21,7 +21,20 @@
  *
  * The timestamp is read inside the CAS loop: if a handler reserved in
  * between, the CAS fails and the timestamp is read again, so physically
- * consecutive records never go back in time.
+ * consecutive records never go back in time. The clock is the thread's
+ * copy of tracerd's (clock.h); should it step back (tracerd restarted
+ * with a new calibration, or the TSC given up for CLOCK_MONOTONIC),
+ * w->last_ts holds the stamps at the channel's last one until the clock
+ * passes it again:
+ *
+ *   do { ts = max(clock, last); } while (!CAS(last_ts, last, ts))
+ *                                          both before the reservation
+ *
+ * last_ts only grows, and every stamp is the value last_ts had or took
+ * when the stamp was made. A handler that interrupts after our stamp
+ * reads a last_ts at least as late; one that stamps between our load of
+ * last_ts and our CAS on it makes that CAS fail; one that reserves
+ * before us makes the reservation's CAS fail, and we stamp again.
  *
  * The fast path handles records that fit in the open sub-buffer. Opening a
  * sub-buffer (the first record after a boundary, or one that does not fit)
@@ -68,6 +81,26 @@ static inline void tracer__rb_event_init(const struct tracer_rb_writer *w,
 }
 
 /*
+ * The time for a record of w, read inside the reservation loop: its
+ * clock, never earlier than the channel's previous stamp (see the top).
+ * last_ts moves by a local CAS, so that it only grows: a handler that
+ * stamped between our load and our store makes the CAS fail, and the
+ * time is taken again from its stamp on.
+ */
+static inline uint64_t tracer__rb_stamp(struct tracer_rb_writer *w)
+{
+	uint64_t last = TRACER_READ_ONCE(w->last_ts), ts;
+
+	do {
+		ts = tracer__clock_cell_read(w->clock);
+		if (tracer_unlikely(ts < last))
+			ts = last;
+	} while (tracer_unlikely(!tracer__local_cas64(&w->last_ts, &last,
+						      ts)));
+	return ts;
+}
+
+/*
  * Reserve a record of event `id` with payload_size bytes of payload.
  * On success ctx->payload points to the payload area and the record must
  * be committed with tracer__rb_commit(), by the same context, soon.
@@ -91,7 +124,7 @@ static inline int tracer__rb_reserve(struct tracer_rb_writer *w,
 	do {
 		uint64_t off = old & w->smask;
 
-		ts = tracer__clock_now();
+		ts = tracer__rb_stamp(w);
 		if (tracer_unlikely(off == 0 || off + len > w->smask + 1))
 			return tracer__rb_reserve_slow(w, ctx, id, len);
 		new = old + len;

@@ -513,6 +513,7 @@ static int send_register(uint32_t adopt, uint64_t epoch, uint64_t token,
 	r.lazy_listener = !locked && can_doze();
 	r.fresh_pool = how == REG_EARLY;
 	r.pidfd = early && early->pidfd;
+	r.clock_monotonic = tracer__clock_forced_monotonic();
 	m.body_case = TRACER__MESSAGE__BODY_REGISTER;
 	m.register_ = &r;
 	if (how == REG_EARLY)

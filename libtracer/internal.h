@@ -115,6 +115,7 @@ struct tracer__thread {
 	uint64_t session;		/* session the writers are ready for */
 	uint64_t switch_seq;		/* last switch request acted on */
 	struct tracer_rb_writer ch[TRACER_POOL_CHANNELS];
+	struct tracer_clock_cell clock;	/* the writers' clock (clock.h) */
 	struct tracer__buffer buf;
 	uint64_t lost_no_buffer;	/* events dropped without a buffer */
 	uint64_t lost_base[TRACER_POOL_CHANNELS];	/* channel `lost` when
@@ -152,6 +153,9 @@ enum {
 #define TRACER__CS_GEN(en)	((en) >> TRACER__CS_GEN_SHIFT)
 #define TRACER__CS_WORD(gen, fixed) \
 	((uint32_t)(gen) << TRACER__CS_GEN_SHIFT | (fixed) | TRACER__CS_ON)
+
+/* TRACER_CLOCK=monotonic in the environment (tracer.c). */
+bool tracer__clock_forced_monotonic(void) TRACER_HIDDEN;
 
 /* The control page: tracerd's, or a static one saying "not recording". */
 extern const struct tracer_control *tracer__control TRACER_HIDDEN;

@@ -153,6 +153,35 @@ static void write_fixed(struct tracer_rb_writer *w,
 	tracer__rb_commit(w, &ctx);
 }
 
+/* TRACER_CLOCK=monotonic: this process ignores tracerd's TSC clock. */
+static bool clock_forced_monotonic;
+
+bool tracer__clock_forced_monotonic(void)
+{
+	return clock_forced_monotonic;
+}
+
+/* t's writers stamp with t's copy of the clock. */
+static void writers_clock(struct tracer__thread *t)
+{
+	int c;
+
+	for (c = 0; c < TRACER_POOL_CHANNELS; c++)
+		t->ch[c].clock = &t->clock;
+}
+
+/* Copy the control page's clock (st) into t's cell. */
+static void take_clock(struct tracer__thread *t,
+		       const struct tracer_control_state *st)
+{
+	struct tracer_clock c = st->clock;
+
+	if (clock_forced_monotonic)
+		c.kind = TRACER_CLOCK_MONOTONIC;
+	tracer__clock_cell_set(&t->clock, &c);
+	writers_clock(t);
+}
+
 static bool take_buffer(struct tracer__thread *t, bool need_room)
 {
 	if (t->pool_epoch == (tracer__pool_epoch() | 1))
@@ -170,6 +199,7 @@ static bool take_buffer(struct tracer__thread *t, bool need_room)
 		return false;
 	}
 	pthread_setspecific(exit_key, t);
+	writers_clock(t);
 	t->state = TRACER__THREAD_READY;
 	return true;
 }
@@ -295,6 +325,7 @@ static bool enter_stash(struct tracer__thread *t,
 {
 	if (t->state == TRACER__THREAD_NEW) {
 		if (tracer__stash_open(t, st->session) == 0) {
+			writers_clock(t);
 			t->state = TRACER__THREAD_STASHING;
 			if (__atomic_load_n(&key_made, __ATOMIC_ACQUIRE))
 				pthread_setspecific(exit_key, t);
@@ -344,6 +375,7 @@ static bool apply_state(struct tracer__thread *t,
 	bool fresh = st->session != t->session;
 	uint8_t was = t->state;
 
+	take_clock(t, st);
 	if (t->state == TRACER__THREAD_STASHING && fresh) {
 		tracer__stash_drop(t);	/* another session's events */
 		t->state = TRACER__THREAD_NEW;
@@ -757,7 +789,10 @@ static void fork_parent(void)
 static void __attribute__((constructor(102)))
 tracer_init(int argc, char **argv, char **envp)
 {
+	const char *clock = getenv("TRACER_CLOCK");
+
 	(void)envp;
+	clock_forced_monotonic = clock && strcmp(clock, "monotonic") == 0;
 	tracer__wrap_mem_init();
 	tracer__wrap_syscall_init();
 	tracer__signal_init();

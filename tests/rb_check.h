@@ -40,7 +40,8 @@ struct chk_state {
 	uint64_t seen[CHK_STREAMS];
 	uint64_t bad;			/* corrupt or out-of-order records */
 	uint64_t packets;
-	uint64_t last_ts;
+	uint64_t last_ts;		/* with check_time: the last stamp */
+	int check_time;			/* stamps must never go back */
 	uint64_t overwritten;		/* records_overwritten, summed */
 	char first_error[200];
 };
@@ -142,6 +143,9 @@ static inline void chk_one(struct chk_state *st,
 	}
 	if (p->seq < st->next_seq[p->stream])
 		chk_fail(st, "sequence went back", p->stream, p->seq);
+	if (st->check_time && rec->timestamp < st->last_ts)
+		chk_fail(st, "time went back", rec->timestamp, st->last_ts);
+	st->last_ts = rec->timestamp;
 	st->next_seq[p->stream] = p->seq + 1;
 	st->seen[p->stream]++;
 }

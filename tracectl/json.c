@@ -149,6 +149,12 @@ void tracer__json_u64(struct tracer__json *j, const char *key, uint64_t v)
 	fprintf(j->f, "%" PRIu64, v);
 }
 
+void tracer__json_i64(struct tracer__json *j, const char *key, int64_t v)
+{
+	item(j, key);
+	fprintf(j->f, "%" PRId64, v);
+}
+
 void tracer__json_bool(struct tracer__json *j, const char *key, bool v)
 {
 	item(j, key);

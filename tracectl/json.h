@@ -28,6 +28,7 @@ void tracer__json_close(struct tracer__json *j, char close);
 void tracer__json_str(struct tracer__json *j, const char *key,
 		      const char *v);
 void tracer__json_u64(struct tracer__json *j, const char *key, uint64_t v);
+void tracer__json_i64(struct tracer__json *j, const char *key, int64_t v);
 void tracer__json_bool(struct tracer__json *j, const char *key, bool v);
 
 /* Write s as a JSON string, quotes included. */

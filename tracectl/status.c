@@ -65,6 +65,14 @@ static void print_daemon(const Tracer__Status *st)
 		       bytes(now, sizeof(now), st->pools_bytes));
 	printf("; default channel %" PRIu32 " x %s\n", st->subbuf_count,
 	       bytes(sub, sizeof(sub), st->subbuf_size));
+	if (st->clock[0]) {	/* "": an older tracerd */
+		printf("clock   %s", st->clock);
+		if (st->tsc_hz)
+			printf(" (%" PRIu64 " Hz, %" PRId64 " ns off "
+			       "CLOCK_MONOTONIC at the last anchor)", st->tsc_hz,
+			       st->clock_error_ns);
+		printf(": %s\n", or_dash(st->clock_why));
+	}
 	if (st->refused)
 		printf("refused %" PRIu64 " registration(s); last: %s\n",
 		       st->refused, or_dash(st->last_refusal));
@@ -213,6 +221,10 @@ static void json_status(const Tracer__Status *st, const struct waiting *w)
 	tracer__json_u64(&j, "subbuf_count", st->subbuf_count);
 	tracer__json_u64(&j, "refused", st->refused);
 	tracer__json_str(&j, "last_refusal", st->last_refusal);
+	tracer__json_str(&j, "clock", st->clock);
+	tracer__json_str(&j, "clock_why", st->clock_why);
+	tracer__json_u64(&j, "tsc_hz", st->tsc_hz);
+	tracer__json_i64(&j, "clock_error_ns", st->clock_error_ns);
 	tracer__json_open(&j, "processes", '[');
 	for (i = 0; i < st->n_processes; i++)
 		json_process(&j, st->processes[i]);

@@ -89,6 +89,47 @@ static void publish_page(struct tracer_control *c, uint64_t session,
 	write_end(c, seq);
 }
 
+/* The clock line of c, field by field (readers copy it the same way). */
+static void put_clock(struct tracer_control *c, const struct tracer_clock *k)
+{
+	__atomic_store_n(&c->clock.tsc_base, k->tsc_base, __ATOMIC_RELAXED);
+	__atomic_store_n(&c->clock.ns_base, k->ns_base, __ATOMIC_RELAXED);
+	__atomic_store_n(&c->clock.mult, k->mult, __ATOMIC_RELAXED);
+	__atomic_store_n(&c->clock.tsc_hz, k->tsc_hz, __ATOMIC_RELAXED);
+	__atomic_store_n(&c->clock.kind, k->kind, __ATOMIC_RELAXED);
+}
+
+void tracerd_control_clock_page(const struct tracerd *d,
+				struct tracer_control *c)
+{
+	uint32_t seq = write_begin(c);
+
+	put_clock(c, &d->clock.c);
+	write_end(c, seq);
+}
+
+void tracerd_control_clock(struct tracerd *d)
+{
+	struct tracerd_process *p;
+
+	cds_list_for_each_entry(p, &d->processes, node) {
+		struct tracer_control *c = p->control;
+		uint32_t seq;
+
+		if (!c)
+			continue;
+		seq = write_begin(c);
+		put_clock(c, &d->clock.c);
+		/* A new epoch where threads record: they copy it. */
+		if (c->epoch != 0)
+			__atomic_store_n(&c->epoch, ++d->epoch,
+					 __ATOMIC_RELAXED);
+		write_end(c, seq);
+	}
+	if (d->state)
+		tracerd_control_clock_page(d, d->state);
+}
+
 int tracerd_state_open(struct tracerd *d)
 {
 	char path[TRACER_PATH_MAX + 8];

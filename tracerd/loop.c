@@ -49,6 +49,7 @@ int tracerd_open(struct tracerd *d, uv_loop_t *loop, bool signals)
 	if (tracerd_listen(d))
 		return -1;
 	tracerd_state_open(d);
+	tracerd_clock_init(d);
 	uv_timer_init(d->loop, &d->scan_timer);
 	d->scan_timer.data = d;
 	uv_timer_start(&d->scan_timer, on_scan, d->cfg.scan_ms,

@@ -74,7 +74,7 @@ static void usage(FILE *f)
 	      "               [--subbuf-size SIZE] [--subbuf-count N]\n"
 	      "               [--scan-ms MS] [--log FILE] [--ready-fd FD]\n"
 	      "               [--world-readable] [--no-start-pools]\n"
-	      "               [--nice N]\n", f);
+	      "               [--clock auto|tsc|monotonic] [--nice N]\n", f);
 }
 
 /* "64K", "4M", "1G" or plain bytes. Returns 0 or -EINVAL. */
@@ -111,6 +111,20 @@ static int bad_option(const char *opt, const char *val, const char *why)
 	fprintf(stderr, "tracerd: invalid %s '%s': %s\n", opt, val, why);
 	usage(stderr);
 	return 2;
+}
+
+/* auto, tsc or monotonic into *clock. Returns 0 or 2 (a bad value). */
+static int parse_clock(const char *opt, const char *arg, int *clock)
+{
+	static const char *const names[] = { "auto", "tsc", "monotonic" };
+	int i;
+
+	for (i = 0; i < 3; i++)
+		if (strcmp(arg, names[i]) == 0) {
+			*clock = i;	/* TRACERD_CLOCK_*, in this order */
+			return 0;
+		}
+	return bad_option(opt, arg, "not auto, tsc nor monotonic");
 }
 
 /* A number (sizes may take a K, M or G suffix) within [min, max]. */
@@ -182,13 +196,18 @@ static int parse_args(int argc, char **argv, struct tracerd_config *cfg,
 		{ "world-readable", no_argument, NULL, 'w' },
 		{ "no-start-pools", no_argument, NULL, 'P' },
 		{ "nice", required_argument, NULL, 'n' },
+		{ "clock", required_argument, NULL, 'K' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
+	const char *clock = getenv("TRACER_CLOCK");
 	uint64_t v;
 	int ch, ret = 0;
 
+	/* The environment's clock, unless --clock says otherwise. */
+	if (clock && *clock)
+		ret = parse_clock("TRACER_CLOCK", clock, &cfg->clock);
 	opterr = 0;
 	while (!ret && (ch = getopt_long(argc, argv, ":h", longopts,
 					 NULL)) != -1) {
@@ -210,6 +229,9 @@ static int parse_args(int argc, char **argv, struct tracerd_config *cfg,
 			break;
 		case 'n':
 			ret = parse_nice(optarg, &o->nice);
+			break;
+		case 'K':
+			ret = parse_clock("--clock", optarg, &cfg->clock);
 			break;
 		case 'd':
 			o->daemonize = true;

@@ -137,6 +137,8 @@ static int put_preamble(FILE *f, const struct tracerd_process *p)
 		.vpid = p->pid, .ppid = p->ppid,
 		.start_time_ns = p->start_time_ns,
 		.clock_offset_ns = p->clock_offset_ns,
+		.tsc_hz = p->d->clock.c.kind == TRACER_CLOCK_TSC &&
+			  !p->clock_monotonic ? p->d->clock.c.tsc_hz : 0,
 	};
 
 	new_uuid(uuid);

@@ -133,6 +133,7 @@ static int make_control(struct tracerd_process *p)
 	p->control->version = TRACER_POOL_VERSION;
 	p->control->size = sizeof(struct tracer_control);
 	p->control->tracerd_pid = (uint32_t)getpid();
+	tracerd_control_clock_page(p->d, p->control);
 	__atomic_store_n(&p->control->magic, TRACER_CONTROL_MAGIC,
 			 __ATOMIC_RELEASE);
 #ifdef F_SEAL_FUTURE_WRITE
@@ -159,6 +160,7 @@ static int copy_identity(struct tracerd_process *p, const Tracer__Register *r)
 	}
 	p->start_time_ns = r->start_time_ns;
 	p->clock_offset_ns = r->start_time_ns - r->monotonic_ns;
+	p->clock_monotonic = r->clock_monotonic;
 	p->signal = r->signal;
 	return 0;
 }

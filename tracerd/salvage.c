@@ -325,7 +325,7 @@ static uint64_t after_owner(const struct tracerd_process *p,
 	for (c = 0; c < TRACER_POOL_CHANNELS; c++)
 		if (b->st[c].instance == inst && b->st[c].last_end > ts)
 			ts = b->st[c].last_end;
-	return ts ? ts : tracer__clock_now();
+	return ts ? ts : tracerd_now(p->d);
 }
 
 /* Say in the trace what could not be kept of b's channel c. */
@@ -372,7 +372,7 @@ static void buffer_done(struct tracerd_process *p, struct tracerd_buffer *b,
 	j->buf++;
 	j->chan = 0;
 	j->guard = 0;
-	j->now = tracer__clock_now();
+	j->now = tracerd_now(p->d);
 }
 
 /*
@@ -417,7 +417,7 @@ static bool salvage_steps(struct tracerd_process *p, uint32_t steps)
 static uint32_t salvage_buffer(struct tracerd_process *p,
 			       struct tracerd_buffer *b)
 {
-	struct tracerd_end_job j = { .now = tracer__clock_now() };
+	struct tracerd_end_job j = { .now = tracerd_now(p->d) };
 	uint32_t steps = UINT32_MAX;
 
 	while (!channel_steps(p, b, &j, &steps))
@@ -538,7 +538,7 @@ static void end_in_main(struct tracerd_process *p, struct tracerd_buffer *b,
 static void tell_end(struct tracerd_process *p, enum tracerd_end how)
 {
 	struct tracerd_buffer *b = main_vital(p);
-	uint64_t now = tracer__clock_now();
+	uint64_t now = tracerd_now(p->d);
 	struct synth s;
 	union sarg v[4];
 	char sig[24], why[160];
@@ -604,7 +604,7 @@ static void begin_end(struct tracerd_process *p, enum tracerd_end how)
 	tracerd_end_forget(p);	/* a reclaim under way: the end reads all */
 	p->ending = true;
 	p->end.how = how;
-	p->end.now = tracer__clock_now();
+	p->end.now = tracerd_now(p->d);
 	/* Call sites it sent before dying describe records we are to read. */
 	if (p->client)
 		tracerd_client_read_all(p->client);
@@ -874,14 +874,14 @@ static void give_back(struct tracerd_process *p, struct tracerd_buffer *b,
 	union sarg v[2];
 	struct synth s;
 	uint32_t tid = b->desc->owner_tid;
+	uint64_t now = after_owner(p, b, tracerd_now(p->d));
 
 	memcpy(name, b->desc->thread_name, 16);
 	name[16] = '\0';
-	synth_begin(&s, TRACER_CHANNEL_VITAL, owner_instance(p, b), tid,
-		    tracer__clock_now());
+	synth_begin(&s, TRACER_CHANNEL_VITAL, owner_instance(p, b), tid, now);
 	v[0].i = tid;
 	v[1].s = name;
-	synth_add(&s, EV_VANISHED, "is", v, tracer__clock_now());
+	synth_add(&s, EV_VANISHED, "is", v, now);
 	emit_owner(p, b, &s);
 	tracerd_log_rated(&p->log_rate, "pid %d: thread %" PRIu32 " (%s) "
 			  "ended without its exit path; buffer %u salvaged "
@@ -925,7 +925,7 @@ static void reclaim_soon(struct tracerd_process *p, struct tracerd_buffer *b,
 
 	memset(&rc->job, 0, sizeof(rc->job));
 	rc->job.buf = (uint32_t)(b - p->pool.buf);
-	rc->job.now = tracer__clock_now();
+	rc->job.now = tracerd_now(p->d);
 	rc->word = word;
 	rc->queued = true;
 	cds_list_add_tail(&rc->node, &p->d->reclaiming);

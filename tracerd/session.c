@@ -781,6 +781,11 @@ static void fill_status(struct tracerd *d, Tracer__Status *st)
 	st->max_memory = d->cfg.max_memory;
 	st->max_total_memory = d->cfg.max_total_memory;
 	st->pools_bytes = d->pools_bytes;
+	st->clock = (char *)tracerd_clock_name(d);
+	st->clock_why = (char *)d->clock.why;
+	st->tsc_hz = d->clock.c.kind == TRACER_CLOCK_TSC ? d->clock.c.tsc_hz
+							 : 0;
+	st->clock_error_ns = d->clock.err;
 	st->subbuf_size = d->session_id && d->sess.subbuf_size ?
 			  d->sess.subbuf_size : d->cfg.subbuf_size[0];
 	st->subbuf_count = (uint32_t)(d->session_id && d->sess.subbuf_count ?

@@ -36,6 +36,7 @@
 #pragma clang diagnostic ignored "-Wcast-align"
 #endif
 
+#include "clock_make.h"
 #include "compiler.h"
 #include "event_format.h"	/* struct tracer__site: a call site */
 #include "pool_layout.h"
@@ -62,6 +63,14 @@ struct tracerd_config {
 	bool no_start_pools;		/* starting processes wait for a pool
 					   instead of making their first
 					   segment (--no-start-pools) */
+	int clock;			/* TRACERD_CLOCK_* (--clock) */
+};
+
+/* --clock: which trace clock the writers use (clock.c). */
+enum {
+	TRACERD_CLOCK_AUTO = 0,		/* the TSC where usable */
+	TRACERD_CLOCK_TSC = 1,		/* the TSC whatever the clocksource */
+	TRACERD_CLOCK_MONOTONIC = 2,	/* clock_gettime() */
 };
 
 /* What `tracectl start` asked for. */
@@ -184,6 +193,17 @@ struct tracerd {
 	} scratch;
 	uint64_t refused;		/* registrations that failed */
 	char last_refusal[160];		/* "pid N: why" (status) */
+	/* The trace clock the pages carry (clock.c). */
+	struct tracerd_clock {
+		struct tracer_clock c;	/* published */
+		struct tracer_clock_sample anchor;	/* c's (or the first) */
+		uv_timer_t timer;	/* calibration, then anchors */
+		int64_t err;		/* ns off CLOCK_MONOTONIC at the last
+					   anchor, before it was steered */
+		uint64_t anchors;	/* anchors taken */
+		char why[224];		/* why this kind */
+		char usable[160];	/* why the TSC may be used */
+	} clock;
 };
 
 /* Descriptors received from a client and not taken by a message yet. */
@@ -367,6 +387,7 @@ struct tracerd_process {
 	char **argv;
 	size_t argc;
 	uint64_t start_time_ns, clock_offset_ns;
+	bool clock_monotonic;		/* its TRACER_CLOCK=monotonic */
 	int control_fd;
 	struct tracer_control *control;
 	int wake_fd;
@@ -801,7 +822,30 @@ void tracerd_process_check(struct tracerd_process *p);
  */
 void tracerd_write_failed(struct tracerd *d, const char *dir, int err);
 
+/* clock.c */
+/*
+ * tracerd_clock_init(): decide the trace clock and start calibrating
+ * (after tracerd_state_open()). tracerd_now(): the trace clock's time,
+ * what record stamps are compared with. tracerd_clock_name(): "tsc" or
+ * "monotonic".
+ */
+void tracerd_clock_init(struct tracerd *d);
+/* The clock's why until the first calibration (status polls for it). */
+#define TRACERD_CLOCK_CALIBRATING \
+	"until the TSC is calibrated, 100 ms after the start"
+uint64_t tracerd_now(const struct tracerd *d);
+const char *tracerd_clock_name(const struct tracerd *d);
+
 /* control.c */
+/*
+ * The clock line of every control page and of the state page; a process
+ * whose session records gets a new epoch (its threads copy the clock at
+ * their next event). tracerd_control_clock_page(): one page, under its
+ * seq, epoch unchanged (a page being made).
+ */
+void tracerd_control_clock(struct tracerd *d);
+void tracerd_control_clock_page(const struct tracerd *d,
+				struct tracer_control *c);
 /*
  * Write the control page: session (0: none), mode; bump_switch asks the
  * threads to close their sub-buffers. Every call gives a new epoch.

@@ -14,6 +14,12 @@
  * The loop runs until enough interruptions have landed *between* a
  * reservation and its commit (counted by the handlers), so the test cannot
  * pass without exercising the case it is about.
+ *
+ * A third storm stamps with the TSC clock (common/clock.h) and its
+ * handler replaces the thread's copy of the clock every 16th record, with
+ * a line 1 ms ahead or behind the other: the copy is read whole however a
+ * handler interrupts the read, and no stamp of the channel ever goes back
+ * (the reader's own order check within a packet, and one across packets).
  */
 #include <errno.h>
 #include <pthread.h>
@@ -24,6 +30,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clock_make.h"
 #include "rb.h"
 #include "rb_check.h"
 #include "tap.h"
@@ -39,6 +46,10 @@ static char copy[1 << 16] __attribute__((aligned(64)));
 static volatile sig_atomic_t in_window;	/* main: between reserve/commit */
 static volatile sig_atomic_t in_handler1;
 static uint64_t produced[3], nested, nested2;
+/* The TSC storm: the thread's clock and the two lines it swaps. */
+static struct tracer_clock_cell cell;
+static struct tracer_clock lines[2];
+static int swapping;
 static int writer_done;
 
 static void on_signal(int sig)
@@ -54,6 +65,8 @@ static void on_signal(int sig)
 	chk_record(&w, (uint32_t)stream, produced[stream]++);
 	if (produced[stream] % 16 == 0)
 		tracer__rb_flush(&w);
+	if (swapping && stream == 1 && produced[1] % 16 == 8)
+		tracer__clock_cell_set(&cell, &lines[produced[1] / 16 & 1]);
 	if (stream == 1)
 		in_handler1 = 0;
 	errno = saved;
@@ -110,7 +123,30 @@ static void main_record(void)
 	tracer__rb_commit(&w, &ctx);
 }
 
-static void storm(enum tracer_rb_mode mode, const char *name)
+/* The TSC clock of the third storm: a line calibrated over 20 ms, and
+ * the same 1 ms behind (more than a signal's delivery and return). */
+static void tsc_clock(void)
+{
+#if TRACER_CLOCK_HAVE_TSC
+	struct tracer_clock_sample a, b;
+	uint64_t until;
+
+	tracer__clock_sample(&a);
+	until = tracer__clock_now() + 20000000;	/* measuring 20 ms */
+	while (tracer__clock_now() < until)
+		;
+	tracer__clock_sample(&b);
+	if (tracer__clock_start(&lines[0], &a, &b))
+		bail_out("cannot calibrate the TSC");
+	lines[1] = lines[0];
+	lines[1].ns_base -= 1000000;
+	tracer__clock_cell_set(&cell, &lines[0]);
+	w.clock = &cell;
+	swapping = 1;
+#endif
+}
+
+static void storm(enum tracer_rb_mode mode, const char *name, bool tsc)
 {
 	struct tracer_rb_config cfg = { .subbuf_size = 4096,
 		.subbuf_count = 16, .mode = mode,
@@ -127,6 +163,10 @@ static void storm(enum tracer_rb_mode mode, const char *name)
 	if (!region || tracer__rb_writer_attach(&w, region, size, 1, NULL) ||
 	    tracer__rb_reader_attach(&r, region, size, NULL))
 		bail_out("cannot create a channel");
+	swapping = 0;
+	st.check_time = 1;
+	if (tsc)
+		tsc_clock();
 	pthread_create(&rt, NULL, reader_main, NULL);
 	t1 = start_timer(SIGRTMIN, 50000);
 	t2 = start_timer(SIGRTMIN + 1, 143000);
@@ -152,8 +192,8 @@ static void storm(enum tracer_rb_mode mode, const char *name)
 	     name, produced[0], produced[1], produced[2], nested, nested2);
 	ok(nested >= MIN_NESTED, "%s: %" PRIu64 " handler records landed "
 	   "between a reservation and its commit", name, nested);
-	ok(st.bad == 0, "%s: every record intact, in order per stream %s",
-	   name, st.first_error);
+	ok(st.bad == 0, "%s: every record intact, in order per stream, no "
+	   "stamp earlier than the one before %s", name, st.first_error);
 	is_u64(chk_total_seen(&st) + tracer__rb_lost(&r) + st.overwritten,
 	       total, "%s: recorded + lost == produced (%" PRIu64 " records)",
 	       name, total);
@@ -165,10 +205,13 @@ static void storm(enum tracer_rb_mode mode, const char *name)
 
 int main(void)
 {
-	plan(8);
+	plan(TRACER_CLOCK_HAVE_TSC ? 12 : 8);
 	install(SIGRTMIN);
 	install(SIGRTMIN + 1);
-	storm(TRACER_RB_DISCARD, "discard");
-	storm(TRACER_RB_FLIGHT, "flight");
+	storm(TRACER_RB_DISCARD, "discard", false);
+	storm(TRACER_RB_FLIGHT, "flight", false);
+	if (TRACER_CLOCK_HAVE_TSC)
+		storm(TRACER_RB_DISCARD, "discard, TSC clock swapped by the "
+		      "handler", true);
 	return done();
 }

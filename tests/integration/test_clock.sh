@@ -1,0 +1,160 @@
+#!/bin/bash
+# The trace clock (common/clock.h, doc/clock.md):
+#   - tracerd --clock tsc, on a CPU with an invariant TSC: status names the
+#     clock, its frequency and why; the CTF metadata describes it
+#     (tracer_clock "tsc", tracer_tsc_frequency); every clock:sample stamp
+#     lies within 1 us of the CLOCK_MONOTONIC values the program read just
+#     before and after it, for 40 samples spread over 4 s (new anchors
+#     taken meanwhile); babeltrace2's clock values are view's stamps to the
+#     nanosecond; a signal storm (a timer's handler recording into the
+#     thread's buffer between its records) keeps every stamp in order;
+#   - TRACER_CLOCK=monotonic in one program's environment under that
+#     tracerd: its metadata says "monotonic", its stamps lie between the
+#     values it read, exactly;
+#   - tracerd --clock monotonic: status says so and why; stamps exact;
+#   - tracerd's default: the TSC only where the kernel's clocksource is
+#     'tsc'; otherwise status says which clocksource it is;
+#   - a bad --clock or TRACER_CLOCK: one line naming it, exit status 2.
+. "$(dirname "$0")/lib.sh"
+
+CLOCKEE=./tests/integration/clockee
+CHECK="python3 $(dirname "$0")/clock_check.py"
+
+# The one process directory of session directory $1 whose name starts $2.
+pdir() {
+	local d=("$1"/"$2"-[0-9]*/)
+	[ -d "${d[0]}" ] && echo "${d[0]%/}"
+}
+
+# run_clockee NAME ROUNDS PERIOD_MS [ENV...]: a session around clockee;
+# view's output in $T/NAME.view, the session directory in $T/NAME.dir.
+run_clockee() {
+	local name=$1 rounds=$2 period=$3 dir
+	shift 3
+	dir=$(session_cmd start --events 'clock:*')
+	env "$@" "$CLOCKEE" "$rounds" "$period" || return 1
+	session_cmd stop >/dev/null
+	echo "$dir" >"$T/$name.dir"
+	"$TRACECTL" view "$dir" >"$T/$name.view"
+}
+
+# clock_ok NAME TOL [BT]: clock_check.py on NAME's view (and babeltrace2's
+# output), its complaints as TAP comments, its summary in $T/NAME.sum.
+clock_ok() {
+	$CHECK "$T/$1.view" "$2" ${3:+"$3"} >"$T/$1.sum" 2>"$T/$1.bad"
+	local rc=$?
+	sed 's/^/# /' "$T/$1.bad" | head -n 20
+	return $rc
+}
+
+usable=yes
+grep -qw constant_tsc /proc/cpuinfo && grep -qw nonstop_tsc /proc/cpuinfo ||
+	usable=no
+[ "$(uname -m)" = x86_64 ] || usable=no
+cs=$(cat /sys/devices/system/clocksource/clocksource0/current_clocksource 2>/dev/null)
+
+# --- the TSC, forced -----------------------------------------------------
+if [ $usable = yes ]; then
+	check "tracerd --clock tsc starts" start_daemon --clock tsc
+	# The first calibration comes 100 ms after the start: poll for it.
+	for i in $(seq 100); do
+		"$TRACECTL" status >"$T/st" 2>&1
+		grep -q 'until the TSC is calibrated' "$T/st" || break
+		sleep 0.05	# polling status, not waiting it out
+	done
+	check "status: clock tsc, its frequency and why" \
+		grep -qE "^clock   tsc \([0-9]+ Hz, -?[0-9]+ ns off CLOCK_MONOTONIC at the last anchor\): invariant TSC, clocksource '.*' \(forced\)$" "$T/st"
+	sed 's/^/# /' "$T/st" | grep '# clock'
+	run_clockee tsc 40 100
+	check "clockee under the TSC clock exits 0" [ $? -eq 0 ]
+	d=$(cat "$T/tsc.dir")
+	p=$(pdir "$d" clockee)
+	check "the metadata describes the TSC clock and its frequency" \
+		eval 'grep -q "tracer_clock = \"tsc\";" "$p/metadata" &&
+		      grep -qE "tracer_tsc_frequency = [0-9]{6,};" "$p/metadata" &&
+		      grep -q "description = \"CLOCK_MONOTONIC nanoseconds, from the TSC" "$p/metadata"'
+	bt=
+	if command -v babeltrace2 >/dev/null; then
+		babeltrace2 --clock-cycles --no-delta "$p" >"$T/tsc.bt" 2>"$T/tsc.bterr"
+		check "babeltrace2 reads the TSC-stamped trace" \
+			eval '[ $? -eq 0 ] && [ ! -s "$T/tsc.bterr" ]'
+		bt=$T/tsc.bt
+	else
+		ok 0 "# SKIP babeltrace2 is not installed (scripts/bootstrap)"
+	fi
+	clock_ok tsc 1000 "$bt"
+	ok $? "every TSC stamp within 1 us of CLOCK_MONOTONIC around it, over 4 s ($(cat "$T/tsc.sum"))${bt:+; babeltrace2's clock values are view's to the ns}"
+
+	run_clockee forced 5 10 TRACER_CLOCK=monotonic
+	p=$(pdir "$(cat "$T/forced.dir")" clockee)
+	check "TRACER_CLOCK=monotonic in a program: its metadata says monotonic" \
+		eval 'grep -q "tracer_clock = \"monotonic\";" "$p/metadata" &&
+		      grep -q "description = \"CLOCK_MONOTONIC (clock_gettime)" "$p/metadata"'
+	clock_ok forced 0
+	ok $? "and its stamps lie between the values it read, exactly ($(cat "$T/forced.sum"))"
+
+	# The storm: 20,000 events of a thread, a timer's handler recording
+	# in between (tracee signals).
+	dir=$(session_cmd start --events 'test:*')
+	handled=$("$TRACEE" signals 20000)
+	session_cmd stop >/dev/null
+	"$TRACECTL" view "$dir" >"$T/storm.view"
+	awk -v N=20000 '
+		{ split($1, s, "."); t = s[1] * 1000000000 + s[2]
+		  if (t < last) { bad++; print "back in time at line " NR }
+		  last = t }
+		/ test:main: main / { if ($NF != m) bad++; m++ }
+		END { if (m != N) { print "main " m " of " N; bad++ }
+		      exit bad != 0 }' "$T/storm.view" >"$T/storm.check"
+	ok $? "a signal storm under the TSC clock ($handled handler runs): every stamp in order, every event of the thread there"
+	sed 's/^/# /' "$T/storm.check" | head -n 5
+	stop_daemon
+else
+	for i in 1 2 3 4 5 6 7 8 9; do
+		ok 0 "# SKIP no invariant TSC on this machine"
+	done
+fi
+
+# --- CLOCK_MONOTONIC, asked for ------------------------------------------
+check "tracerd --clock monotonic starts" start_daemon --clock monotonic
+"$TRACECTL" status >"$T/st" 2>&1
+check "status: clock monotonic, asked for" \
+	grep -qx "clock   monotonic: asked for (--clock monotonic)" "$T/st"
+run_clockee mono 5 10
+p=$(pdir "$(cat "$T/mono.dir")" clockee)
+check "its metadata says monotonic" grep -q 'tracer_clock = "monotonic";' "$p/metadata"
+clock_ok mono 0
+ok $? "stamps between the values the program read, exactly ($(cat "$T/mono.sum"))"
+stop_daemon
+
+# --- the default -----------------------------------------------------------
+check "tracerd starts with the default clock" start_daemon
+for i in $(seq 100); do
+	"$TRACECTL" status >"$T/st" 2>&1
+	grep -q 'until the TSC is calibrated' "$T/st" || break
+	sleep 0.05	# polling status for the calibration
+done
+sed 's/^/# /' "$T/st" | grep '# clock'
+if [ "$usable/$cs" = yes/tsc ]; then
+	check "the default is the TSC where the kernel keeps time with it" \
+		grep -q "^clock   tsc (.*): invariant TSC, clocksource 'tsc'$" "$T/st"
+elif [ $usable = yes ]; then
+	check "the default is CLOCK_MONOTONIC where the clocksource is '$cs', and status says so" \
+		grep -qx "clock   monotonic: the kernel's clocksource is '$cs', not 'tsc'" "$T/st"
+else
+	check "the default is CLOCK_MONOTONIC without an invariant TSC, and status says why" \
+		grep -q "^clock   monotonic: " "$T/st"
+fi
+stop_daemon
+
+# --- mistakes --------------------------------------------------------------
+"$TRACERD" --socket "$T/x" --output "$T/xo" --clock sundial >"$T/o" 2>"$T/e"
+rc=$?
+check "--clock sundial: exit 2 and a line naming it" \
+	eval '[ $rc -eq 2 ] && [ ! -s "$T/o" ] && head -n 1 "$T/e" | grep -qx "tracerd: invalid --clock '"'sundial'"': not auto, tsc nor monotonic"'
+TRACER_CLOCK=fast "$TRACERD" --socket "$T/x" --output "$T/xo" >"$T/o" 2>"$T/e"
+rc=$?
+check "TRACER_CLOCK=fast: exit 2 and a line naming it" \
+	eval '[ $rc -eq 2 ] && head -n 1 "$T/e" | grep -qx "tracerd: invalid TRACER_CLOCK '"'fast'"': not auto, tsc nor monotonic"'
+
+finish

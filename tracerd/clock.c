@@ -1,0 +1,135 @@
+/*
+ * clock.c - the trace clock tracerd gives the writers (common/clock.h,
+ * doc/clock.md).
+ *
+ *   start        --clock (or TRACER_CLOCK) and the machine decide: the
+ *                TSC where it is usable (common/clock.c), CLOCK_MONOTONIC
+ *                elsewhere. The pages say MONOTONIC until the TSC is
+ *                calibrated, CALIBRATE_NS later; a line left on the
+ *                state page by the previous tracerd is kept meanwhile if
+ *                it still agrees with CLOCK_MONOTONIC, so that a restart
+ *                does not step the processes' clocks.
+ *   calibrated   every CPU's TSC must agree with the line; then the pages
+ *                get it (kind TSC).
+ *   every second a new anchor (tracer__clock_steer()), published on every
+ *                control page with a new epoch where a session records
+ *                (the threads copy it at their next event) and on the
+ *                state page under its seq.
+ *   stray        the TSC more than TRACER_CLOCK_STRAY_NS off: the pages
+ *                say MONOTONIC from then on, and the log says why.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "clock_make.h"
+#include "tracerd.h"
+
+#define MS(ns)	((uint64_t)(ns) / 1000000)
+
+static void use_monotonic(struct tracerd *d, const char *why)
+{
+	d->clock.c.kind = TRACER_CLOCK_MONOTONIC;
+	snprintf(d->clock.why, sizeof(d->clock.why), "%s", why);
+	uv_timer_stop(&d->clock.timer);
+}
+
+/* The previous tracerd's line, if it still agrees with s. */
+static bool keep_old(struct tracerd *d, const struct tracer_clock_sample *s)
+{
+	struct tracer_clock old;
+	int64_t e;
+
+	if (!d->state)
+		return false;
+	tracer__control_copy_clock(d->state, &old);
+	if (old.kind != TRACER_CLOCK_TSC)
+		return false;
+	e = (int64_t)(tracer__clock_from_tsc(&old, s->tsc) - s->ns);
+	if (e > 1000000 || e < -1000000)
+		return false;
+	d->clock.c = old;
+	return true;
+}
+
+static void on_clock(uv_timer_t *t)
+{
+	struct tracerd *d = t->data;
+	struct tracer_clock_sample s;
+	struct tracer_clock next = d->clock.c;
+	char why[160];
+	int64_t err = 0;
+	int ret;
+
+	tracer__clock_sample(&s);
+	if (d->clock.c.kind == TRACER_CLOCK_TSC)
+		ret = tracer__clock_steer(&next, &d->clock.anchor, &s, &err);
+	else
+		ret = tracer__clock_start(&next, &d->clock.anchor, &s);
+	if (ret == 0 && d->clock.c.kind != TRACER_CLOCK_TSC &&
+	    tracer__clock_cpus_agree(&next, TRACER_CLOCK_CPU_TOLERANCE_NS,
+				     why, sizeof(why)) != 0) {
+		tracerd_log("trace clock: CLOCK_MONOTONIC: %s", why);
+		use_monotonic(d, why);
+		tracerd_control_clock(d);
+		return;
+	}
+	if (ret) {
+		snprintf(why, sizeof(why), "the TSC strayed %" PRId64 " ns "
+			 "from CLOCK_MONOTONIC", err);
+		tracerd_log("trace clock: CLOCK_MONOTONIC from now on: %s",
+			    why);
+		use_monotonic(d, why);
+	} else {
+		if (d->clock.c.kind != TRACER_CLOCK_TSC)
+			tracerd_log("trace clock: TSC at %" PRIu64 " Hz",
+				    next.tsc_hz);
+		snprintf(d->clock.why, sizeof(d->clock.why), "%s",
+			 d->clock.usable);
+		d->clock.c = next;
+		d->clock.anchor = s;
+		d->clock.err = err;
+		d->clock.anchors++;
+	}
+	tracerd_control_clock(d);
+}
+
+void tracerd_clock_init(struct tracerd *d)
+{
+	char why[160];
+
+	uv_timer_init(d->loop, &d->clock.timer);
+	d->clock.timer.data = d;
+	uv_unref((uv_handle_t *)&d->clock.timer);
+	d->clock.c = (struct tracer_clock){ .kind = TRACER_CLOCK_MONOTONIC };
+	if (d->cfg.clock == TRACERD_CLOCK_MONOTONIC) {
+		use_monotonic(d, "asked for (--clock monotonic)");
+	} else if (tracer__clock_tsc_usable(d->cfg.clock == TRACERD_CLOCK_TSC,
+					    why, sizeof(why))) {
+		use_monotonic(d, why);
+	} else {
+		snprintf(d->clock.usable, sizeof(d->clock.usable), "%s", why);
+		snprintf(d->clock.why, sizeof(d->clock.why), "%s",
+			 TRACERD_CLOCK_CALIBRATING);
+		tracer__clock_sample(&d->clock.anchor);
+		if (keep_old(d, &d->clock.anchor))
+			snprintf(d->clock.why, sizeof(d->clock.why),
+				 "%s; the previous tracerd's line, kept",
+				 d->clock.usable);
+		uv_timer_start(&d->clock.timer, on_clock,
+			       MS(TRACER_CLOCK_CALIBRATE_NS),
+			       MS(TRACER_CLOCK_PERIOD_NS));
+	}
+	tracerd_control_clock(d);	/* the state page */
+}
+
+uint64_t tracerd_now(const struct tracerd *d)
+{
+	return tracer__clock_read(&d->clock.c);
+}
+
+const char *tracerd_clock_name(const struct tracerd *d)
+{
+	return d->clock.c.kind == TRACER_CLOCK_TSC ? "tsc" : "monotonic";
+}
