@@ -110,6 +110,15 @@ TRACER_API void tracer_register_callsites(struct tracer_callsite *begin,
 TRACER_API void tracer_unregister_callsites(struct tracer_callsite *begin,
 					    struct tracer_callsite *end);
 
+/*
+ * The control page libtracer acts on, opaque here. Its 64-bit word at
+ * byte TRACER__CONTROL_EPOCH is 0 while no session records in this
+ * process (and no news waits for it), so that a call site looks at it
+ * inline and calls nothing then. Written by libtracer only.
+ */
+extern TRACER_API const void *volatile tracer_control_page;
+#define TRACER__CONTROL_EPOCH	64
+
 #ifdef __cplusplus
 }
 #endif
@@ -124,9 +133,10 @@ TRACER_API void tracer_unregister_callsites(struct tracer_callsite *begin,
  * "provider:event", FORMAT a printf format string literal, then up to 8
  * arguments of integer, floating-point, pointer or C string type. The
  * format is checked against the arguments at compile time like printf's.
- * Costs one load and one branch while libtracer is not registered with
- * tracerd (no daemon); registered but outside a session, a call into the
- * library that returns after one more load and compare.
+ * A call site the session's filter leaves out costs one load and one
+ * branch; one it keeps, while no session records (or no tracerd runs),
+ * two more loads (the control page in force and its epoch) and a branch,
+ * without a call.
  */
 #define tracer_record(...)		TRACER__RECORD(0, __VA_ARGS__)
 /* Same, to the thread's vital channel: rare events that must survive. */
@@ -182,6 +192,11 @@ static inline void tracer__check_format(const char *format, ...)
 	  .file = __FILE__, .types = { __VA_ARGS__ } }
 #endif
 
+/* Does a session record in this process? (tracer_control_page) */
+#define TRACER__RECORDING() \
+	(*(const volatile uint64_t *)(const void *) \
+	 ((const char *)tracer_control_page + TRACER__CONTROL_EPOCH) != 0)
+
 /* The statement behind every arity; ARGS: the union initialisers. */
 #define TRACER__BODY(v_, nm_, fm_, n_, types_, check_, ...) do { \
 	static struct tracer_callsite tracer__cs TRACER__SECTION = \
@@ -189,7 +204,8 @@ static inline void tracer__check_format(const char *format, ...)
 				TRACER__UNPAREN types_); \
 	if (0) \
 		tracer__check_format check_; \
-	if (TRACER__UNLIKELY(tracer__cs.enabled)) { \
+	if (TRACER__UNLIKELY(tracer__cs.enabled) && \
+	    TRACER__UNLIKELY(TRACER__RECORDING())) { \
 		const union tracer_arg tracer__args[] = { __VA_ARGS__ }; \
 		tracer_record_emit(&tracer__cs, tracer__args); \
 	} \

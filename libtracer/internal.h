@@ -157,8 +157,14 @@ enum {
 /* TRACER_CLOCK=monotonic in the environment (tracer.c). */
 bool tracer__clock_forced_monotonic(void) TRACER_HIDDEN;
 
-/* The control page: tracerd's, or a static one saying "not recording". */
-extern const struct tracer_control *tracer__control TRACER_HIDDEN;
+/*
+ * The control page: tracerd's, or a static one saying "not recording".
+ * It is tracer_control_page (tracer.h), which every call site reads
+ * inline; libtracer reads and writes it by that exported name, through
+ * the GOT, so that a copy relocation in a program is the one variable.
+ */
+#define tracer__control \
+	(*(const struct tracer_control *volatile *)&tracer_control_page)
 extern const struct tracer_control tracer__idle_control TRACER_HIDDEN;
 
 /*

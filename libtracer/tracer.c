@@ -62,7 +62,9 @@ const struct tracer_control tracer__idle_control = {
 	.session = 0,
 };
 
-const struct tracer_control *tracer__control = &tracer__idle_control;
+const void *volatile tracer_control_page = &tracer__idle_control;
+_Static_assert(offsetof(struct tracer_control, epoch) ==
+	       TRACER__CONTROL_EPOCH, "the epoch call sites read");
 
 static __thread struct tracer__thread tls
 	__attribute__((tls_model("initial-exec"))) = {

@@ -46,6 +46,10 @@ void tracer_record_emit(const struct tracer_callsite *cs,
 	(void)args;
 }
 
+/* ... nor its control page: a page that says "not recording". */
+static const uint64_t no_session[16];
+const void *volatile tracer_control_page = no_session;
+
 /* Statement stmt, on one line; var: the line. */
 #define AT(var, stmt)	do { var = __LINE__; stmt; } while (0)
 
