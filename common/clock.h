@@ -156,8 +156,8 @@ static inline uint64_t tracer__clock_read(const struct tracer_clock *c)
  * The time by a thread's cell: a consistent copy even when a signal
  * handler of the same thread replaces it in the middle of the read.
  */
-static inline uint64_t tracer__clock_cell_read(
-	const struct tracer_clock_cell *cell)
+static tracer_always_inline uint64_t
+tracer__clock_cell_read(const struct tracer_clock_cell *cell)
 {
 	for (;;) {
 		uint32_t s = TRACER_CLOCK_READ_SEQ(cell);

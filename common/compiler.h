@@ -12,6 +12,10 @@
 #define TRACER_CACHELINE	64
 #define tracer_cacheline_aligned __attribute__((aligned(TRACER_CACHELINE)))
 
+/* The event path's helpers: inlined even where the compiler would not
+ * (a call, its saved registers and its return cost more than they do). */
+#define tracer_always_inline	inline __attribute__((always_inline))
+
 /* Symbols shared between the objects of one binary, never exported. */
 #define TRACER_HIDDEN		__attribute__((visibility("hidden")))
 

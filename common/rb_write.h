@@ -87,7 +87,8 @@ static inline void tracer__rb_event_init(const struct tracer_rb_writer *w,
  * stamped between our load and our store makes the CAS fail, and the
  * time is taken again from its stamp on.
  */
-static inline uint64_t tracer__rb_stamp(struct tracer_rb_writer *w)
+static tracer_always_inline uint64_t
+tracer__rb_stamp(struct tracer_rb_writer *w)
 {
 	uint64_t last = TRACER_READ_ONCE(w->last_ts), ts;
 
@@ -108,9 +109,9 @@ static inline uint64_t tracer__rb_stamp(struct tracer_rb_writer *w)
  * -ENOBUFS (discarded and counted in `lost`: buffer full in discard mode,
  * or the whole buffer lapped by nested writers).
  */
-static inline int tracer__rb_reserve(struct tracer_rb_writer *w,
-				     struct tracer_rb_ctx *ctx, uint32_t id,
-				     uint32_t payload_size)
+static tracer_always_inline int
+tracer__rb_reserve(struct tracer_rb_writer *w, struct tracer_rb_ctx *ctx,
+		   uint32_t id, uint32_t payload_size)
 {
 	struct tracer_rb_header *hdr = w->hdr;
 	uint64_t old, new, ts;
@@ -142,8 +143,8 @@ static inline int tracer__rb_reserve(struct tracer_rb_writer *w,
  * Commit a reserved record: it becomes part of its sub-buffer's commit
  * count, and the sub-buffer is readable once every byte of it is committed.
  */
-static inline void tracer__rb_commit(struct tracer_rb_writer *w,
-				     const struct tracer_rb_ctx *ctx)
+static tracer_always_inline void
+tracer__rb_commit(struct tracer_rb_writer *w, const struct tracer_rb_ctx *ctx)
 {
 	struct tracer_rb_commit *c = tracer__rb_slot(w, ctx->commit_pos);
 

@@ -526,6 +526,11 @@ void tracer__thread_signal(void)
 		thread_sync(t, NULL);
 }
 
+/*
+ * One event of cs. Leaves errno as it found it, which the C library
+ * wrappers count on (wrap.h): the fast path calls nothing that sets it,
+ * thread_sync() and the wake-up of tracerd (pool.c) restore it.
+ */
 void tracer_record_emit(const struct tracer_callsite *cs,
 			const union tracer_arg *args)
 {

@@ -24,14 +24,11 @@ __thread unsigned tracer__wrap_alloc
 void tracer__wrap_emit(const struct tracer_callsite *cs,
 		       const union tracer_arg *args)
 {
-	int saved = errno;
-
 	if (tracer__wrap_guard)
 		return;
 	tracer__wrap_guard++;
-	tracer__record_emit(cs, args);
+	tracer__record_emit(cs, args);	/* keeps errno (wrap.h) */
 	tracer__wrap_guard--;
-	errno = saved;
 }
 
 /* Write s without stdio (which may be what is being resolved). */

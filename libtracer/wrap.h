@@ -32,7 +32,8 @@
  * tracer_record() events are recorded as always).
  *
  * Every wrapper preserves errno: the value the real call left is the one
- * the program sees (tracer__wrap_emit() saves and restores it).
+ * the program sees (tracer_record_emit() leaves errno as it found it: its
+ * fast path makes no call that sets it, and its slow path restores it).
  */
 #ifndef TRACER_LIBTRACER_WRAP_H
 #define TRACER_LIBTRACER_WRAP_H
