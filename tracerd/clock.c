@@ -113,10 +113,14 @@ void tracerd_clock_init(struct tracerd *d)
 		snprintf(d->clock.why, sizeof(d->clock.why), "%s",
 			 TRACERD_CLOCK_CALIBRATING);
 		tracer__clock_sample(&d->clock.anchor);
-		if (keep_old(d, &d->clock.anchor))
+		if (keep_old(d, &d->clock.anchor)) {
 			snprintf(d->clock.why, sizeof(d->clock.why),
 				 "%s; the previous tracerd's line, kept",
 				 d->clock.usable);
+			tracerd_log("trace clock: TSC at %" PRIu64 " Hz, the "
+				    "line the previous tracerd left (no step)",
+				    d->clock.c.tsc_hz);
+		}
 		uv_timer_start(&d->clock.timer, on_clock,
 			       MS(TRACER_CLOCK_CALIBRATE_NS),
 			       MS(TRACER_CLOCK_PERIOD_NS));

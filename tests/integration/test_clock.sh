@@ -7,7 +7,9 @@
 #     before and after it, for 40 samples spread over 4 s (new anchors
 #     taken meanwhile); babeltrace2's clock values are view's stamps to the
 #     nanosecond; a signal storm (a timer's handler recording into the
-#     thread's buffer between its records) keeps every stamp in order;
+#     thread's buffer between its records) keeps every stamp in order; a
+#     tracerd killed with SIGKILL and started again goes on with the line
+#     the killed one left (no step for the processes);
 #   - TRACER_CLOCK=monotonic in one program's environment under that
 #     tracerd: its metadata says "monotonic", its stamps lie between the
 #     values it read, exactly;
@@ -108,9 +110,19 @@ if [ $usable = yes ]; then
 		      exit bad != 0 }' "$T/storm.view" >"$T/storm.check"
 	ok $? "a signal storm under the TSC clock ($handled handler runs): every stamp in order, every event of the thread there"
 	sed 's/^/# /' "$T/storm.check" | head -n 5
+	# Killed and started again: the new tracerd goes on with the line
+	# the old one left on the state page, so processes see no step.
+	kill -KILL "$DPID" && tail --pid="$DPID" -f /dev/null
+	DPID=
+	check "tracerd --clock tsc started again after SIGKILL" start_daemon --clock tsc
+	check "it keeps the line the killed one left (log)" \
+		grep -q "trace clock: TSC at [0-9]* Hz, the line the previous tracerd left (no step)" "$LOG"
+	run_clockee again 10 50
+	clock_ok again 1000
+	ok $? "and its stamps are within 1 us of CLOCK_MONOTONIC ($(cat "$T/again.sum"))"
 	stop_daemon
 else
-	for i in 1 2 3 4 5 6 7 8 9; do
+	for i in $(seq 12); do
 		ok 0 "# SKIP no invariant TSC on this machine"
 	done
 fi

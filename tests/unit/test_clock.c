@@ -16,6 +16,7 @@
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -291,6 +292,7 @@ static void test_writer_never_earlier(void)
 	}
 	ok(!bad, "the clock stepped back: the next records are stamped no "
 	   "earlier than the last one");
+	free(region);
 }
 
 int main(void)
