@@ -135,7 +135,7 @@ int tracer__clock_steer(struct tracer_clock *c,
 			const struct tracer_clock_sample *s, int64_t *err)
 {
 	struct tracer_clock next;
-	uint64_t at, span;
+	uint64_t at, span, size;
 	int64_t e;
 
 	if (tracer__clock_start(&next, prev, s))
@@ -152,11 +152,10 @@ int tracer__clock_steer(struct tracer_clock *c,
 	 * errors are spread so that the rate never changes by more than
 	 * TRACER_CLOCK_MAX_SLEW_PPM.
 	 */
-	span = TRACER_CLOCK_PERIOD_NS;
-	if ((uint64_t)(e < 0 ? -e : e) * 1000000 / TRACER_CLOCK_MAX_SLEW_PPM >
-	    span)
-		span = (uint64_t)(e < 0 ? -e : e) * 1000000 /
-		       TRACER_CLOCK_MAX_SLEW_PPM;
+	size = (uint64_t)(e < 0 ? -e : e);
+	span = size * 1000000 / TRACER_CLOCK_MAX_SLEW_PPM;
+	if (span < TRACER_CLOCK_PERIOD_NS)
+		span = TRACER_CLOCK_PERIOD_NS;
 	next.ns_base = at;
 	next.mult = (uint64_t)((unsigned __int128)next.mult *
 			       (uint64_t)((int64_t)span - e) / span);

@@ -18,6 +18,7 @@
  *   stray        the TSC more than TRACER_CLOCK_STRAY_NS off: the pages
  *                say MONOTONIC from then on, and the log says why.
  */
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -53,6 +54,32 @@ static bool keep_old(struct tracerd *d, const struct tracer_clock_sample *s)
 	return true;
 }
 
+/* The first line, from the first sample to s, if every CPU agrees. */
+static int first_line(struct tracer_clock *next,
+		      const struct tracer_clock_sample *first,
+		      const struct tracer_clock_sample *s, char *why, size_t n)
+{
+	if (tracer__clock_start(next, first, s)) {
+		snprintf(why, n, "the TSC did not advance with CLOCK_MONOTONIC");
+		return -ERANGE;
+	}
+	return tracer__clock_cpus_agree(next, TRACER_CLOCK_CPU_TOLERANCE_NS,
+					why, n);
+}
+
+/* Line next, anchored at sample s, is the clock from now on. */
+static void take_line(struct tracerd *d, const struct tracer_clock *next,
+		      const struct tracer_clock_sample *s, int64_t err)
+{
+	if (d->clock.c.kind != TRACER_CLOCK_TSC)
+		tracerd_log("trace clock: TSC at %" PRIu64 " Hz", next->tsc_hz);
+	snprintf(d->clock.why, sizeof(d->clock.why), "%s", d->clock.usable);
+	d->clock.c = *next;
+	d->clock.anchor = *s;
+	d->clock.err = err;
+}
+
+/* The calibration, then every period a new anchor (the top). */
 static void on_clock(uv_timer_t *t)
 {
 	struct tracerd *d = t->data;
@@ -63,34 +90,20 @@ static void on_clock(uv_timer_t *t)
 	int ret;
 
 	tracer__clock_sample(&s);
-	if (d->clock.c.kind == TRACER_CLOCK_TSC)
+	if (d->clock.c.kind == TRACER_CLOCK_TSC) {
 		ret = tracer__clock_steer(&next, &d->clock.anchor, &s, &err);
-	else
-		ret = tracer__clock_start(&next, &d->clock.anchor, &s);
-	if (ret == 0 && d->clock.c.kind != TRACER_CLOCK_TSC &&
-	    tracer__clock_cpus_agree(&next, TRACER_CLOCK_CPU_TOLERANCE_NS,
-				     why, sizeof(why)) != 0) {
-		tracerd_log("trace clock: CLOCK_MONOTONIC: %s", why);
-		use_monotonic(d, why);
-		tracerd_control_clock(d);
-		return;
-	}
-	if (ret) {
 		snprintf(why, sizeof(why), "the TSC strayed %" PRId64 " ns "
 			 "from CLOCK_MONOTONIC", err);
+	} else {
+		ret = first_line(&next, &d->clock.anchor, &s, why,
+				 sizeof(why));
+	}
+	if (ret == 0) {
+		take_line(d, &next, &s, err);
+	} else {
 		tracerd_log("trace clock: CLOCK_MONOTONIC from now on: %s",
 			    why);
 		use_monotonic(d, why);
-	} else {
-		if (d->clock.c.kind != TRACER_CLOCK_TSC)
-			tracerd_log("trace clock: TSC at %" PRIu64 " Hz",
-				    next.tsc_hz);
-		snprintf(d->clock.why, sizeof(d->clock.why), "%s",
-			 d->clock.usable);
-		d->clock.c = next;
-		d->clock.anchor = s;
-		d->clock.err = err;
-		d->clock.anchors++;
 	}
 	tracerd_control_clock(d);
 }

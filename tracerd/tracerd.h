@@ -200,7 +200,6 @@ struct tracerd {
 		uv_timer_t timer;	/* calibration, then anchors */
 		int64_t err;		/* ns off CLOCK_MONOTONIC at the last
 					   anchor, before it was steered */
-		uint64_t anchors;	/* anchors taken */
 		char why[224];		/* why this kind */
 		char usable[160];	/* why the TSC may be used */
 	} clock;
