@@ -22,6 +22,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clock_make.h"
 #include "rb.h"
 
 #define CHK_STREAMS	4
@@ -239,6 +240,23 @@ static inline void *chk_channel(const struct tracer_rb_config *cfg,
 #ifndef sigev_notify_thread_id
 #define sigev_notify_thread_id _sigev_un._tid
 #endif
+
+/*
+ * A TSC line calibrated here, from two samples ms milliseconds apart (a
+ * busy wait: measuring, not waiting for anything). Returns 0 or -ERANGE.
+ */
+static inline int chk_tsc_line(struct tracer_clock *c, uint64_t ms)
+{
+	struct tracer_clock_sample a, b;
+	uint64_t until;
+
+	tracer__clock_sample(&a);
+	until = tracer__clock_now() + ms * 1000000;
+	while (tracer__clock_now() < until)
+		;
+	tracer__clock_sample(&b);
+	return tracer__clock_start(c, &a, &b);
+}
 
 /*
  * A periodic CLOCK_MONOTONIC timer that sends sig to the calling thread

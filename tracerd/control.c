@@ -99,35 +99,34 @@ static void put_clock(struct tracer_control *c, const struct tracer_clock *k)
 	__atomic_store_n(&c->clock.kind, k->kind, __ATOMIC_RELAXED);
 }
 
-void tracerd_control_clock_page(const struct tracerd *d,
-				struct tracer_control *c)
+/* The clock line of c under its seq; epoch: a new one, 0: unchanged. */
+static void clock_line(struct tracer_control *c, const struct tracer_clock *k,
+		       uint64_t epoch)
 {
 	uint32_t seq = write_begin(c);
 
-	put_clock(c, &d->clock.c);
+	put_clock(c, k);
+	if (epoch)
+		__atomic_store_n(&c->epoch, epoch, __ATOMIC_RELAXED);
 	write_end(c, seq);
+}
+
+void tracerd_control_clock_page(const struct tracerd *d,
+				struct tracer_control *c)
+{
+	clock_line(c, &d->clock.c, 0);
 }
 
 void tracerd_control_clock(struct tracerd *d)
 {
 	struct tracerd_process *p;
 
-	cds_list_for_each_entry(p, &d->processes, node) {
-		struct tracer_control *c = p->control;
-		uint32_t seq;
-
-		if (!c)
-			continue;
-		seq = write_begin(c);
-		put_clock(c, &d->clock.c);
-		/* A new epoch where threads record: they copy it. */
-		if (c->epoch != 0)
-			__atomic_store_n(&c->epoch, ++d->epoch,
-					 __ATOMIC_RELAXED);
-		write_end(c, seq);
-	}
+	cds_list_for_each_entry(p, &d->processes, node)
+		if (p->control)	/* a new epoch where threads record */
+			clock_line(p->control, &d->clock.c,
+				   p->control->epoch ? ++d->epoch : 0);
 	if (d->state)
-		tracerd_control_clock_page(d, d->state);
+		clock_line(d->state, &d->clock.c, 0);
 }
 
 int tracerd_state_open(struct tracerd *d)

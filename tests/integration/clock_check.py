@@ -6,7 +6,7 @@ clock:sample must lie in [m1 - TOL, m2 + TOL], m1 being the CLOCK_MONOTONIC
 value it carries and m2 the one of the clock:after that follows it in the
 same thread. Prints "samples N worst W" (W: the largest distance outside
 [m1, m2], ns). With babeltrace2's --clock-cycles output, its clock values
-must be view's stamps, to the nanosecond, in the same order.
+must be view's stamps, to the nanosecond: the same multiset of values.
 Exit status 0 when every check holds; what is wrong goes to stderr.
 """
 import re

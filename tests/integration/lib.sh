@@ -114,6 +114,17 @@ await_log() {
 	echo "$n"
 }
 
+# await_clock: until tracerd's TSC calibration (100 ms after its start)
+# is done, polling status (5 s at most); its last status in $T/st.
+await_clock() {
+	local i
+	for i in $(seq 100); do
+		"$TRACECTL" status >"$T/st" 2>&1
+		grep -q 'until the TSC is calibrated' "$T/st" || return 0
+		sleep 0.05	# polling status, not waiting it out
+	done
+}
+
 # A sanitizer's report from tracerd fails the test, and is shown.
 sanitizer_reports() {
 	local f

@@ -58,12 +58,7 @@ cs=$(cat /sys/devices/system/clocksource/clocksource0/current_clocksource 2>/dev
 # --- the TSC, forced -----------------------------------------------------
 if [ $usable = yes ]; then
 	check "tracerd --clock tsc starts" start_daemon --clock tsc
-	# The first calibration comes 100 ms after the start: poll for it.
-	for i in $(seq 100); do
-		"$TRACECTL" status >"$T/st" 2>&1
-		grep -q 'until the TSC is calibrated' "$T/st" || break
-		sleep 0.05	# polling status, not waiting it out
-	done
+	await_clock
 	check "status: clock tsc, its frequency and why" \
 		grep -qE "^clock   tsc \([0-9]+ Hz, -?[0-9]+ ns off CLOCK_MONOTONIC at the last anchor\): invariant TSC, clocksource '.*' \(forced\)$" "$T/st"
 	sed 's/^/# /' "$T/st" | grep '# clock'
@@ -141,11 +136,7 @@ stop_daemon
 
 # --- the default -----------------------------------------------------------
 check "tracerd starts with the default clock" start_daemon
-for i in $(seq 100); do
-	"$TRACECTL" status >"$T/st" 2>&1
-	grep -q 'until the TSC is calibrated' "$T/st" || break
-	sleep 0.05	# polling status for the calibration
-done
+await_clock
 sed 's/^/# /' "$T/st" | grep '# clock'
 if [ "$usable/$cs" = yes/tsc ]; then
 	check "the default is the TSC where the kernel keeps time with it" \

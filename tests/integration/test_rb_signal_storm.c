@@ -128,15 +128,7 @@ static void main_record(void)
 static void tsc_clock(void)
 {
 #if TRACER_CLOCK_HAVE_TSC
-	struct tracer_clock_sample a, b;
-	uint64_t until;
-
-	tracer__clock_sample(&a);
-	until = tracer__clock_now() + 20000000;	/* measuring 20 ms */
-	while (tracer__clock_now() < until)
-		;
-	tracer__clock_sample(&b);
-	if (tracer__clock_start(&lines[0], &a, &b))
+	if (chk_tsc_line(&lines[0], 20))
 		bail_out("cannot calibrate the TSC");
 	lines[1] = lines[0];
 	lines[1].ns_base -= 1000000;

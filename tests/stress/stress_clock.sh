@@ -12,10 +12,7 @@ if ! grep -qw constant_tsc /proc/cpuinfo || ! grep -qw nonstop_tsc /proc/cpuinfo
 	exit 0
 fi
 check "tracerd --clock tsc starts" start_daemon --clock tsc
-for i in $(seq 100); do
-	"$TRACECTL" status | grep -q 'until the TSC is calibrated' || break
-	sleep 0.05	# polling status for the calibration
-done
+await_clock
 dir=$(session_cmd start --events 'clock:*')
 ./tests/integration/clockee "$SECONDS_WANTED" 1000
 check "clockee ran $SECONDS_WANTED s" [ $? -eq 0 ]

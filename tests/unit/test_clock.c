@@ -230,10 +230,8 @@ static void test_cell_under_signals(void)
 
 static void test_this_machine(void)
 {
-	struct tracer_clock_sample a, b;
 	struct tracer_clock c;
 	char why[160];
-	uint64_t until;
 	int64_t d;
 	int ret;
 
@@ -242,12 +240,7 @@ static void test_this_machine(void)
 		ok(1, "# SKIP no invariant TSC here");
 		return;
 	}
-	tracer__clock_sample(&a);
-	until = tracer__clock_now() + 50000000;	/* measuring 50 ms */
-	while (tracer__clock_now() < until)
-		;
-	tracer__clock_sample(&b);
-	ret = tracer__clock_start(&c, &a, &b);
+	ret = chk_tsc_line(&c, 50);
 	ok(ret == 0 && c.tsc_hz > 100000000,
 	   "calibrated over 50 ms: %llu Hz", (unsigned long long)c.tsc_hz);
 	d = (int64_t)(tracer__clock_read(&c) - tracer__clock_now());
