@@ -1465,6 +1465,13 @@ static void complete_locked(void)
 		settle();
 		return;
 	}
+	if (ret && mendable(ret)) {
+		/* The reply, then the hang-up: tracerd took us and died
+		 * (or the program broke our socket). Mended as a dormant
+		 * process's connection is: the listener connects again. */
+		rouse_locked();
+		return;
+	}
 	if (ret) {
 		say("tracerd did not take this process: %s", strerror(-ret));
 		async_off();

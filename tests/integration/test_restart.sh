@@ -70,4 +70,39 @@ for d in "$dir1" "$dir2"; do
 	check "no loss told in $(basename "$d") ($n markers): nothing was lost" \
 		[ "$n" -eq 0 ]
 done
+# ---- tracerd dies just after its reply, before the program read it ------
+# A program started in a session registers without waiting and reads
+# tracerd's reply at its next event. When tracerd answered while the
+# program was blocked (in read(), here) and then died, that event finds
+# the reply and the hang-up together: registered, then cut off, the
+# program hands its pool to the next tracerd as above.
+stop_daemon
+check "a third tracerd starts" start_daemon
+dir3=$(session_cmd start)
+kill -STOP "$DPID"	# the program's Register waits in the socket
+TRACER_VERBOSE=1 spawn late "$CONTROLEE" burst
+kill -CONT "$DPID"
+await_log "registered pid $late_pid " 1 >/dev/null
+"$TRACECTL" status >/dev/null	# a later loop turn: the reply went out
+old=$DPID
+kill -KILL "$old"
+tail --pid="$old" -f /dev/null
+DPID=
+check "with the reply unread and tracerd dead, it records $N events" \
+	[ "$(cmd late "r $N")" = "ok $N" ]
+check "a fourth tracerd starts" start_daemon
+dir4=$(session_cmd start)
+deadline=$(($(now_ms) + 10000))
+while ! grep -q "pid $late_pid: pool adopted" "$LOG" &&
+      [ "$(now_ms)" -lt $deadline ]; do
+	sleep 0.02	# polling the log, not waiting it out
+done
+check "the new tracerd adopted its buffers" \
+	grep -q "pid $late_pid: pool adopted" "$LOG"
+check "it records $N more" [ "$(cmd late "r $N")" = "ok $((N * 2))" ]
+quit late
+check "the program exits 0" [ $? -eq 0 ]
+"$TRACECTL" stop >/dev/null
+seqs "$dir4" >"$T/s4"
+check "the new session holds 0..$((N * 2 - 1))" contiguous "$T/s4" 0 $((N * 2))
 finish
