@@ -75,6 +75,7 @@ FIRST_THREADS=${FIRST_THREADS:-300}
 DRAIN_SECONDS=${DRAIN_SECONDS:-2}
 BACKLOG_SECONDS=${BACKLOG_SECONDS:-0.8}
 PACED_MBPS=${PACED_MBPS:-50}
+REC=24		# bytes of bench_tracer's record: compact header, two values
 FILTER_PATTERNS=${FILTER_PATTERNS:-1000}
 FILTER_APPLIES=${FILTER_APPLIES:-5}
 FILTER_ROUNDS=${FILTER_ROUNDS:-4}
@@ -342,11 +343,11 @@ drain_row() {
 	    -v ns="$(val elapsed_ns "$T/drain.out")" \
 	    -v ev="$(val events "$T/dcount.out")" \
 	    -v bytes="$(val bytes "$T/dcount.out")" \
-	    -v lost="$(val lost_exit "$T/dcount.out")" 'BEGIN {
+	    -v lost="$(val lost_exit "$T/dcount.out")" -v rec="$REC" 'BEGIN {
 		s = ns / 1e9
 		printf "%-7s %-16s %9.2f %9.1f %9.1f %9.2f %12d %7.2f%% " \
 		       "%10s %6.0f%%\n", n, load, prod / s / 1e6,
-		       prod * 32 / s / 1e6, bytes / s / 1e6, ev / s / 1e6,
+		       prod * rec / s / 1e6, bytes / s / 1e6, ev / s / 1e6,
 		       lost, 100 * lost / prod, slost, cpu / 10 / s
 		if (prod != ev + lost)
 			printf "        accounting: produced %d != " \
@@ -355,7 +356,7 @@ drain_row() {
 
 bench_drain() {
 	echo "== tracerd drain rate: writers record for ${DRAIN_SECONDS} s" \
-	     "in a session (32-byte records; MB = 10^6 bytes) =="
+	     "in a session ($REC-byte records; MB = 10^6 bytes) =="
 	printf "%-7s %-16s %9s %9s %9s %9s %12s %8s %10s %7s\n" writers load \
 		"made M/s" "made MB/s" "wrote MB/s" "wrote M/s" "lost events" \
 		lost "status" "tracerd"
@@ -381,10 +382,10 @@ bench_drain() {
 # backlog: tracerd alone, writing out a full ring.
 
 # status_done PID PRODUCED: has tracerd written out all of PID's
-# PRODUCED 32-byte records but its open sub-buffer's (512 at most)?
+# PRODUCED $REC-byte records but its open sub-buffer's (512 at most)?
 # (`tracectl status --json`: the process's bytes_written.)
 status_done() {
-	"$TRACECTL" status --json | awk -v p="$1" -v want="$((($2 - 512) * 32))" '
+	"$TRACECTL" status --json | awk -v p="$1" -v want="$((($2 - 512) * REC))" '
 		/"processes"/ { in_procs = 1 }
 		in_procs && $1 == "\"pid\":" { cur = $2 + 0 }
 		in_procs && cur == p && $1 == "\"bytes_written\":" {
@@ -393,14 +394,14 @@ status_done() {
 }
 
 # files_near DIR PID PRODUCED: do PID's default channel files in session
-# DIR hold at least the bytes of its PRODUCED 32-byte records but its open
+# DIR hold at least the bytes of its PRODUCED $REC-byte records but its open
 # sub-buffer's? (They hold packet headers too: then status_done says.)
 # Their sizes, not `tracectl status`, are polled while tracerd writes: a
 # status walks every commit slot of the 1 GiB ring (65,536), which took
 # 10% of tracerd's time when polled every 10 ms.
 files_near() {
 	find "$1"/*-"$2"/ -maxdepth 1 -name 'default-*' -printf '%s\n' 2>/dev/null |
-		awk -v want="$((($3 - 512) * 32))" '
+		awk -v want="$((($3 - 512) * REC))" '
 			{ n += $1 } END { exit !(n >= want) }'
 }
 

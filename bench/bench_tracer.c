@@ -121,11 +121,11 @@
 #define MAX_FIRST_THREADS	100000u
 /*
  * tracerd's default pool: 10 buffers, each a 4 MiB default channel and a
- * 1 MiB vital one; 32-byte events fill a little more than that.
+ * 1 MiB vital one; 24-byte events fill a little more than that.
  */
 #define DEFAULT_FILL_THREADS	10u
-#define FILL_DEFAULT_EVENTS	(132 * 1024)
-#define FILL_VITAL_EVENTS	(33 * 1024)
+#define FILL_DEFAULT_EVENTS	(176 * 1024)
+#define FILL_VITAL_EVENTS	(44 * 1024)
 #define PHASE_PAUSE_S		0.5
 #define LATER_EVENTS		64
 #define SYSCALL_REPS		10000

@@ -544,7 +544,35 @@ static void put_clock(FILE *f, const struct tracer_ctf_trace *t)
 		(uint64_t)(off % NS_PER_S));
 }
 
-/* A stream class: struct tracer_rb_packet and struct tracer_rb_event. */
+/*
+ * The record header (rb_layout.h): compact, or extended behind the id
+ * 4095. Bit fields pack from the least significant bit of a little-endian
+ * word, from the most significant of a big-endian one: the same
+ * declaration describes both. The record's size lies in the alignment
+ * gaps (bits 12-31 of a compact header, before its 32-bit aligned time;
+ * bits 32-63 of an extended one, before its 64-bit aligned id): readers
+ * that step over records find it there, and a CTF reader skips it.
+ */
+#define EVENT_HEADER \
+	"struct {\n" \
+	"\t\tenum : integer { size = 12; align = 64; signed = false; } {\n" \
+	"\t\t\tcompact = 0 ... 4094,\n" \
+	"\t\t\textended = 4095\n" \
+	"\t\t} id;\n" \
+	"\t\tvariant <id> {\n" \
+	"\t\t\tstruct {\n" \
+	"\t\t\t\tinteger { size = 32; align = 32; signed = false; " \
+	"map = clock.monotonic.value; } timestamp;\n" \
+	"\t\t\t} compact;\n" \
+	"\t\t\tstruct {\n" \
+	"\t\t\t\tinteger { size = 32; align = 64; signed = false; } id;\n" \
+	"\t\t\t\tinteger { size = 64; align = 64; signed = false; " \
+	"map = clock.monotonic.value; } timestamp;\n" \
+	"\t\t\t} extended;\n" \
+	"\t\t} v;\n" \
+	"\t}"
+
+/* A stream class: struct tracer_rb_packet and the record header. */
 static void put_stream(FILE *f, unsigned id, const char *channel)
 {
 	fprintf(f, "stream {\n"
@@ -560,11 +588,7 @@ static void put_stream(FILE *f, unsigned id, const char *channel)
 		"\t\tuint32_t tid;\n"
 		"\t\tuint32_t reserved;\n"
 		"\t};\n"
-		"\tevent.header := struct {\n"
-		"\t\tinteger { size = 32; align = 64; signed = false; } id;\n"
-		"\t\tinteger { size = 64; align = 64; signed = false; "
-		"map = clock.monotonic.value; } timestamp;\n"
-		"\t};\n"
+		"\tevent.header := " EVENT_HEADER ";\n"
 		"};\n\n", id, channel);
 }
 

@@ -21,6 +21,7 @@
 #include "clock.h"
 #include "compiler.h"
 #include "rb_layout.h"
+#include "rb_record.h"
 
 /* Geometry of a channel, derived from its sub-buffer size and count. */
 struct tracer_rb_geometry {
@@ -57,6 +58,7 @@ struct tracer_rb_writer {
 	uint64_t bufsize;		/* B = N * S */
 	uint32_t subbuf_order;
 	uint32_t count_order;
+	uint32_t lap_shift;		/* m + k: position >> it is the lap */
 	uint32_t max_payload;
 	uint32_t mode;
 	uint32_t stream_id;
@@ -75,6 +77,10 @@ struct tracer_rb_writer {
 	 */
 	const struct tracer_clock_cell *clock;
 	uint64_t last_ts;		/* no record is stamped earlier */
+	/* The time of a committed record, no later than the last record
+	 * reserved (0: none yet): how far a compact time may reach
+	 * (rb_write.h). */
+	uint64_t ref_ts;
 };
 
 /* Reservation context, on the writer's stack between reserve and commit. */
@@ -87,6 +93,15 @@ struct tracer_rb_ctx {
 };
 
 #define TRACER_RB_CTX_CLOSE	1u	/* record ends exactly at a boundary */
+
+/* Bytes of the record reserved in ctx, its header included (not the
+ * packet header of a sub-buffer it opens). */
+static inline uint32_t tracer__rb_ctx_size(const struct tracer_rb_ctx *ctx,
+					   uint64_t smask)
+{
+	return ctx->commit_len - ((ctx->commit_pos & smask) == 0 ?
+				  TRACER_RB_PACKET_SIZE : 0);
+}
 
 /* A sub-buffer taken by the reader (tracer__rb_get_subbuf()). */
 struct tracer_rb_subbuf {
@@ -108,13 +123,11 @@ struct tracer_rb_packet_info {
 	uint32_t tid;
 };
 
-/* One record of a packet, as returned by tracer__rb_packet_next(). */
-struct tracer_rb_record {
-	uint32_t id;
-	uint32_t size;			/* whole record, header included */
-	uint64_t timestamp;
-	const void *payload;
-	uint32_t payload_size;		/* size - header (includes padding) */
+/* A walk through the records of a packet copy (tracer__rb_packet_next()):
+ * start it at { 0 }. */
+struct tracer_rb_cursor {
+	uint64_t off;			/* the next record's; 0: the first */
+	uint64_t clock;			/* the time before it */
 };
 
 struct tracer_rb_reader {
@@ -189,7 +202,7 @@ int tracer__rb_writer_attach(struct tracer_rb_writer *w, void *region,
 /* Out-of-line parts of the write path (rb_write.c); see rb_write.h. */
 int tracer__rb_reserve_slow(struct tracer_rb_writer *w,
 			    struct tracer_rb_ctx *ctx, uint32_t id,
-			    uint32_t len);
+			    uint32_t payload_size);
 void tracer__rb_close_exact(struct tracer_rb_writer *w,
 			    const struct tracer_rb_ctx *ctx);
 
@@ -276,11 +289,14 @@ int tracer__rb_packet_parse(struct tracer_rb_reader *r, const void *copy,
 			    uint64_t pos, struct tracer_rb_packet_info *info);
 
 /*
- * Iterate over the records of a packet checked by tracer__rb_packet_parse():
- * *off starts at 0. Returns 1 with *rec filled, 0 at the end.
+ * Iterate over the records of a packet checked by tracer__rb_packet_parse()
+ * (its first content_bytes): *cur starts at { 0 }. Returns 1 with *rec
+ * filled, 0 at the end (or at a record that cannot be one: the packet
+ * was not checked).
  */
 int tracer__rb_packet_next(const void *copy, uint64_t content_bytes,
-			   uint64_t *off, struct tracer_rb_record *rec);
+			   struct tracer_rb_cursor *cur,
+			   struct tracer_rb_record *rec);
 
 /*
  * The complete sub-buffers at the read position, consecutive in the data
@@ -382,11 +398,11 @@ struct tracer_rb_salvage {
 };
 
 /*
- * Could ev be a record the writer wrote? ev->size is sane and within the
- * copy; the check looks at the id and the payload.
+ * Could rec be a record the writer wrote? Its header is sane and within
+ * the copy; the check looks at the id and the payload.
  */
 typedef bool (*tracer_rb_record_check)(void *arg,
-				       const struct tracer_rb_event *ev);
+				       const struct tracer_rb_record *rec);
 
 /*
  * The writer of r is gone for good (its thread or process died): copy the

@@ -66,8 +66,9 @@ int tracer__rb_geometry(struct tracer_rb_geometry *geo, uint64_t subbuf_size,
 	geo->data_offset = TRACER_ALIGN_UP(geo->commit_offset +
 		subbuf_count * sizeof(struct tracer_rb_commit), 4096ULL);
 	geo->region_size = geo->data_offset + subbuf_count * subbuf_size;
+	/* The largest record still fits with an extended header. */
 	geo->max_payload = (uint32_t)((subbuf_size - TRACER_RB_PACKET_SIZE -
-				       TRACER_RB_EVENT_SIZE) &
+				       TRACER_RB_EXTENDED_SIZE) &
 				      ~(uint64_t)(TRACER_RB_ALIGN - 1));
 	return 0;
 }
@@ -112,7 +113,7 @@ int tracer__rb_init(void *region, uint64_t size,
 	hdr->version = TRACER_RB_VERSION;
 	hdr->header_size = TRACER_RB_HEADER_SIZE;
 	hdr->packet_header_size = TRACER_RB_PACKET_SIZE;
-	hdr->event_header_size = TRACER_RB_EVENT_SIZE;
+	hdr->event_header_size = TRACER_RB_COMPACT_SIZE;
 	hdr->subbuf_order = (uint8_t)geo.subbuf_order;
 	hdr->count_order = (uint8_t)geo.count_order;
 	hdr->mode = (uint8_t)cfg->mode;
@@ -155,8 +156,8 @@ int tracer__rb_check_header(const void *region, uint64_t size,
 		return fail(why, "unsupported channel layout version", -EPROTO);
 	if (copy->header_size != TRACER_RB_HEADER_SIZE ||
 	    copy->packet_header_size != TRACER_RB_PACKET_SIZE ||
-	    copy->event_header_size != TRACER_RB_EVENT_SIZE)
-		return fail(why, "channel header sizes do not match version 1",
+	    copy->event_header_size != TRACER_RB_COMPACT_SIZE)
+		return fail(why, "channel header sizes do not match version 2",
 			    -EINVAL);
 	if (copy->mode != TRACER_RB_DISCARD && copy->mode != TRACER_RB_FLIGHT)
 		return fail(why, "unknown channel mode", -EINVAL);
@@ -195,6 +196,7 @@ int tracer__rb_writer_attach(struct tracer_rb_writer *w, void *region,
 	w->bufsize = geo.subbuf_size * geo.subbuf_count;
 	w->subbuf_order = geo.subbuf_order;
 	w->count_order = geo.count_order;
+	w->lap_shift = geo.subbuf_order + geo.count_order;
 	w->max_payload = geo.max_payload;
 	w->mode = copy.mode;
 	w->stream_id = copy.stream_id;
@@ -204,5 +206,6 @@ int tracer__rb_writer_attach(struct tracer_rb_writer *w, void *region,
 	w->owner = NULL;
 	w->clock = &tracer__clock_monotonic;
 	w->last_ts = 0;
+	w->ref_ts = 0;
 	return 0;
 }

@@ -55,4 +55,14 @@ int tracer__rb_check_packet_header(struct tracer_rb_reader *r,
 				   const struct tracer_rb_packet *p,
 				   uint64_t pos);
 
+/*
+ * The time a packet that starts at the record at offset `at` of p (its
+ * content ending at `end`) begins with: that record's, rebuilt walking
+ * from p's start (a compact time needs the one before it); the time
+ * before `at` when no record starts there. For readers that drop the
+ * records before `at` (a partial read took them).
+ */
+uint64_t tracer__rb_time_at(const struct tracer_rb_packet *p, uint64_t at,
+			    uint64_t end);
+
 #endif /* TRACER_RB_INTERNAL_H */

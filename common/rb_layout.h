@@ -27,8 +27,8 @@
  *   |<------------ content_size / 8 bytes ---------->|            |
  *   |<------------------- packet_size / 8 = S bytes --------------->|
  *
- *   event = struct tracer_rb_event (id, size, timestamp) + payload, padded to
- *           8 bytes; `size` covers header, payload and padding.
+ *   event = record header (8 bytes, or 24: below) + payload, padded to
+ *           8 bytes; its size covers header, payload and padding.
  *
  * Counters (all uint64_t, free-running modulo 2^64, never reset)
  * --------
@@ -68,7 +68,7 @@
 #include <stdint.h>
 
 #define TRACER_RB_MAGIC		0x54524231u	/* "TRB1" */
-#define TRACER_RB_VERSION	1u
+#define TRACER_RB_VERSION	2u	/* 2: compact record headers */
 #define TRACER_CTF_MAGIC	0xC1FC1FC1u	/* CTF 1.8 packet magic */
 
 enum tracer_rb_mode {
@@ -94,7 +94,7 @@ struct tracer_rb_header {
 	uint32_t version;		/* TRACER_RB_VERSION */
 	uint32_t header_size;		/* sizeof(struct tracer_rb_header) */
 	uint32_t packet_header_size;	/* sizeof(struct tracer_rb_packet) */
-	uint32_t event_header_size;	/* sizeof(struct tracer_rb_event) */
+	uint32_t event_header_size;	/* TRACER_RB_COMPACT_SIZE */
 	uint8_t subbuf_order;		/* m: S = 2^m */
 	uint8_t count_order;		/* k: N = 2^k */
 	uint8_t mode;			/* enum tracer_rb_mode */
@@ -159,16 +159,69 @@ struct tracer_rb_packet {
 	uint32_t reserved;
 };
 
-/* Record (CTF event) header; the payload follows, 8-byte aligned. */
-struct tracer_rb_event {
-	uint32_t id;			/* event class id */
+/*
+ * Record (CTF event) header
+ * -------------------------
+ * Compact, 8 bytes: one 64-bit word in native byte order. CTF packs bit
+ * fields in declaration order from the least significant bit of a
+ * little-endian word (from the most significant of a big-endian one):
+ *
+ *   63                  32 31      24 23          12 11           0
+ *   +---------------------+----------+--------------+--------------+
+ *   | time, low 32 bits   | lap      | size / 8     | id < 4095    |
+ *   +---------------------+----------+--------------+--------------+
+ *
+ * Extended, 24 bytes, when the id is 4095 or more, the record longer than
+ * 4095 * 8 bytes, or the time too far from the previous record's:
+ *
+ *   +---------------------------+---------------------------------+
+ *   | size in bytes (uint32)    | 4095 (and 20 bits of 0)         |  word 0
+ *   +---------------------------+---------------------------------+
+ *   | lap (uint32, 0-255)       | id (uint32)                     |  word 1
+ *   | time (uint64, all of it)                                    |  word 2
+ *
+ * lap: the low 8 bits of the record's position / (S * N), the lap of
+ * the ring it was written in. A reader looking at a sub-buffer whose
+ * writer died while reserving (salvage) tells a record of this lap from
+ * the bytes an earlier lap left at the same place, which a compact time
+ * alone could not: rebuilt from the time before it, any low 32 bits
+ * look like a time in the next 4.29 s.
+ *
+ * The CTF metadata names only the id and the times: the size and lap
+ * fields lie in the alignment gaps a CTF reader skips (the compact time is 32-bit
+ * aligned, the extended id 64-bit aligned), so babeltrace2 reads the
+ * header without a field it would warn about, and our own readers find
+ * the size where the writer put it.
+ *
+ * A compact time is rebuilt from the time before it in the packet: the
+ * previous record's, or the packet's timestamp_begin for the first one.
+ * It is the first time at or after that one with those low 32 bits,
+ *
+ *   time = prev + ((low - prev) mod 2^32)
+ *
+ * which is what a CTF reader does with a clock field narrower than 64
+ * bits. So a writer may make a record compact only when its time is less
+ * than 2^32 ns (4.29 s) after the previous record's; rb_write.h says how
+ * it knows without looking. LTTng-UST's compact header reaches 2^27 ns.
+ */
+#define TRACER_RB_COMPACT_SIZE	8u	/* a compact record header */
+#define TRACER_RB_EXTENDED_SIZE	24u	/* an extended one */
+#define TRACER_RB_ID_EXTENDED	4095u	/* id field of an extended header */
+#define TRACER_RB_TIME_BITS	32	/* time bits of a compact header */
+#define TRACER_RB_TIME_MASK	((1ULL << TRACER_RB_TIME_BITS) - 1)
+#define TRACER_RB_COMPACT_MAX	(4095u * 8)	/* longest compact record */
+
+/* The extended header as a struct. */
+struct tracer_rb_event_ext {
+	uint32_t tag;			/* tracer__rb_extended_tag() */
 	uint32_t size;			/* header + payload + padding, bytes */
+	uint32_t id;			/* event class id */
+	uint32_t lap;			/* low 8 bits of the ring's lap */
 	uint64_t timestamp;		/* CLOCK_MONOTONIC ns */
 };
 
 #define TRACER_RB_HEADER_SIZE	((uint32_t)sizeof(struct tracer_rb_header))
 #define TRACER_RB_PACKET_SIZE	((uint32_t)sizeof(struct tracer_rb_packet))
-#define TRACER_RB_EVENT_SIZE	((uint32_t)sizeof(struct tracer_rb_event))
 #define TRACER_RB_ALIGN		8u
 
 /*
@@ -185,6 +238,7 @@ static inline uint64_t tracer__rb_lap_base(uint64_t pos, uint32_t m,
 _Static_assert(sizeof(struct tracer_rb_header) == 192, "header is 3 lines");
 _Static_assert(sizeof(struct tracer_rb_commit) == 64, "commit is 1 line");
 _Static_assert(sizeof(struct tracer_rb_packet) == 80, "packet header size");
-_Static_assert(sizeof(struct tracer_rb_event) == 16, "event header size");
+_Static_assert(sizeof(struct tracer_rb_event_ext) == TRACER_RB_EXTENDED_SIZE,
+	       "extended event header size");
 
 #endif /* TRACER_RB_LAYOUT_H */

@@ -395,23 +395,21 @@ static int check_records(struct tracer_rb_reader *r,
 {
 	const char *base = (const char *)p;
 	uint64_t content = p->content_size / 8, off = TRACER_RB_PACKET_SIZE;
-	uint64_t prev = p->timestamp_begin, n = 0;
+	uint64_t clock = p->timestamp_begin, prev = clock, n = 0;
+	struct tracer_rb_record rec;
 
 	while (off < content) {
-		const struct tracer_rb_event *ev = (const void *)(base + off);
-
-		if (content - off < TRACER_RB_EVENT_SIZE ||
-		    ev->size < TRACER_RB_EVENT_SIZE || ev->size % 8 ||
-		    ev->size > content - off)
+		if (tracer__rb_record_get(base + off, content - off, &clock,
+					  &rec))
 			return report(r, -EBADMSG, "packet %" PRIu64 ": record "
-				      "at offset %" PRIu64 " has a bad size",
+				      "at offset %" PRIu64 " has a bad header",
 				      p->packet_seq_num, off);
-		if (ev->timestamp < prev || ev->timestamp > p->timestamp_end)
+		if (rec.timestamp < prev || rec.timestamp > p->timestamp_end)
 			return report(r, -EBADMSG, "packet %" PRIu64 ": record "
 				      "at offset %" PRIu64 " is out of time "
 				      "order", p->packet_seq_num, off);
-		prev = ev->timestamp;
-		off += ev->size;
+		prev = rec.timestamp;
+		off += rec.size;
 		n++;
 	}
 	*records = n;
@@ -453,22 +451,36 @@ int tracer__rb_packet_parse(struct tracer_rb_reader *r, const void *copy,
 }
 
 int tracer__rb_packet_next(const void *copy, uint64_t content_bytes,
-			   uint64_t *off, struct tracer_rb_record *rec)
+			   struct tracer_rb_cursor *cur,
+			   struct tracer_rb_record *rec)
 {
-	const struct tracer_rb_event *ev;
-
-	if (*off == 0)
-		*off = TRACER_RB_PACKET_SIZE;
-	if (*off + TRACER_RB_EVENT_SIZE > content_bytes)
+	if (cur->off == 0) {
+		cur->off = TRACER_RB_PACKET_SIZE;
+		cur->clock = ((const struct tracer_rb_packet *)copy)->
+			     timestamp_begin;
+	}
+	if (cur->off >= content_bytes ||
+	    tracer__rb_record_get((const char *)copy + cur->off,
+				  content_bytes - cur->off, &cur->clock, rec))
 		return 0;
-	ev = (const void *)((const char *)copy + *off);
-	rec->id = ev->id;
-	rec->size = ev->size;
-	rec->timestamp = ev->timestamp;
-	rec->payload = ev + 1;
-	rec->payload_size = ev->size - TRACER_RB_EVENT_SIZE;
-	*off += ev->size;
+	cur->off += rec->size;
 	return 1;
+}
+
+uint64_t tracer__rb_time_at(const struct tracer_rb_packet *p, uint64_t at,
+			    uint64_t end)
+{
+	struct tracer_rb_cursor cur = { 0 };
+	struct tracer_rb_record rec;
+
+	while (cur.off < at && tracer__rb_packet_next(p, at, &cur, &rec))
+		;
+	if (!cur.off)
+		cur.clock = p->timestamp_begin;
+	if (at < end && tracer__rb_record_get((const char *)p + at, end - at,
+					      &cur.clock, &rec) == 0)
+		return rec.timestamp;
+	return cur.clock;
 }
 
 /*
@@ -482,17 +494,13 @@ static void strip_consumed(struct tracer_rb_reader *r,
 	char *base = (char *)p;
 	uint64_t keep = r->partial_len, left = content - keep;
 
+	/* The first record left starts the packet: its time is the begin,
+	 * which a reader rebuilds it (and the next ones) from. */
+	p->timestamp_begin = left ? tracer__rb_time_at(p, keep, content) :
+			     p->timestamp_end;
 	memmove(base + TRACER_RB_PACKET_SIZE, base + keep, left);
 	p->content_size = (TRACER_RB_PACKET_SIZE + left) * 8;
 	p->slot_records += r->partial_records;
-	if (left >= TRACER_RB_EVENT_SIZE) {
-		const struct tracer_rb_event *ev =
-			(const void *)(base + TRACER_RB_PACKET_SIZE);
-
-		p->timestamp_begin = ev->timestamp;
-	} else {
-		p->timestamp_begin = p->timestamp_end;
-	}
 }
 
 /* Is slot rc's sub-buffer complete? The acquire pairs with the writer's
@@ -626,22 +634,17 @@ int tracer__rb_read_ref(struct tracer_rb_reader *r, void *dst,
 }
 
 /* Timestamp of the last record of a copy, walking sizes defensively. */
-static uint64_t last_timestamp(const char *base, uint64_t content,
-			       uint64_t dflt)
+static uint64_t last_timestamp(const struct tracer_rb_packet *p,
+			       uint64_t content, uint64_t dflt)
 {
-	uint64_t off = TRACER_RB_PACKET_SIZE, ts = dflt;
+	struct tracer_rb_cursor cur = { 0 };
+	struct tracer_rb_record rec;
+	uint64_t ts = dflt;
 
-	while (content - off >= TRACER_RB_EVENT_SIZE) {
-		const struct tracer_rb_event *ev = (const void *)(base + off);
-
-		if (ev->size < TRACER_RB_EVENT_SIZE || ev->size % 8 ||
-		    ev->size > content - off)
-			break;	/* parse reports it */
-		if (ev->timestamp > ts)
-			ts = ev->timestamp;
-		off += ev->size;
-	}
-	return ts;
+	while (tracer__rb_packet_next(p, content, &cur, &rec))
+		if (rec.timestamp > ts)
+			ts = rec.timestamp;
+	return ts;	/* a record that is not one: parse reports it */
 }
 
 static uint64_t committed(const struct tracer_rb_reader *r, uint64_t rc)
@@ -680,8 +683,7 @@ static void close_copy(struct tracer_rb_reader *r, struct tracer_rb_packet *p,
 		strip_consumed(r, p, used);
 	else
 		r->partial_records = 0;
-	p->timestamp_end = last_timestamp((const char *)p,
-					  p->content_size / 8,
+	p->timestamp_end = last_timestamp(p, p->content_size / 8,
 					  p->timestamp_begin);
 }
 

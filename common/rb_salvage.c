@@ -21,9 +21,9 @@
  * sum, and the torn record's bytes may be anything (its header may not be
  * written yet, leaving bytes of an earlier lap). So the records are walked
  * from the start and each one must look like one the writer wrote: sane
- * size, a time not before the previous record's nor after now, and an id
- * and payload the caller's check accepts. Bytes of an earlier lap fail the
- * time test: they are older than the sub-buffer's first record.
+ * size, this lap in its lap field (rb_layout.h), a time not before the
+ * previous record's nor after now, and an id and payload the caller's
+ * check accepts. Bytes of an earlier lap fail the lap test.
  *
  * The walk, with X where it stopped and R = reserved - X:
  *   R = D   everything walked is committed, [X, reserved) is torn (or the
@@ -55,47 +55,62 @@ struct walk {
 	const char *base;		/* the copy */
 	uint64_t end;			/* reserved bytes */
 	uint64_t now;			/* no record is later */
+	uint32_t lap;			/* the sub-buffer's lap, low 8 bits */
 	tracer_rb_record_check check;
 	void *arg;
 };
 
 #define report tracer__rb_report
 
-/* Could the record at off be one the writer wrote after time *prev? */
-static bool plausible(const struct walk *w, uint64_t off, uint64_t prev)
+/*
+ * Could the record at off be one the writer wrote after time *prev (the
+ * time before it: its header's time is rebuilt from it)? Fills rec.
+ */
+static bool plausible(const struct walk *w, uint64_t off, uint64_t prev,
+		      struct tracer_rb_record *rec)
 {
-	const struct tracer_rb_event *ev = (const void *)(w->base + off);
-	uint64_t room = w->end - off;
+	uint64_t clock = prev;
 
-	if (room < TRACER_RB_EVENT_SIZE || ev->size < TRACER_RB_EVENT_SIZE ||
-	    ev->size % TRACER_RB_ALIGN || ev->size > room)
+	if (tracer__rb_record_get(w->base + off, w->end - off, &clock, rec))
 		return false;
-	if (ev->timestamp < prev || ev->timestamp > w->now)
+	/* Bytes an earlier lap left: their lap says so (a compact time
+	 * rebuilt from ours would not). */
+	if (rec->lap != w->lap || rec->timestamp < prev ||
+	    rec->timestamp > w->now)
 		return false;
-	return w->check(w->arg, ev);
+	return w->check(w->arg, rec);
 }
 
 /* Walk plausible records from off; returns where it stopped. */
 static uint64_t walk_from(const struct walk *w, uint64_t off, uint64_t *prev)
 {
-	while (off < w->end && plausible(w, off, *prev)) {
-		const struct tracer_rb_event *ev =
-			(const void *)(w->base + off);
+	struct tracer_rb_record rec;
 
-		*prev = ev->timestamp;
-		off += ev->size;
+	while (off < w->end && plausible(w, off, *prev, &rec)) {
+		*prev = rec.timestamp;
+		off += rec.size;
 	}
 	return off;
+}
+
+/* Size of the record at off, as its header says (0: no header). The
+ * time does not matter here: any clock will do. */
+static uint64_t size_at(const struct walk *w, uint64_t off, uint64_t stop)
+{
+	struct tracer_rb_record rec;
+	uint64_t clock = 0;
+
+	return tracer__rb_record_get(w->base + off, stop - off, &clock, &rec) ?
+	       0 : rec.size;
 }
 
 /* Is `at` where a record starts, walking from the header up to stop? */
 static bool record_starts(const struct walk *w, uint64_t at, uint64_t stop)
 {
-	uint64_t off = TRACER_RB_PACKET_SIZE;
+	uint64_t off = TRACER_RB_PACKET_SIZE, sz = 1;
 
-	while (off < stop && off < at)
-		off += ((const struct tracer_rb_event *)(const void *)
-			(w->base + off))->size;
+	while (off < stop && off < at && (sz = size_at(w, off, stop)) != 0)
+		off += sz;
 	return off == at;
 }
 
@@ -103,12 +118,9 @@ static bool record_starts(const struct walk *w, uint64_t at, uint64_t stop)
 static uint64_t record_of_size(const struct walk *w, uint64_t size,
 			       uint64_t stop)
 {
-	uint64_t off = TRACER_RB_PACKET_SIZE, found = 0;
+	uint64_t off = TRACER_RB_PACKET_SIZE, found = 0, sz;
 
-	while (off < stop) {
-		uint32_t sz = ((const struct tracer_rb_event *)(const void *)
-			       (w->base + off))->size;
-
+	while (off < stop && (sz = size_at(w, off, stop)) != 0) {
 		if (sz == size)
 			found = off;
 		off += sz;
@@ -201,13 +213,20 @@ static void decide(struct walk *w, uint64_t deficit, bool moved_on,
 	s->unreadable_offset = x;
 }
 
-/* Move the kept records behind the header; returns the content bytes. */
+/*
+ * Move the kept records behind the header; returns the content bytes.
+ * Records a partial read returned are dropped too: the packet then
+ * begins at the first one left (its time is rebuilt from the begin).
+ */
 static uint64_t compact(char *base, struct keep *k, uint64_t consumed)
 {
+	struct tracer_rb_packet *p = (struct tracer_rb_packet *)(void *)base;
 	uint64_t at = TRACER_RB_PACKET_SIZE, n;
 
-	if (consumed > k->a1 && consumed <= k->b1)
-		k->a1 = consumed;	/* returned by a partial read */
+	if (consumed > k->a1 && consumed <= k->b1) {
+		p->timestamp_begin = tracer__rb_time_at(p, consumed, k->b1);
+		k->a1 = consumed;
+	}
 	n = k->b1 - k->a1;
 	memmove(base + at, base + k->a1, n);
 	at += n;
@@ -220,14 +239,12 @@ static uint64_t compact(char *base, struct keep *k, uint64_t consumed)
 static uint64_t last_time(const char *base, uint64_t content)
 {
 	const struct tracer_rb_packet *p = (const void *)base;
-	uint64_t off = TRACER_RB_PACKET_SIZE, ts = p->timestamp_begin;
+	struct tracer_rb_cursor cur = { 0 };
+	struct tracer_rb_record rec;
+	uint64_t ts = p->timestamp_begin;
 
-	while (off < content) {
-		const struct tracer_rb_event *ev = (const void *)(base + off);
-
-		ts = ev->timestamp;
-		off += ev->size;
-	}
+	while (tracer__rb_packet_next(p, content, &cur, &rec))
+		ts = rec.timestamp;
 	return ts;
 }
 
@@ -283,7 +300,8 @@ static uint64_t committed_lost(const struct tracer_rb_reader *r,
 		r->commit[tracer__rb_slot_of(r, rc)].records);
 	uint64_t made = now - p->slot_records;
 
-	if (made <= kept || made > r->geo.subbuf_size / TRACER_RB_EVENT_SIZE)
+	if (made <= kept ||
+	    made > r->geo.subbuf_size / TRACER_RB_COMPACT_SIZE)
 		return 0;	/* none, or counters not to be trusted */
 	return made - kept;
 }
@@ -327,7 +345,9 @@ int tracer__rb_salvage(struct tracer_rb_reader *r, void *dst,
 	/* Writers on the TSC clock run on a copy of tracerd's that may be
 	 * a period old: their stamps may be a little ahead of `now`. */
 	struct walk w = { .base = dst, .now = now + TRACER_CLOCK_SLACK_NS,
-			  .check = check, .arg = arg };
+			  .check = check, .arg = arg,
+			  .lap = (uint32_t)(rc >> (r->geo.subbuf_order +
+						   r->geo.count_order)) & 0xff };
 	int ret;
 
 	memset(s, 0, sizeof(*s));

@@ -96,24 +96,73 @@ static void open_subbuf(const struct tracer_rb_writer *w, uint64_t pos,
 	pkt->reserved = 0;
 }
 
+/* Sizes of a record with each header; may it be compact at all? */
+struct lens {
+	uint32_t compact, extended;
+	bool may_compact;
+};
+
+static void lens_of(struct lens *l, uint32_t id, uint32_t payload_size)
+{
+	l->compact = tracer__rb_record_size(TRACER_RB_COMPACT_SIZE,
+					    payload_size);
+	l->extended = tracer__rb_record_size(TRACER_RB_EXTENDED_SIZE,
+					     payload_size);
+	l->may_compact = tracer__rb_compact_fits(id, l->compact);
+}
+
 /*
- * Reserve len bytes (header included, 8-aligned, <= S - packet header),
+ * Is a record at time ts that does not open a sub-buffer compact? Its
+ * time is within reach of ref_ts (rb_write.h); a record made earlier
+ * (at) must also be no earlier than any record before it (last, the
+ * channel's last stamp before it), or a reader would take its time for
+ * one 2^32 ns later.
+ */
+static bool compact_after(const struct tracer_rb_writer *w,
+			  const struct lens *l, uint64_t ts,
+			  const uint64_t *at, uint64_t last)
+{
+	if (!l->may_compact ||
+	    ((ts - TRACER_READ_ONCE(w->ref_ts)) >> TRACER_RB_TIME_BITS))
+		return false;
+	return !at || ts >= last;
+}
+
+/*
+ * Reserve a record of event id with payload_size bytes of payload,
  * opening a new sub-buffer when the record is first after a boundary or
- * does not fit in the open one, at the time *at (NULL: the clock's).
- * Same contract as tracer__rb_reserve().
+ * does not fit in the open one, at the time *at (NULL: the clock's), its
+ * header compact or extended (rb_write.h). Same contract as
+ * tracer__rb_reserve().
  */
 static int reserve_slow(struct tracer_rb_writer *w, struct tracer_rb_ctx *ctx,
-			uint32_t id, uint32_t len, const uint64_t *at)
+			uint32_t id, uint32_t payload_size, const uint64_t *at)
 {
 	struct tracer_rb_header *hdr = w->hdr;
 	uint64_t old, new, ts, open = 0, records = 0, begin;
-	bool opening;
+	uint64_t last = TRACER_READ_ONCE(w->last_ts);
+	uint32_t len;
+	struct lens l;
+	bool opening, compact;
 
+	lens_of(&l, id, payload_size);
 	old = TRACER_READ_ONCE(hdr->write_count);
 	for (;;) {
 		uint64_t off = old & w->smask;
 
+		/*
+		 * The clock first: the header, and so the length, depend
+		 * on it. Still before the CAS: a handler that reserves in
+		 * between makes the CAS fail and the time is read again.
+		 */
+		ts = at ? *at : tracer__rb_stamp(w);
+		compact = compact_after(w, &l, ts, at, last);
+		len = compact ? l.compact : l.extended;
 		opening = off == 0 || off + len > w->smask + 1;
+		if (opening && l.may_compact) {
+			compact = true;	/* the packet's first: its begin */
+			len = l.compact;
+		}
 		if (!opening) {	/* a handler opened one meanwhile */
 			begin = old;
 		} else {
@@ -135,12 +184,6 @@ static int reserve_slow(struct tracer_rb_writer *w, struct tracer_rb_ctx *ctx,
 			}
 			begin = open + TRACER_RB_PACKET_SIZE;
 		}
-		/*
-		 * The clock after the checks (a dropped record does not pay
-		 * for it), still before the CAS: a handler that reserves in
-		 * between makes the CAS fail and the time is read again.
-		 */
-		ts = at ? *at : tracer__rb_stamp(w);
 		new = begin + len;
 		if (tracer__local_cas64(&hdr->write_count, &old, new))
 			break;
@@ -148,8 +191,6 @@ static int reserve_slow(struct tracer_rb_writer *w, struct tracer_rb_ctx *ctx,
 	tracer__wmb_local();	/* flight mode: CAS before the slot stores */
 	/* A record made earlier: what follows is stamped no earlier. */
 	if (at) {
-		uint64_t last = TRACER_READ_ONCE(w->last_ts);
-
 		while (ts > last &&
 		       !tracer__local_cas64(&w->last_ts, &last, ts))
 			;
@@ -161,7 +202,7 @@ static int reserve_slow(struct tracer_rb_writer *w, struct tracer_rb_ctx *ctx,
 	}
 	if (opening)
 		open_subbuf(w, open, ts, records);
-	tracer__rb_event_init(w, ctx, begin, new, id, ts);
+	tracer__rb_event_init(w, ctx, begin, new, compact, id, ts);
 	ctx->commit_pos = opening ? open : begin;
 	ctx->commit_len = opening ? len + TRACER_RB_PACKET_SIZE : len;
 	return 0;
@@ -169,9 +210,9 @@ static int reserve_slow(struct tracer_rb_writer *w, struct tracer_rb_ctx *ctx,
 
 int tracer__rb_reserve_slow(struct tracer_rb_writer *w,
 			    struct tracer_rb_ctx *ctx, uint32_t id,
-			    uint32_t len)
+			    uint32_t payload_size)
 {
-	return reserve_slow(w, ctx, id, len, NULL);
+	return reserve_slow(w, ctx, id, payload_size, NULL);
 }
 
 int tracer__rb_reserve_at(struct tracer_rb_writer *w,
@@ -180,9 +221,7 @@ int tracer__rb_reserve_at(struct tracer_rb_writer *w,
 {
 	if (payload_size > w->max_payload)
 		return -EMSGSIZE;
-	return reserve_slow(w, ctx, id, (TRACER_RB_EVENT_SIZE + payload_size +
-					 TRACER_RB_ALIGN - 1) &
-				~(TRACER_RB_ALIGN - 1), &ts);
+	return reserve_slow(w, ctx, id, payload_size, &ts);
 }
 
 /* The record in ctx ends exactly at a boundary: it closes its sub-buffer. */

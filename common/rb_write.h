@@ -36,9 +36,29 @@
  * last_ts and our CAS on it makes that CAS fail; one that reserves
  * before us makes the reservation's CAS fail, and we stamp again.
  *
- * The fast path handles records that fit in the open sub-buffer. Opening a
- * sub-buffer (the first record after a boundary, or one that does not fit)
- * goes to tracer__rb_reserve_slow() in rb_write.c.
+ * Compact headers
+ * ---------------
+ * A record's header holds only the low 32 bits of its time when the time
+ * is less than 2^32 ns (4.29 s) after its predecessor in the packet, the
+ * time a reader rebuilds it from (rb_layout.h). The writer does not know
+ * its predecessor's time (a handler may have reserved in between; a
+ * record stamped and then dropped raised last_ts without one), so it
+ * compares with a time no later than it: ref_ts, the time of a record
+ * that was committed, stored by every commit. Such a record lies before
+ * ours, so its time is at most the predecessor's:
+ *
+ *   ref_ts <= predecessor's time <= ts,  ts - ref_ts < 2^32  =>  compact
+ *
+ * and that holds for the predecessor tracerd's salvage leaves (it drops
+ * records that were never committed, so the one before ours may go; a
+ * committed one stays). A record that opens a sub-buffer is its packet's
+ * timestamp_begin: always compact. Otherwise, and for ids or sizes too
+ * large for the compact fields, the header is extended (24 bytes).
+ *
+ * The fast path handles compact records that fit in the open sub-buffer.
+ * Opening a sub-buffer (the first record after a boundary, or one that
+ * does not fit) and extended headers go to tracer__rb_reserve_slow() in
+ * rb_write.c.
  */
 #ifndef TRACER_RB_WRITE_H
 #define TRACER_RB_WRITE_H
@@ -50,6 +70,7 @@
 #include "clock.h"
 #include "compiler.h"
 #include "rb_layout.h"
+#include "rb_record.h"
 
 /* Slot of position pos. */
 static inline struct tracer_rb_commit *
@@ -67,15 +88,13 @@ tracer__rb_slot(const struct tracer_rb_writer *w, uint64_t pos)
 static inline void tracer__rb_event_init(const struct tracer_rb_writer *w,
 					 struct tracer_rb_ctx *ctx,
 					 uint64_t begin, uint64_t end,
-					 uint32_t id, uint64_t ts)
+					 int compact, uint32_t id, uint64_t ts)
 {
-	struct tracer_rb_event *ev = (struct tracer_rb_event *)(void *)
-		(w->data + (begin & (w->bufsize - 1)));
+	void *at = w->data + (begin & (w->bufsize - 1));
 
-	ev->id = id;
-	ev->size = (uint32_t)(end - begin);
-	ev->timestamp = ts;
-	ctx->payload = ev + 1;
+	ctx->payload = tracer__rb_header_put(at, compact, id,
+					     (uint32_t)(end - begin), ts,
+					     begin >> w->lap_shift);
 	ctx->timestamp = ts;
 	ctx->flags = (end & w->smask) == 0 ? TRACER_RB_CTX_CLOSE : 0;
 }
@@ -119,21 +138,25 @@ tracer__rb_reserve(struct tracer_rb_writer *w, struct tracer_rb_ctx *ctx,
 
 	if (tracer_unlikely(payload_size > w->max_payload))
 		return -EMSGSIZE;
-	len = (TRACER_RB_EVENT_SIZE + payload_size + TRACER_RB_ALIGN - 1) &
-	      ~(TRACER_RB_ALIGN - 1);
+	len = tracer__rb_record_size(TRACER_RB_COMPACT_SIZE, payload_size);
+	if (tracer_unlikely(!tracer__rb_compact_fits(id, len)))
+		return tracer__rb_reserve_slow(w, ctx, id, payload_size);
 	old = TRACER_READ_ONCE(hdr->write_count);
 	do {
 		uint64_t off = old & w->smask;
 
 		ts = tracer__rb_stamp(w);
-		if (tracer_unlikely(off == 0 || off + len > w->smask + 1))
-			return tracer__rb_reserve_slow(w, ctx, id, len);
+		if (tracer_unlikely(off == 0 || off + len > w->smask + 1 ||
+				    ((ts - TRACER_READ_ONCE(w->ref_ts)) >>
+				     TRACER_RB_TIME_BITS)))
+			return tracer__rb_reserve_slow(w, ctx, id,
+						       payload_size);
 		new = old + len;
 	} while (tracer_unlikely(!tracer__local_cas64(&hdr->write_count,
 						      &old, new)));
 	/* Flight mode: the CAS store is visible before the record's stores. */
 	tracer__wmb_local();
-	tracer__rb_event_init(w, ctx, old, new, id, ts);
+	tracer__rb_event_init(w, ctx, old, new, 1, id, ts);
 	ctx->commit_pos = old;
 	ctx->commit_len = len;
 	return 0;
@@ -158,6 +181,10 @@ tracer__rb_commit(struct tracer_rb_writer *w, const struct tracer_rb_ctx *ctx)
 	/* Record bytes (and end fields) before the count, for the reader. */
 	tracer__wmb_local();
 	tracer__local_add64(&c->count, ctx->commit_len);
+	/* Committed: a time the next records may be compact against. Only
+	 * this thread and its handlers write it; any committed record's time
+	 * will do, so a handler's newer one overwritten by ours is fine. */
+	TRACER_WRITE_ONCE(w->ref_ts, ctx->timestamp);
 	if (tracer_unlikely(ctx->flags & TRACER_RB_CTX_CLOSE) && w->on_close)
 		w->on_close(w);
 }

@@ -213,7 +213,8 @@ static uint64_t stashed_records(const struct tracer_rb_writer *w)
 static void replay_channel(const struct tracer_rb_writer *from,
 			   struct tracer_rb_writer *to)
 {
-	uint64_t wc = from->hdr->write_count, sub, off, end, S = from->smask + 1;
+	uint64_t wc = from->hdr->write_count, sub, end, S = from->smask + 1;
+	struct tracer_rb_cursor cur;
 	struct tracer_rb_record rec;
 	struct tracer_rb_ctx ctx;
 
@@ -226,8 +227,8 @@ static void replay_channel(const struct tracer_rb_writer *from,
 
 		/* Closed: its content size; open: up to the write count. */
 		end = wc - sub >= S ? pkt->content_size / 8 : wc - sub;
-		off = 0;
-		while (tracer__rb_packet_next(pkt, end, &off, &rec)) {
+		cur = (struct tracer_rb_cursor){ 0 };
+		while (tracer__rb_packet_next(pkt, end, &cur, &rec)) {
 			if (tracer__rb_reserve_at(to, &ctx, rec.id,
 						  rec.payload_size,
 						  rec.timestamp))

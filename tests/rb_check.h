@@ -156,11 +156,12 @@ static inline void chk_packet(struct chk_state *st, const void *copy,
 			      const struct tracer_rb_packet_info *info)
 {
 	struct tracer_rb_record rec;
-	uint64_t off = 0, n = 0;
+	struct tracer_rb_cursor cur = { 0 };
+	uint64_t n = 0;
 
 	st->packets++;
 	st->overwritten += info->records_overwritten;
-	while (tracer__rb_packet_next(copy, info->content_bytes, &off, &rec)) {
+	while (tracer__rb_packet_next(copy, info->content_bytes, &cur, &rec)) {
 		chk_one(st, &rec);
 		n++;
 	}

@@ -24,6 +24,7 @@
 
 #include "format.h"
 #include "rb_layout.h"
+#include "rb_record.h"
 #include "trace_dir.h"
 #include "open_regular.h"
 
@@ -725,8 +726,7 @@ int tracer__chan_unpark(struct tracer_chan *c, struct tracer_chan_record *rec,
 	}
 	/* The record last returned is in the current packet. */
 	if (rec && !rec->lost && c->content)
-		rec->payload = c->buf + rec->offset +
-			       sizeof(struct tracer_rb_event);
+		rec->payload = c->buf + rec->offset + rec->header_size;
 	return 0;
 }
 
@@ -923,6 +923,7 @@ static int take_packet(struct tracer_chan *c, const struct tracer_rb_packet *h,
 			return read_error(c, off, ret, err, err_size);
 		c->content = h->content_size / 8;
 		c->record = TRACER_RB_PACKET_SIZE;
+		c->clock = h->timestamp_begin;
 	}
 	c->packet_offset = off;
 	c->discarded = h->events_discarded;
@@ -962,37 +963,40 @@ static int read_packet(struct tracer_chan *c, char *err, size_t err_size)
 static int take_record(struct tracer_chan *c, struct tracer_chan_record *rec,
 		       char *err, size_t err_size)
 {
-	uint64_t off = c->record, left = c->content - off;
-	struct tracer_rb_event ev;
+	uint64_t off = c->record, left = c->content - off, clock = c->clock;
+	struct tracer_rb_record r;
 
-	if (left < sizeof(ev))
+	if (left < TRACER_RB_COMPACT_SIZE)
 		return bad_packet(c, c->packet_offset, err, err_size,
 				  "record at offset %" PRIu64 ": only %"
-				  PRIu64 " bytes left for its 16-byte header",
-				  off, left);
-	memcpy(&ev, c->buf + off, sizeof(ev));
-	if (ev.size < sizeof(ev) || ev.size % 8 || ev.size > left)
+				  PRIu64 " bytes left for its header", off,
+				  left);
+	if (tracer__rb_record_get(c->buf + off, left, &clock, &r))
 		return bad_packet(c, c->packet_offset, err, err_size,
-				  "record at offset %" PRIu64 ": bad size %"
-				  PRIu32 " (%" PRIu64 " bytes left in the "
-				  "packet content)", off, ev.size, left);
-	if (ev.timestamp < c->last_timestamp)
+				  "record at offset %" PRIu64 ": bad header: "
+				  "size %" PRIu64 " (%" PRIu64 " bytes left in "
+				  "the packet content)", off,
+				  tracer__rb_header_claims(c->buf + off, left),
+				  left);
+	if (r.timestamp < c->last_timestamp)
 		return bad_packet(c, c->packet_offset, err, err_size,
 				  "record at offset %" PRIu64 ": timestamp %"
 				  PRIu64 " is before the previous record's %"
-				  PRIu64, off, ev.timestamp,
+				  PRIu64, off, r.timestamp,
 				  c->last_timestamp);
-	rec->id = ev.id;
+	rec->id = r.id;
 	rec->tid = c->tid;
-	rec->timestamp = ev.timestamp;
+	rec->timestamp = r.timestamp;
 	rec->packet_offset = c->packet_offset;
 	rec->offset = off;
-	rec->payload = c->buf + off + sizeof(ev);
-	rec->payload_size = ev.size - sizeof(ev);
+	rec->payload = r.payload;
+	rec->payload_size = r.payload_size;
+	rec->header_size = r.header_size;
 	rec->lost = 0;
 	rec->lost_since = 0;
-	c->record = off + ev.size;
-	c->last_timestamp = ev.timestamp;
+	c->record = off + r.size;
+	c->clock = clock;
+	c->last_timestamp = r.timestamp;
 	return 1;
 }
 

@@ -106,6 +106,8 @@ struct tracer_chan {
 	uint64_t content;		/* bytes of buf that hold content */
 	uint64_t record;		/* offset of the next record in buf */
 	uint64_t last_timestamp;	/* of the previous record */
+	uint64_t clock;			/* the time before the next record
+					   of the packet (rb_record.h) */
 	uint32_t tid;			/* of the current packet */
 	uint32_t stream_id;
 	uint64_t skip_before;		/* skip packets ending before it */
@@ -126,6 +128,7 @@ struct tracer_chan_record {
 	uint64_t offset;		/* its offset in the packet */
 	const void *payload;		/* valid until the next call */
 	size_t payload_size;		/* includes the padding */
+	uint32_t header_size;		/* payload - record */
 	uint64_t lost;			/* > 0: not a record but the number
 					   of records lost before this packet
 					   (id 0, no payload) */

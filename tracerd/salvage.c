@@ -132,6 +132,7 @@ struct synth {
 	uint64_t words[256];		/* the packet, 8-byte aligned */
 	uint64_t len;			/* bytes used */
 	uint32_t records;
+	uint64_t clock;			/* the last record's time (begin) */
 };
 
 static struct tracer_rb_packet *synth_head(struct synth *s)
@@ -152,17 +153,22 @@ static void synth_begin(struct synth *s, int c, uint64_t instance,
 	h->timestamp_end = ts;
 	h->tid = tid;
 	s->len = TRACER_RB_PACKET_SIZE;
+	s->clock = ts;
 }
 
-/* Append event id at ts with values of types (i: int64, s: string). */
+/*
+ * Append event id at ts with values of types (i: int64, s: string); its
+ * header compact when the time allows (rb_layout.h), which it does for
+ * records in time order.
+ */
 static void synth_add(struct synth *s, uint32_t id, const char *types,
 		      const union sarg *v, uint64_t ts)
 {
 	char *base = (char *)s->words, *rec = base + s->len, *p;
-	struct tracer_rb_event *ev = (struct tracer_rb_event *)(void *)rec;
 	uint64_t room = sizeof(s->words) - s->len, n;
+	uint32_t hsize = TRACER_RB_EXTENDED_SIZE;	/* room for either */
 
-	p = rec + TRACER_RB_EVENT_SIZE;
+	p = rec + hsize;
 	for (; *types; types++, v++) {
 		n = *types == TRACER_ARG_STRING ? tracer__string_stored(v->s)
 						: TRACER__PAYLOAD_WORD;
@@ -175,14 +181,22 @@ static void synth_add(struct synth *s, uint32_t id, const char *types,
 			p += n;
 		}
 	}
-	n = (uint64_t)(p - rec);
-	n = (n + TRACER_RB_ALIGN - 1) & ~(uint64_t)(TRACER_RB_ALIGN - 1);
+	n = tracer__rb_record_size(TRACER_RB_COMPACT_SIZE,
+				   (uint32_t)(p - rec - hsize));
+	if (ts >= s->clock && !((ts - s->clock) >> TRACER_RB_TIME_BITS) &&
+	    tracer__rb_compact_fits(id, (uint32_t)n)) {
+		hsize = TRACER_RB_COMPACT_SIZE;	/* the payload moves up */
+		memmove(rec + hsize, rec + TRACER_RB_EXTENDED_SIZE,
+			(size_t)(p - rec) - TRACER_RB_EXTENDED_SIZE);
+		p -= TRACER_RB_EXTENDED_SIZE - hsize;
+	}
+	n = tracer__rb_record_size(0, (uint32_t)(p - rec));
 	memset(p, 0, n - (uint64_t)(p - rec));
-	ev->id = id;
-	ev->size = (uint32_t)n;
-	ev->timestamp = ts;
+	tracer__rb_header_put(rec, hsize == TRACER_RB_COMPACT_SIZE, id,
+			      (uint32_t)n, ts, 0);
 	s->len += n;
 	s->records++;
+	s->clock = ts;
 	synth_head(s)->timestamp_end = ts;
 }
 
@@ -241,22 +255,23 @@ static void emit_owner(struct tracerd_process *p, struct tracerd_buffer *b,
 /* ------------------------------------------------------------------ */
 /* Reading a dead writer's channels                                    */
 
-/* Is ev a record of a call site of p, with a payload of its types? */
-static bool record_check(void *arg, const struct tracer_rb_event *ev)
+/* Is rec a record of a call site of p, with a payload of its types? */
+static bool record_check(void *arg, const struct tracer_rb_record *rec)
 {
 	const struct tracerd_process *p = arg;
-	const struct tracer__site *cs = tracerd_process_site(p, ev->id);
-	size_t off = 0, size = ev->size - TRACER_RB_EVENT_SIZE;
+	const struct tracer__site *cs = tracerd_process_site(p, rec->id);
+	size_t off = 0;
 	struct tracer__value v;
 	const char *t;
 
 	if (!cs)
 		return false;
 	for (t = cs->types; *t; t++)
-		if (tracer__payload_next(*t, ev + 1, size, &off, &v))
+		if (tracer__payload_next(*t, rec->payload, rec->payload_size,
+					 &off, &v))
 			return false;
-	return ((TRACER_RB_EVENT_SIZE + off + TRACER_RB_ALIGN - 1) &
-		~(size_t)(TRACER_RB_ALIGN - 1)) == ev->size;
+	return tracer__rb_record_size(rec->header_size, (uint32_t)off) ==
+	       rec->size;
 }
 
 static void add_up(struct tracerd_salvage_sum *sum,

@@ -590,12 +590,12 @@ static void note_renames(const struct tracerd_process *p,
 {
 	struct tracer_rb_record rec;
 	struct tracer__value tid, name;
-	uint64_t off = 0;
+	struct tracer_rb_cursor cur = { 0 };
 	size_t at;
 
 	if ((!p->rename_id && !p->start_id) || !sink->meta)
 		return;
-	while (tracer__rb_packet_next(pk, info->content_bytes, &off, &rec)) {
+	while (tracer__rb_packet_next(pk, info->content_bytes, &cur, &rec)) {
 		at = 0;
 		if (!rec.id || (rec.id != p->rename_id && rec.id != p->start_id) ||
 		    tracer__payload_next(TRACER_ARG_SIGNED, rec.payload,

@@ -42,10 +42,10 @@ static void fill(void *region, uint64_t size)
 		}
 }
 
-static bool keep(void *arg, const struct tracer_rb_event *ev)
+static bool keep(void *arg, const struct tracer_rb_record *rec)
 {
 	(void)arg;
-	(void)ev;
+	(void)rec;
 	return true;
 }
 

@@ -31,8 +31,9 @@ import re
 import struct
 import sys
 
+import rb_record
+
 PACKET = struct.Struct('<IIQQQQQQQQII')
-EVENT = struct.Struct('<IIQ')
 CTF_MAGIC = 0xC1FC1FC1
 CHANNEL = re.compile(r'^(default|vital)-\d+(\.\d+)?$')
 problems = []
@@ -85,11 +86,9 @@ def packets(path):
         if h[0] != CTF_MAGIC or h[6] < PACKET.size * 8 or h[6] % 64:
             problem('%s: bad packet at offset %d' % (path, off))
             return
-        recs, at, end = [], off + PACKET.size, off + h[5] // 8
-        while at < end:
-            rid, size, ts = EVENT.unpack_from(data, at)
-            recs.append((rid, ts))
-            at += size if size >= EVENT.size else end
+        end = off + h[5] // 8
+        recs = [(rid, ts) for rid, size, ts in
+                rb_record.records(data, off + PACKET.size, end, h[3])]
         yield h, recs
         off += h[6] // 8
 

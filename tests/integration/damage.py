@@ -12,6 +12,8 @@ except after a truncation).
 import struct
 import sys
 
+import rb_record
+
 path, how, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
 data = bytearray(open(path, "rb").read())
 
@@ -19,12 +21,10 @@ data = bytearray(open(path, "rb").read())
 def packets(buf):
     off = 0
     while off + 80 <= len(buf):
+        (begin,) = struct.unpack_from("<Q", buf, off + 16)
         content, size = struct.unpack_from("<QQ", buf, off + 32)
-        recs, r = 0, off + 80
-        while r + 16 <= off + content // 8:
-            (rsize,) = struct.unpack_from("<I", buf, r + 4)
-            r += rsize
-            recs += 1
+        recs = sum(1 for _ in rb_record.records(buf, off + 80,
+                                                off + content // 8, begin))
         yield off, size // 8, recs
         off += size // 8
 

@@ -17,9 +17,10 @@
 #include <sys/stat.h>
 
 #include "rb_layout.h"
+#include "rb_record.h"
 
 #define PACKET_SIZE	65536
-#define RECORD_SIZE	32		/* header + two values */
+#define RECORD_SIZE	24		/* compact header + two values */
 
 static unsigned char packet[PACKET_SIZE];
 
@@ -57,12 +58,11 @@ static uint64_t fill(uint32_t t, uint32_t threads, uint64_t k)
 	h->tid = t + 1;
 	h->timestamp_begin = k * threads + t + 1;
 	for (; off + RECORD_SIZE <= PACKET_SIZE; off += RECORD_SIZE, k++) {
-		struct tracer_rb_event ev = { .id = 1, .size = RECORD_SIZE,
-			.timestamp = k * threads + t + 1 };
 		uint64_t v[2] = { k, t };
 
-		memcpy(packet + off, &ev, sizeof(ev));
-		memcpy(packet + off + sizeof(ev), v, sizeof(v));
+		memcpy(tracer__rb_header_put(packet + off, 1, 1, RECORD_SIZE,
+					     k * threads + t + 1, 0), v,
+		       sizeof(v));
 	}
 	h->timestamp_end = (k - 1) * threads + t + 1;
 	h->content_size = (uint64_t)off * 8;

@@ -132,12 +132,12 @@ held() {
 }
 
 dir=$(session_cmd start --events="$OWN_EVENTS")
-# 1,500 events of 32 bytes: two closed sub-buffers of 16 KiB (32,736
-# bytes of packets) and an open one, 48 KB of a 4 MiB ring, below the
+# 1,500 events of 24 bytes: two closed sub-buffers of 16 KiB (32,768
+# bytes of packets) and an open one, 36 KB of a 4 MiB ring, below the
 # 64 KiB that wakes tracerd.
 held 1500 32000 "a thread below the wake-up mark"
-# 40,000 events: about 80 sub-buffers, well past the mark.
-held 40000 1200000 "a thread past the mark"
+# 40,000 events: about 59 sub-buffers, well past the mark.
+held 40000 900000 "a thread past the mark"
 session_cmd stop >/dev/null
 n=$("$TRACECTL" view --no-symbols "$dir" | grep -c ' test:hold: ')
 check "every event of both is in the trace ($n of 41500)" [ "$n" -eq 41500 ]

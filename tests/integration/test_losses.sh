@@ -58,7 +58,7 @@ dir=$(session_cmd start)
 spawn ctl "$CONTROLEE" burst
 cmd ctl "r 10" >/dev/null
 kill -STOP "$DPID"
-r=$(cmd ctl "r 200000")	# 6.4 MB: more than the 4 MiB ring
+r=$(cmd ctl "r 200000")	# 4.8 MB: more than the 4 MiB ring
 kill -CONT "$DPID"
 "$TRACECTL" switch >/dev/null	# drained: room again
 r2=$(cmd ctl "r 1000")
@@ -113,7 +113,7 @@ check "restart: the losses of the time no tracerd ran are told, at the gap" \
 
 dir=$(session_cmd start --mode flight)
 spawn fl "$CONTROLEE" burst
-r=$(cmd fl "r 400000")	# 12.8 MB: the 4 MiB ring goes round 3 times
+r=$(cmd fl "r 400000")	# 9.6 MB: the 4 MiB ring goes round twice
 status_counts() {
 	"$TRACECTL" status --json | python3 -c '
 import json, sys

@@ -9,10 +9,10 @@
 
 CONTROLEE=./tests/integration/controlee
 N=1000
-# Before the restart: 160000 events of 32 bytes, 5 MB, more than the
+# Before the restart: 180000 events of 24 bytes, 4.3 MB, more than the
 # default ring (256 x 16 KiB), in two bursts that each fit (a switch
 # between: written out before the next).
-B1=100000 B2=60000
+B1=100000 B2=80000
 M=$((B1 + B2))
 
 # seqs DIR: the test:burst sequence numbers in DIR, one per line.

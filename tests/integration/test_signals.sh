@@ -5,7 +5,7 @@
 # know it.
 . "$(dirname "$0")/lib.sh"
 
-# 100,000 events of 32 bytes fit in the default 4 MiB channel, so none may
+# 100,000 events of 24 bytes fit in the default 4 MiB channel, so none may
 # be lost whatever tracerd's speed.
 N=100000
 check "tracerd starts" start_daemon

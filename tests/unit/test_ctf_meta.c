@@ -329,10 +329,19 @@ static void test_preamble(void)
 	    "\t\tuint64_t packet_seq_num;\n\t\tuint64_t events_discarded;\n"
 	    "\t\tuint64_t slot_records;\n\t\tuint32_t tid;\n"
 	    "\t\tuint32_t reserved;\n", "packet context as on disk");
-	has(s, "\t\tinteger { size = 32; align = 64; signed = false; } id;\n"
-	    "\t\tinteger { size = 64; align = 64; signed = false; map = "
-	    "clock.monotonic.value; } timestamp;\n",
-	    "event header: id and timestamp, 64-bit aligned");
+	has(s, "\t\tenum : integer { size = 12; align = 64; signed = false; "
+	    "} {\n\t\t\tcompact = 0 ... 4094,\n\t\t\textended = 4095\n"
+	    "\t\t} id;\n", "event header: a 12-bit id, 64-bit aligned, "
+	    "4095 for the extended header");
+	has(s, "\t\t\tstruct {\n\t\t\t\tinteger { size = 32; align = 32; "
+	    "signed = false; map = clock.monotonic.value; } timestamp;\n"
+	    "\t\t\t} compact;\n", "compact header: 32 bits of time, "
+	    "32-bit aligned (the size in the gap)");
+	has(s, "\t\t\tstruct {\n\t\t\t\tinteger { size = 32; align = 64; "
+	    "signed = false; } id;\n\t\t\t\tinteger { size = 64; align = "
+	    "64; signed = false; map = clock.monotonic.value; } timestamp;\n"
+	    "\t\t\t} extended;\n", "extended header: the id in word 1, "
+	    "the time in word 2");
 	free(s);
 
 	t.clock_uuid = NULL;

@@ -66,7 +66,8 @@ static void test_round_trip(void)
 	struct tracer_rb_record rec;
 	const struct tracer_rb_packet *p = (const void *)copy;
 	struct chan c;
-	uint64_t off = 0, n = 0, prev = 0, i;
+	struct tracer_rb_cursor cur = { 0 };
+	uint64_t n = 0, prev = 0, i;
 	int good = 1;
 
 	chan_open(&c, 4096, 4, TRACER_RB_DISCARD, 0);
@@ -77,7 +78,7 @@ static void test_round_trip(void)
 	tracer__rb_flush(&c.w);
 	is_int(tracer__rb_read(&c.r, copy, sizeof(copy), &info), 0,
 	       "after a flush the sub-buffer is readable");
-	while (tracer__rb_packet_next(copy, info.content_bytes, &off, &rec)) {
+	while (tracer__rb_packet_next(copy, info.content_bytes, &cur, &rec)) {
 		good &= rec.id == n && rec.payload_size == (n % 5) * 8 &&
 			rec.timestamp >= prev &&
 			(n % 5 == 0 || *(const uint64_t *)rec.payload == n * 7);
@@ -104,21 +105,24 @@ static void test_exact_fill(void)
 {
 	struct tracer_rb_packet_info info;
 	struct chan c;
-	uint32_t per = (S - TRACER_RB_PACKET_SIZE) / 32, i;
+	uint32_t per = (S - TRACER_RB_PACKET_SIZE) / 24, i;
 
 	chan_open(&c, S, 2, TRACER_RB_DISCARD, 0);
 	is_int(put(&c, 1, c.w.max_payload / 8, 9), 0,
 	       "a record of the largest payload is accepted");
+	tracer__rb_flush(&c.w);
 	is_int(tracer__rb_read(&c.r, copy, sizeof(copy), &info), 0,
-	       "it fills its sub-buffer exactly: readable without a flush");
-	ok(info.records == 1 && info.content_bytes == S,
-	   "content size is the whole sub-buffer");
-	/* 5 records of 32 bytes after the 80-byte header leave 16 bytes. */
+	       "it fits its sub-buffer with a compact header");
+	ok(info.records == 1 && info.content_bytes == TRACER_RB_PACKET_SIZE +
+	   TRACER_RB_COMPACT_SIZE + c.w.max_payload,
+	   "content size: packet header, record header, payload");
+	/* 7 records of 24 bytes after the 80-byte header leave 8 bytes. */
 	for (i = 0; i < per; i++)
 		put(&c, 2, 2, i);
-	is_int(put(&c, 3, 0, 0), 0, "a bare 16-byte record fills the rest");
+	is_int(put(&c, 3, 0, 0), 0, "a bare 8-byte record fills the rest");
 	is_int(tracer__rb_read(&c.r, copy, sizeof(copy), &info), 0,
-	       "several records ending exactly at the boundary: readable");
+	       "several records ending exactly at the boundary: readable "
+	       "without a flush");
 	ok(info.records == per + 1 && info.content_bytes == S,
 	   "%u records, content size %u", per + 1, S);
 	is_u64(c.w.hdr->write_count, 2 * S, "write count at the boundary");
@@ -131,8 +135,8 @@ static void test_switch(void)
 	struct chan c;
 
 	chan_open(&c, S, 4, TRACER_RB_DISCARD, 0);
-	put(&c, 1, 10, 1);	/* 80 + 96 = 176 bytes used, 80 left */
-	is_int(put(&c, 2, 10, 2), 0, "a record that does not fit is accepted");
+	put(&c, 1, 11, 1);	/* 80 + 96 = 176 bytes used, 80 left */
+	is_int(put(&c, 2, 11, 2), 0, "a record that does not fit is accepted");
 	is_int(tracer__rb_read(&c.r, copy, sizeof(copy), &info), 0,
 	       "it switched: the previous sub-buffer is readable");
 	ok(info.records == 1 && info.content_bytes == 176,
@@ -159,18 +163,18 @@ static void test_backlog(enum tracer_rb_mode mode, uint64_t start)
 
 	chan_open(&c, S, 4, mode, start);
 	is_int((int)tracer__rb_backlog(&c.w), 0, "backlog: none at first");
-	put(&c, 1, 10, 1);	/* 80 + 96 bytes */
+	put(&c, 1, 11, 1);	/* 80 + 96 bytes */
 	is_int((int)tracer__rb_backlog(&c.w), 176,
 	       "backlog: the open sub-buffer's bytes");
-	put(&c, 2, 10, 2);	/* switched: S + 176 */
-	put(&c, 3, 10, 3);	/* switched again: 2 S + 176 */
+	put(&c, 2, 11, 2);	/* switched: S + 176 */
+	put(&c, 3, 11, 3);	/* switched again: 2 S + 176 */
 	is_int((int)tracer__rb_backlog(&c.w), 2 * S + 176,
 	       "backlog: two closed sub-buffers and the open one");
 	tracer__rb_read(&c.r, copy, sizeof(copy), &info);
 	is_int((int)tracer__rb_backlog(&c.w), S + 176,
 	       "backlog: less the packet the reader took");
 	for (i = 0; i < 20; i++)
-		put(&c, 4, 10, 4);
+		put(&c, 4, 11, 4);
 	ok(tracer__rb_backlog(&c.w) <= 4 * S &&
 	   tracer__rb_backlog(&c.w) >= 3 * S,
 	   "backlog: at most the ring, a full ring near it (%s, start %llu)",
@@ -193,7 +197,8 @@ static void test_reserve_at(void)
 	const struct tracer_rb_packet *p = (const void *)copy;
 	struct tracer_rb_ctx ctx;
 	struct chan c;
-	uint64_t off = 0, ts[12], i, n = 0;
+	struct tracer_rb_cursor cur = { 0 };
+	uint64_t ts[12], i, n = 0;
 	int good = 1;
 
 	chan_open(&c, S, 4, TRACER_RB_DISCARD, 0);
@@ -211,7 +216,7 @@ static void test_reserve_at(void)
 	ok(p->timestamp_begin == ts[0] && p->timestamp_end ==
 	   ts[info.records], "its packet begins at the first record's time "
 	   "and ends at the time of the one that closed it");
-	while (tracer__rb_packet_next(copy, info.content_bytes, &off, &rec))
+	while (tracer__rb_packet_next(copy, info.content_bytes, &cur, &rec))
 		good &= rec.timestamp == ts[n++];
 	ok(good && n == info.records && n > 1, "each record keeps its time "
 	   "(%" PRIu64 " records)", n);
@@ -323,9 +328,102 @@ static void test_zeroed(uint64_t start)
 	close(fd);
 }
 
+/* The records of test_header_kinds(): each packet opens with a small one
+ * (the first of a packet is compact whatever its gap), then one at a
+ * boundary of the compact header. */
+static const struct kind {
+	uint32_t id, payload;
+	uint64_t gap;			/* ns after the previous record */
+	uint32_t header;		/* the header it must get */
+	const char *what;
+} kinds[] = {
+	{ 1, 8, 0, 8, "a packet's first record" },
+	{ 1, 32752, 1, 8, "32,760 bytes: the longest compact record" },
+	{ 0, 0, 0, 0, NULL },		/* next packet */
+	{ 1, 8, 1ULL << 40, 8, "first of a packet, 2^40 ns later" },
+	{ 1, 32753, 1, 24, "one byte more: extended" },
+	{ 0, 0, 0, 0, NULL },
+	{ 1, 8, 1, 8, "first of a packet" },
+	{ 4094, 8, 1, 8, "id 4094: compact" },
+	{ 4095, 8, 1, 24, "id 4095: extended" },
+	{ 70000, 8, 1, 24, "id 70000: extended" },
+	{ 1, 8, (1ULL << 32) - 1, 8, "2^32 - 1 ns later: compact" },
+	{ 1, 8, 1ULL << 32, 24, "2^32 ns later: extended" },
+	{ 1, 8, (1ULL << 32) + 1, 24, "2^32 + 1 ns later: extended" },
+	{ 1, 8, 3, 8, "3 ns later: compact again" },
+};
+#define NKINDS	(sizeof(kinds) / sizeof(kinds[0]))
+
+/* Write the records of kinds[] with a clock that says what we set. */
+static void write_kinds(struct chan *c, uint64_t *ts)
+{
+	struct tracer_clock_cell cell = { .clock = {
+		.kind = TRACER_CLOCK_TSC, .mult = 0 } };
+	struct tracer_rb_ctx ctx;
+	uint64_t t = 5000000000000ULL + 0xfffffff0ULL;	/* low bits wrap */
+	size_t i;
+
+	c->w.clock = &cell;
+	for (i = 0; i < NKINDS; i++) {
+		if (!kinds[i].what) {
+			tracer__rb_flush(&c->w);
+			continue;
+		}
+		cell.clock.ns_base = t += kinds[i].gap;
+		if (tracer__rb_reserve(&c->w, &ctx, kinds[i].id,
+				       kinds[i].payload))
+			bail_out("%s: not reserved", kinds[i].what);
+		memset(ctx.payload, (int)i, kinds[i].payload);
+		tracer__rb_commit(&c->w, &ctx);
+		ts[i] = ctx.timestamp;
+	}
+	tracer__rb_flush(&c->w);
+	c->w.clock = &tracer__clock_monotonic;
+}
+
+/*
+ * The header each record gets at the boundaries of the compact one
+ * (size, id, time since the previous record), and every field read back
+ * exactly from the packets.
+ */
+static void test_header_kinds(void)
+{
+	struct tracer_rb_packet_info info;
+	struct tracer_rb_cursor cur;
+	struct tracer_rb_record rec;
+	uint64_t ts[NKINDS];
+	struct chan c;
+	size_t i = 0;
+
+	if (!TRACER_CLOCK_HAVE_TSC) {
+		for (i = 0; i < 13; i++)
+			ok(1, "# SKIP no TSC line to set the times with");
+		return;
+	}
+	chan_open(&c, 1 << 16, 4, TRACER_RB_DISCARD, 0);
+	write_kinds(&c, ts);
+	while (i < NKINDS &&
+	       tracer__rb_read(&c.r, copy, sizeof(copy), &info) == 0) {
+		cur = (struct tracer_rb_cursor){ 0 };
+		for (; i < NKINDS && kinds[i].what &&
+		     tracer__rb_packet_next(copy, info.content_bytes, &cur,
+					    &rec); i++)
+			ok(rec.header_size == kinds[i].header &&
+			   rec.id == kinds[i].id &&
+			   rec.timestamp == ts[i] && rec.payload_size ==
+			   ((kinds[i].payload + 7) & ~7u) &&
+			   ((const unsigned char *)rec.payload)[0] ==
+			   (unsigned char)i, "%s: %u-byte header, read back "
+			   "exactly", kinds[i].what, rec.header_size);
+		i++;		/* the packet break */
+	}
+	is_int((int)i, (int)NKINDS + 1, "every record read back");
+	chan_close(&c);
+}
+
 int main(void)
 {
-	plan(58);
+	plan(58 + 12 + 1);
 	test_round_trip();
 	test_reserve_at();
 	test_exact_fill();
@@ -337,5 +435,6 @@ int main(void)
 	test_wrap(TRACER_RB_FLIGHT, "flight");
 	test_zeroed(0);
 	test_zeroed(77ULL * 4096 * 256 + 5 * 4096);
+	test_header_kinds();
 	return done();
 }

@@ -36,7 +36,8 @@ static void test_geometry(void)
 	ok(tracer__rb_geometry(&geo, 128, 2, &why) == 0,
 	   "128-byte sub-buffers x 2 accepted");
 	is_u64(geo.max_payload, 128 - TRACER_RB_PACKET_SIZE -
-	       TRACER_RB_EVENT_SIZE, "smallest geometry still fits a record");
+	       TRACER_RB_EXTENDED_SIZE, "smallest geometry still fits a record "
+	       "with an extended header");
 	ok(geo.data_offset % 4096 == 0 && geo.region_size == geo.data_offset +
 	   256, "sub-buffers start page aligned, region size adds up");
 }
@@ -93,8 +94,9 @@ static void test_attach_errors(void)
 	hdr = (struct tracer_rb_header *)region;
 	attach_refused(region, size - 1, -ENOSPC, "truncated region");
 	attach_refused(region, 100, -ENOSPC, "region smaller than a header");
-	hdr->version = 2;
-	attach_refused(region, size, -EPROTO, "layout version 2");
+	hdr->version = 1;
+	attach_refused(region, size, -EPROTO, "layout version 1 (16-byte "
+		       "record headers)");
 	hdr->version = TRACER_RB_VERSION;
 	hdr->subbuf_order = 63;
 	attach_refused(region, size, -EINVAL, "sub-buffer order 63");

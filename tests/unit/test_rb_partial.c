@@ -109,10 +109,11 @@ static char *at(const struct chan *c, uint64_t pos)
 	return c->region + c->r.geo.data_offset + (pos & (c->B - 1));
 }
 
+/* A record's length with a compact header, which this channel's records
+ * have (their times are close; the first opens a sub-buffer). */
 static uint32_t rec_len(uint32_t payload)
 {
-	return TRACER_RB_EVENT_SIZE + ((payload + TRACER_RB_ALIGN - 1) &
-				       ~(TRACER_RB_ALIGN - 1));
+	return tracer__rb_record_size(TRACER_RB_COMPACT_SIZE, payload);
 }
 
 /* Reserve the next record with `payload` bytes; fills the model. */
@@ -130,7 +131,10 @@ static int reserve(struct chan *c, struct tracer_rb_ctx *ctx,
 	c->acc[*seq] = ret == 0;
 	if (ret == 0) {
 		c->ts[*seq] = ctx->timestamp;
-		c->len[*seq] = rec_len(payload);
+		c->len[*seq] = tracer__rb_ctx_size(ctx, c->w.smask);
+		if (c->len[*seq] != rec_len(payload))
+			bail_out("record %" PRIu64 ": %u bytes, not compact",
+				 *seq, c->len[*seq]);
 	} else if (ret != -ENOBUFS) {
 		bail_out("reserve: %d", ret);
 	}
@@ -170,7 +174,8 @@ static int pend_begin(struct chan *c, struct pend *pd, uint32_t extra)
 	if (ret)
 		return ret;
 	/* Garbage until the commit: exposing it would fail the checksum. */
-	memset(pd->ctx.payload, 0xAA, c->len[pd->seq] - TRACER_RB_EVENT_SIZE);
+	memset(pd->ctx.payload, 0xAA,
+	       c->len[pd->seq] - TRACER_RB_COMPACT_SIZE);
 	pd->active = 1;
 	return 0;
 }
@@ -223,7 +228,8 @@ static void verify(struct chan *c, const void *buf,
 {
 	const struct tracer_rb_packet *p = buf;
 	struct tracer_rb_record rec;
-	uint64_t off = 0, n = 0, bytes = TRACER_RB_PACKET_SIZE;
+	struct tracer_rb_cursor cur = { 0 };
+	uint64_t n = 0, bytes = TRACER_RB_PACKET_SIZE;
 	uint64_t first_ts = 0, last_ts = 0, lost = tracer__rb_lost(&c->r);
 	uint64_t seqn = pos / c->S;
 	const char *kind = partial ? "partial" : "complete";
@@ -240,7 +246,7 @@ static void verify(struct chan *c, const void *buf,
 		     " bits, info %" PRIu64 " bytes", kind, seqn,
 		     p->content_size, info->content_bytes);
 	c->first = c->last = UINT64_MAX;
-	while (tracer__rb_packet_next(buf, info->content_bytes, &off, &rec)) {
+	while (tracer__rb_packet_next(buf, info->content_bytes, &cur, &rec)) {
 		const struct chk_payload *pl = rec.payload;
 		uint64_t s, i, skipped = 0;
 
@@ -251,7 +257,7 @@ static void verify(struct chan *c, const void *buf,
 		bytes += rec.size;
 		if (!chk_payload_ok(&rec, pl) || pl->stream != 0) {
 			fail(c, "%s packet %" PRIu64 ": corrupt record at "
-			     "offset %" PRIu64, kind, seqn, off - rec.size);
+			     "offset %" PRIu64, kind, seqn, cur.off - rec.size);
 			continue;
 		}
 		s = pl->seq;
@@ -449,7 +455,7 @@ static void test_basic(uint64_t start, const char *name)
 	       name);
 	e = c.produced;
 	ret = wr_payload(&c, (uint32_t)(1024 - (wc_of(&c) & 1023) -
-					TRACER_RB_EVENT_SIZE));
+					TRACER_RB_COMPACT_SIZE));
 	ok(ret == 0 && wc_of(&c) == start + 3 * 1024, "%s: a record fills "
 	   "it exactly", name);
 	is_int(rd(&c, &info), 0, "%s: readable without a flush", name);
@@ -639,7 +645,7 @@ static void test_corrupt(void)
 {
 	struct tracer_rb_packet_info info;
 	struct tracer_rb_packet *sp;
-	struct tracer_rb_event *ev;
+	uint64_t *hw, saved, size_bits = 0xfffULL << TRACER__RB_SIZE_SHIFT;
 	struct chan c;
 	char want[200];
 	uint64_t k, l;
@@ -672,15 +678,16 @@ static void test_corrupt(void)
 	wr(&c, 0);
 	wr(&c, 0);
 	l = TRACER_RB_PACKET_SIZE + c.len[0];
-	ev = (void *)(at(&c, 0) + l);
-	ev->size = 7;
+	hw = (void *)(at(&c, 0) + l);
+	saved = *hw;
+	*hw |= size_bits;	/* 32760 bytes: beyond the packet */
 	is_int(partial(&c, &info), -EBADMSG, "corrupt: a record size: "
 	       "-EBADMSG");
 	snprintf(want, sizeof(want), "packet 0: record at offset %" PRIu64
-		 " has a bad size", l);
+		 " has a bad header", l);
 	ok(strcmp(c.r.error, want) == 0, "corrupt: the error names it: %s",
 	   c.r.error);
-	ev->size = c.len[1];	/* the writer was only having a bad moment */
+	*hw = saved;	/* the writer was only having a bad moment */
 	is_int(partial(&c, &info), 0, "corrupt: repaired: all 3 records");
 	ok(info.records == 3 && c.first == 0 && c.last == 2 && c.bad == 0,
 	   "corrupt: nothing was half-consumed by the failed read %s",
@@ -692,13 +699,14 @@ static void test_corrupt(void)
 	if (wc_of(&c) > 512)
 		bail_out("corrupt: records 0..4 do not fit in a sub-buffer");
 	l = TRACER_RB_PACKET_SIZE + c.len[0] + c.len[1] + c.len[2];
-	ev = (void *)(at(&c, 0) + l);
-	ev->size = 0;
+	hw = (void *)(at(&c, 0) + l);
+	*hw &= ~size_bits;	/* 0 bytes: no record is that short */
 	is_int(partial(&c, &info), -EBADMSG, "corrupt: a record size after a "
 	       "partial read: -EBADMSG");
 	snprintf(want, sizeof(want), "packet 0: record at offset ");
 	ok(strncmp(c.r.error, want, strlen(want)) == 0 &&
-	   strstr(c.r.error, "has a bad size"), "corrupt: the error names it: "
+	   strstr(c.r.error, "has a bad header"), "corrupt: the error names "
+	   "it: "
 	   "%s", c.r.error);
 	k = wr_until_switch(&c);
 	is_int(rd(&c, &info), -EBADMSG, "corrupt: once closed: skipped");
@@ -1126,14 +1134,15 @@ static void tcheck(struct tshared *t, const struct tracer_rb_packet_info *info,
 {
 	const struct tracer_rb_packet *p = (const void *)t->buf;
 	struct tracer_rb_record rec;
-	uint64_t off = 0, n = 0, bytes = TRACER_RB_PACKET_SIZE, first_ts = 0;
+	struct tracer_rb_cursor cur = { 0 };
+	uint64_t n = 0, bytes = TRACER_RB_PACKET_SIZE, first_ts = 0;
 	uint64_t last_ts = 0, lost = tracer__rb_lost(&t->c.r);
 	uint64_t seqn = pos / t->c.S;
 
 	if (p->magic != TRACER_CTF_MAGIC || p->packet_seq_num != seqn ||
 	    info->seq != seqn || p->stream_instance_id != 42)
 		tfail(t, "packet %" PRIu64 ": header", seqn);
-	while (tracer__rb_packet_next(t->buf, info->content_bytes, &off,
+	while (tracer__rb_packet_next(t->buf, info->content_bytes, &cur,
 				      &rec)) {
 		const struct chk_payload *pl = rec.payload;
 

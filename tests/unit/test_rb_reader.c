@@ -366,8 +366,8 @@ int main(void)
 	corrupt_packet("bad packet magic", 0, 0x1234, "magic");
 	corrupt_packet("content size past the packet", 32, 1 << 20,
 		       "content size");
-	corrupt_packet("record size zero", TRACER_RB_PACKET_SIZE, 0,
-		       "bad size");
+	corrupt_packet("record header zero (size 0)", TRACER_RB_PACKET_SIZE, 0,
+		       "bad header");
 	test_bad_counters();
 	test_random_bytes();
 	return done();

@@ -68,7 +68,7 @@ static int reserve(struct chan *c, struct tracer_rb_ctx *ctx, uint32_t words)
 	p[0] = seq;
 	for (i = 1; i < words; i++)
 		p[i] = seq * 1000 + i;
-	c->len[seq] = TRACER_RB_EVENT_SIZE + words * 8;
+	c->len[seq] = tracer__rb_ctx_size(ctx, c->w.smask);
 	c->next++;
 	return (int)seq;
 }
@@ -88,25 +88,30 @@ static void record(struct chan *c, uint32_t words)
 		commit(c, &ctx, seq);
 }
 
-/* The record's header as the torn writer left it: bytes of an old lap. */
-static void unwrite_header(struct tracer_rb_ctx *ctx)
+/* The record's header as the torn writer left it: bytes of an old lap
+ * (an extended header from long before this lap). The record is at
+ * least 16 bytes: its first 8 are the header, or the first of one. */
+static void unwrite_header(struct chan *c, struct tracer_rb_ctx *ctx,
+			   int seq, uint32_t words)
 {
-	struct tracer_rb_event *ev = (struct tracer_rb_event *)ctx->payload - 1;
+	char *start = (char *)ctx->payload - (c->len[seq] - words * 8);
+	struct tracer_rb_event_ext old = {
+		.tag = tracer__rb_extended_tag(), .id = ID, .size = 48,
+		.timestamp = 1 };
 
-	ev->id = ID;
-	ev->size = 48;
-	ev->timestamp = 1;	/* long before this lap */
+	memcpy(start, &old, c->len[seq] < sizeof(old) ? c->len[seq] :
+	       sizeof(old));
 }
 
 /* The salvage check: id, and a payload that names a record we made. */
-static bool check(void *arg, const struct tracer_rb_event *ev)
+static bool check(void *arg, const struct tracer_rb_record *rec)
 {
 	const struct chan *c = arg;
-	const uint64_t *p = (const void *)(ev + 1);
+	const uint64_t *p = rec->payload;
 
-	if (ev->id != ID || ev->size < TRACER_RB_EVENT_SIZE + 8)
+	if (rec->id != ID || rec->payload_size < 8)
 		return false;
-	return p[0] < c->next && c->len[p[0]] == ev->size;
+	return p[0] < c->next && c->len[p[0]] == rec->size;
 }
 
 struct result {
@@ -122,9 +127,9 @@ struct result {
 static void collect(struct chan *c, struct result *res, uint64_t content)
 {
 	struct tracer_rb_record rec;
-	uint64_t off = 0;
+	struct tracer_rb_cursor cur = { 0 };
 
-	while (tracer__rb_packet_next(copy, content, &off, &rec)) {
+	while (tracer__rb_packet_next(copy, content, &cur, &rec)) {
 		const uint64_t *p = rec.payload;
 
 		if (rec.id != ID || p[0] >= c->next || res->n >= MAXREC)
@@ -219,16 +224,16 @@ static void case_torn_last(bool header_written)
 	struct result res = { .n = 0 };
 	struct tracer_rb_ctx ctx;
 	uint64_t from;
-	int i;
+	int i, s_torn;
 
 	chan_open(&c, 1024, 4);
 	old_lap(&c);
 	from = c.next;
 	for (i = 0; i < 5; i++)
 		record(&c, 2);
-	reserve(&c, &ctx, 3);		/* dies writing it */
+	s_torn = reserve(&c, &ctx, 3);	/* dies writing it */
 	if (!header_written)
-		unwrite_header(&ctx);
+		unwrite_header(&c, &ctx, s_torn, 3);
 	salvage_all(&c, &res);
 	ok(only_committed(&c, &res, from) && res.torn == 1,
 	   "last record torn (header %s): the 5 committed ones, 1 torn",
@@ -243,16 +248,16 @@ static void case_nested(bool header_written)
 	struct result res = { .n = 0 };
 	struct tracer_rb_ctx outer, inner;
 	uint64_t from;
-	int i, s_in;
+	int i, s_in, s_out;
 
 	chan_open(&c, 1024, 4);
 	old_lap(&c);
 	from = c.next;
 	for (i = 0; i < 3; i++)
 		record(&c, 2);
-	reserve(&c, &outer, 4);		/* interrupted, never committed */
+	s_out = reserve(&c, &outer, 4);	/* interrupted, never committed */
 	if (!header_written)
-		unwrite_header(&outer);
+		unwrite_header(&c, &outer, s_out, 4);
 	s_in = reserve(&c, &inner, 1);	/* the handler's record */
 	commit(&c, &inner, s_in);
 	salvage_all(&c, &res);
@@ -401,13 +406,50 @@ static void case_fuzz(void)
 	   "(%d stuck)", stuck);
 }
 
+/*
+ * The torn record's place holds a whole record of the earlier lap: the
+ * same size, a compact time that rebuilds to a plausible one, a payload
+ * the check accepts; a signal handler's record of the same size follows.
+ * Only its lap field tells it from one of this lap (without it, salvage
+ * would drop the handler's record, the last one, and keep the stale).
+ */
+static void case_stale_record(void)
+{
+	struct chan c;
+	struct result res = { .n = 0 };
+	struct tracer_rb_ctx ctx;
+	uint64_t from, lap, word;
+	int i;
+
+	chan_open(&c, 1024, 4);
+	old_lap(&c);			/* records of 4 words: 40 bytes */
+	from = c.next;
+	for (i = 0; i < 3; i++)
+		record(&c, 4);
+	i = reserve(&c, &ctx, 4);	/* dies before its header */
+	if (i < 0 || c.len[i] != 40 || c.len[from - 1] != 40)
+		bail_out("stale: records of 40 bytes expected");
+	lap = ctx.commit_pos >> c.w.lap_shift;
+	word = tracer__rb_compact_word(ID, 40, ctx.timestamp + 1, lap - 1);
+	memcpy((char *)ctx.payload - 8, &word, 8);
+	((uint64_t *)ctx.payload)[0] = from - 1;	/* an old record's */
+	record(&c, 4);		/* a handler's, of the same size, after it */
+	salvage_all(&c, &res);
+	ok(only_committed(&c, &res, from) && res.torn == 1,
+	   "a whole record of the earlier lap where the torn one is, a "
+	   "handler's after it: its lap tells it, it is dropped as torn");
+	ok(repaired(&c), "... and a new owner records normally after it");
+	chan_close(&c);
+}
+
 int main(void)
 {
-	plan(16);
+	plan(18);
 	case_torn_last(true);
 	case_torn_last(false);
 	case_nested(true);
 	case_nested(false);
+	case_stale_record();
 	case_opening();
 	case_unclosed();
 	case_partial_read_first();

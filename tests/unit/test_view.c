@@ -259,14 +259,14 @@ static void test_bad_magic(void)
 	pkt_begin(&p, 0, 7, 100);
 	rec(&p, 1, 100, "i", 1LL);
 	rec(&p, 1, 200, "i", 2LL);
-	pkt_write(&p, f, 0);			/* 128 bytes */
+	pkt_write(&p, f, 0);			/* 112 bytes */
 	pkt_begin(&p, 0, 7, 300);
 	pkt_set(&p, 0, 0x12345678, 4);
 	rec(&p, 1, 300, "i", 3LL);
-	pkt_write(&p, f, 0);			/* 104 bytes */
+	pkt_write(&p, f, 0);			/* 96 bytes */
 	pkt_begin(&p, 0, 7, 500);
 	rec(&p, 1, 500, "i", 5LL);
-	pkt_write(&p, f, 0);			/* at 232 */
+	pkt_write(&p, f, 0);			/* at 208 */
 	fclose(f);
 	f = create("magic/p-7/vital-7", "w");
 	pkt_begin(&p, 1, 7, 400);
@@ -277,8 +277,8 @@ static void test_bad_magic(void)
 		     "0.000000200 p 7 7 p:ev: v=2\n"
 		     "0.000000400 p 7 7 p:ev: v=4\n"
 		     "0.000000500 p 7 7 p:ev: v=5\n",
-		     "magic/p-7/default-7", ": packet at offset 128: bad magic "
-		     "0x12345678 (reading resumes at offset 232)",
+		     "magic/p-7/default-7", ": packet at offset 112: bad magic "
+		     "0x12345678 (reading resumes at offset 208)",
 		     "bad magic: the records before it, the other files, the "
 		     "error, and the packets after it");
 }
@@ -291,24 +291,38 @@ static void test_bad_record_size(void)
 	simple_proc("recsize", "");
 	f = create("recsize/default-7", "w");
 	pkt_begin(&p, 0, 7, 100);
-	rec(&p, 1, 100, "i", 1LL);		/* 80..104 */
-	rec(&p, 1, 200, "i", 2LL);		/* 104..128 */
-	pkt_set(&p, 108, 64, 4);		/* says 64 bytes */
+	rec(&p, 1, 100, "i", 1LL);		/* 80..96 */
+	rec(&p, 1, 200, "i", 2LL);		/* 96..112 */
+	pkt_set(&p, 96, tracer__rb_compact_word(1, 64, 200, 0), 8); /* 64 */
 	pkt_write(&p, f, 0);
 	fclose(f);
 	expect_error("recsize", "0.000000100 p 7 7 p:ev: v=1\n",
 		     "recsize/default-7", ": packet at offset 0: record at "
-		     "offset 104: bad size 64 (24 bytes left in the packet "
-		     "content) (rest of the packet skipped)", "a record size overrunning the content");
+		     "offset 96: bad header: size 64 (16 bytes left in the "
+		     "packet content) (rest of the packet skipped)",
+		     "a record size overrunning the content");
 	f = create("recsize/default-7", "w");
 	pkt_begin(&p, 0, 7, 100);
 	rec(&p, 1, 100, "i", 1LL);
-	pkt_set(&p, 84, 12, 4);
+	pkt_set(&p, 80, tracer__rb_compact_word(1, 0, 100, 0), 8);
 	pkt_write(&p, f, 0);
 	fclose(f);
 	expect_error("recsize", "", "recsize/default-7", ": packet at offset "
-		     "0: record at offset 80: bad size 12 (24 bytes left in "
-		     "the packet content) (rest of the packet skipped)", "a record size below 16");
+		     "0: record at offset 80: bad header: size 0 (16 bytes "
+		     "left in the packet content) (rest of the packet "
+		     "skipped)", "a record size below 8");
+	f = create("recsize/default-7", "w");
+	pkt_begin(&p, 0, 7, 100);
+	p.extended = 1;
+	rec(&p, 1, 100, "i", 1LL);		/* 80..112 */
+	pkt_set(&p, 80 + 4, 36, 4);		/* not a multiple of 8 */
+	pkt_write(&p, f, 0);
+	fclose(f);
+	expect_error("recsize", "", "recsize/default-7", ": packet at offset "
+		     "0: record at offset 80: bad header: size 36 (32 bytes "
+		     "left in the packet content) (rest of the packet "
+		     "skipped)", "an extended header's size not a multiple "
+		     "of 8");
 }
 
 static void test_truncated(void)
@@ -321,24 +335,24 @@ static void test_truncated(void)
 	f = create("trunc/default-7", "w");
 	pkt_begin(&p, 0, 7, 100);
 	rec(&p, 1, 100, "i", 1LL);
-	pkt_write(&p, f, 0);			/* 104 bytes */
+	pkt_write(&p, f, 0);			/* 96 bytes */
 	pkt_begin(&p, 0, 7, 200);
 	rec(&p, 1, 200, "i", 2LL);
 	rec(&p, 1, 300, "i", 3LL);
-	pkt_write(&p, f, 0);			/* 128 bytes */
+	pkt_write(&p, f, 0);			/* 112 bytes */
 	fclose(f);
 	path = path_of("trunc/default-7");
-	if (truncate(path, 104 + 100) < 0)
+	if (truncate(path, 96 + 100) < 0)
 		bail_out("truncate: %s", strerror(errno));
 	expect_error("trunc", "0.000000100 p 7 7 p:ev: v=1\n",
-		     "trunc/default-7", ": packet at offset 104: truncated "
-		     "file: packet of 128 bytes, 100 bytes left (nothing "
+		     "trunc/default-7", ": packet at offset 96: truncated "
+		     "file: packet of 112 bytes, 100 bytes left (nothing "
 		     "readable after it)",
 		     "a file truncated inside a packet");
-	if (truncate(path, 104 + 40) < 0)
+	if (truncate(path, 96 + 40) < 0)
 		bail_out("truncate: %s", strerror(errno));
 	expect_error("trunc", "0.000000100 p 7 7 p:ev: v=1\n",
-		     "trunc/default-7", ": packet at offset 104: truncated "
+		     "trunc/default-7", ": packet at offset 96: truncated "
 		     "file: 40 bytes left for an 80-byte header",
 		     "a file truncated inside a packet header");
 	free(path);
@@ -371,7 +385,7 @@ static void test_bad_sizes(void)
 		     "header");
 	bad_header("sizes/default-7", 32, 112 * 8);
 	expect_error("sizes", "", "sizes/default-7", ": packet at offset 0: "
-		     "content size 896 bits exceeds packet size 832 bits "
+		     "content size 896 bits exceeds packet size 768 bits "
 		     "(nothing readable after it)",
 		     "content size above packet size");
 	bad_header("sizes/default-7", 32, 64 * 8);
@@ -396,7 +410,7 @@ static void test_time_order(void)
 	pkt_write(&p, f, 0);
 	fclose(f);
 	expect_error("time", "0.000000500 p 7 7 p:ev: v=1\n",
-		     "time/default-7", ": packet at offset 104: record at "
+		     "time/default-7", ": packet at offset 96: record at "
 		     "offset "
 		     "80: timestamp 400 is before the previous record's 500 (rest of "
 		     "the packet skipped)",
@@ -767,7 +781,7 @@ static void test_meta_load(void)
 
 int main(void)
 {
-	plan(57);
+	plan(58);
 	if (!mkdtemp(root))
 		bail_out("mkdtemp: %s", strerror(errno));
 	test_good();

@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "rb_layout.h"
+#include "rb_record.h"
 
 /* Not every test uses every builder. */
 #define TB_FN	static __attribute__((unused))
@@ -113,6 +114,8 @@ struct pkt {
 	unsigned char buf[1 << 16];
 	size_t len;
 	uint64_t last_ts;		/* of the last record */
+	uint64_t clock;			/* the time before the next record */
+	int extended;			/* every header extended */
 };
 
 TB_FN void pkt_begin(struct pkt *p, uint32_t stream_id, uint32_t tid,
@@ -125,6 +128,8 @@ TB_FN void pkt_begin(struct pkt *p, uint32_t stream_id, uint32_t tid,
 	memcpy(p->buf, &h, sizeof(h));
 	p->len = sizeof(h);
 	p->last_ts = 0;
+	p->clock = ts;
+	p->extended = 0;
 }
 
 /* Append raw payload bytes at the end of the packet. */
@@ -173,19 +178,33 @@ TB_FN void put_arg(struct pkt *p, char t, va_list *ap)
 TB_FN void rec(struct pkt *p, uint32_t id, uint64_t ts, const char *types,
 		...)
 {
-	struct tracer_rb_event ev = { .id = id, .timestamp = ts };
-	size_t start = p->len;
+	size_t start = p->len, n;
 	va_list ap;
+	int compact;
 
-	p->len += sizeof(ev);
+	/* Room for an extended header; the payload moves up when the
+	 * header is compact, as the writer makes it (rb_layout.h). */
+	p->len += TRACER_RB_EXTENDED_SIZE;
 	va_start(ap, types);
 	for (; *types; types++)
 		put_arg(p, *types, &ap);
 	va_end(ap);
 	p->len = (p->len + 7) & ~(size_t)7;
-	ev.size = (uint32_t)(p->len - start);
-	memcpy(p->buf + start, &ev, sizeof(ev));
+	n = p->len - start - TRACER_RB_EXTENDED_SIZE;
+	compact = !p->extended && ts >= p->clock &&
+		  !((ts - p->clock) >> TRACER_RB_TIME_BITS) &&
+		  tracer__rb_compact_fits(id, (uint32_t)(n + 8));
+	if (compact) {
+		memmove(p->buf + start + TRACER_RB_COMPACT_SIZE,
+			p->buf + start + TRACER_RB_EXTENDED_SIZE, n);
+		p->len -= TRACER_RB_EXTENDED_SIZE - TRACER_RB_COMPACT_SIZE;
+		memset(p->buf + p->len, 0,
+		       TRACER_RB_EXTENDED_SIZE - TRACER_RB_COMPACT_SIZE);
+	}
+	tracer__rb_header_put(p->buf + start, compact, id,
+			      (uint32_t)(p->len - start), ts, 0);
 	p->last_ts = ts;
+	p->clock = ts;
 }
 
 /* Close the packet (content = what was built, then pad bytes of padding)
