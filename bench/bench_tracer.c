@@ -105,6 +105,7 @@
 #define PROG			"bench_tracer"
 #include "bench.h"
 #include "paths.h"
+#include "rb_record.h"
 #define EVENT_NAME		"bench:ev"
 #define OFF_EVENT_NAME		"bench:off"	/* the filter excludes it */
 #define EXIT_EVENT_NAME		"tracer:thread_exit"
@@ -1168,9 +1169,9 @@ static void read_meta(const char *dir, struct meta_ids *ids)
 }
 
 /* The lost count of a tracer:thread_exit record: tid, name, lost. */
-static uint64_t exit_lost(const char *payload, uint32_t len)
+static uint64_t exit_lost(const void *p, uint32_t len)
 {
-	const char *nul;
+	const char *payload = p, *nul;
 	uint64_t lost;
 
 	if (len < 8 + 1 + 8)
@@ -1186,30 +1187,30 @@ static uint64_t exit_lost(const char *payload, uint32_t len)
 static void count_records(const char *pk, uint64_t content, bool vital,
 			  const struct meta_ids *ids, struct counts *c)
 {
-	uint64_t off = PACKET_HEADER;
-	uint32_t id, size;
+	uint64_t off = PACKET_HEADER, clock = 0;	/* times unused */
+	struct tracer_rb_record r;
 
-	while (off + 16 <= content) {
-		memcpy(&id, pk + off, 4);
-		memcpy(&size, pk + off + 4, 4);
-		if (size < 16 || size % 8 || off + size > content) {
+	while (off < content) {
+		if (tracer__rb_record_get(pk + off, content - off, &clock,
+					  &r)) {
 			c->bad++;
 			return;
 		}
 		c->records++;
-		if (!vital && id == ids->event)
+		if (!vital && r.id == ids->event)
 			c->events++;
-		if (vital && id == ids->exit) {
+		if (vital && r.id == ids->exit) {
 			c->exits++;
-			c->lost_exit += exit_lost(pk + off + 16, size - 16);
+			c->lost_exit += exit_lost(r.payload,
+						  r.payload_size);
 		}
-		if (vital && id == ids->unbuffered && size >= 24) {
+		if (vital && r.id == ids->unbuffered && r.payload_size >= 8) {
 			uint64_t n;	/* events of threads without a buffer */
 
-			memcpy(&n, pk + off + 16, 8);
+			memcpy(&n, r.payload, 8);
 			c->lost_unbuffered += n;
 		}
-		off += size;
+		off += r.size;
 	}
 }
 
