@@ -548,10 +548,11 @@ static void put_clock(FILE *f, const struct tracer_ctf_trace *t)
  * The record header (rb_layout.h): compact, or extended behind the id
  * 4095. Bit fields pack from the least significant bit of a little-endian
  * word, from the most significant of a big-endian one: the same
- * declaration describes both. The record's size lies in the alignment
- * gaps (bits 12-31 of a compact header, before its 32-bit aligned time;
- * bits 32-63 of an extended one, before its 64-bit aligned id): readers
- * that step over records find it there, and a CTF reader skips it.
+ * declaration describes both. The record's size and lap lie in the
+ * alignment gaps (bits 12-31 of a compact header, before its 32-bit
+ * aligned time; bits 32-63 and 96-127 of an extended one, before its
+ * 64-bit aligned id and time): readers that step over records find them
+ * there, and a CTF reader skips them.
  */
 #define EVENT_HEADER \
 	"struct {\n" \

@@ -50,6 +50,12 @@
 #define TRACER__PAYLOAD_LDOUBLE	16	/* D */
 #define TRACER__NULL_STRING	"(null)"	/* stored for a NULL char * */
 
+/* The session directory's format (doc/session-files.md), on
+ * process.meta's first line: 2 since compact record headers (1: 16-byte
+ * headers, which readers of 2 do not read). */
+#define TRACER__SESSION_FORMAT	2
+#define TRACER__SESSION_LINE	"tracer-process 2"	/* the same */
+
 _Static_assert(sizeof(long double) <= TRACER__PAYLOAD_LDOUBLE,
 	       "a long double does not fit its payload slot");
 

@@ -128,6 +128,21 @@ static uint64_t record_of_size(const struct walk *w, uint64_t size,
 	return found;
 }
 
+/*
+ * Dropping the record at `hole` (extra bytes), do the records after it up
+ * to stop still read as the writer's, their times rebuilt from the record
+ * before the hole, as readers will? (The walk rebuilt them from the
+ * dropped one; when that was the torn record they agree, but the hole
+ * found by size may be a committed record.)
+ */
+static bool rest_holds(const struct walk *w, uint64_t hole, uint64_t extra,
+		       uint64_t stop)
+{
+	uint64_t prev = tracer__rb_time_at((const void *)w->base, hole, hole);
+
+	return walk_from(w, hole + extra, &prev) >= stop;
+}
+
 /* What to keep: up to two ranges of records of the copy. */
 struct keep {
 	uint64_t a1, b1, a2, b2;
@@ -154,7 +169,8 @@ static void drop_walked(const struct walk *w, uint64_t stop, uint64_t extra,
 	} else if (record_starts(w, stop - extra, stop)) {
 		k->b1 = stop - extra;
 		s->torn_offset = k->b1;
-	} else if ((hole = record_of_size(w, extra, stop)) != 0) {
+	} else if ((hole = record_of_size(w, extra, stop)) != 0 &&
+		   rest_holds(w, hole, extra, stop)) {
 		k->b1 = hole;		/* a nested record was committed */
 		k->a2 = hole + extra;	/* after the interrupted one */
 		k->b2 = stop;

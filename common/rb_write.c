@@ -139,11 +139,11 @@ static int reserve_slow(struct tracer_rb_writer *w, struct tracer_rb_ctx *ctx,
 			uint32_t id, uint32_t payload_size, const uint64_t *at)
 {
 	struct tracer_rb_header *hdr = w->hdr;
-	uint64_t old, new, ts, open = 0, records = 0, begin;
+	uint64_t old, new, ts = 0, open = 0, records = 0, begin, S = w->smask + 1;
 	uint64_t last = TRACER_READ_ONCE(w->last_ts);
-	uint32_t len;
+	uint32_t len = 0;
 	struct lens l;
-	bool opening, compact;
+	bool opening, compact = false;
 
 	lens_of(&l, id, payload_size);
 	old = TRACER_READ_ONCE(hdr->write_count);
@@ -151,17 +151,19 @@ static int reserve_slow(struct tracer_rb_writer *w, struct tracer_rb_ctx *ctx,
 		uint64_t off = old & w->smask;
 
 		/*
-		 * The clock first: the header, and so the length, depend
-		 * on it. Still before the CAS: a handler that reserves in
-		 * between makes the CAS fail and the time is read again.
+		 * Opening a sub-buffer whatever the header (the compact one
+		 * does not fit): the slot is checked first, so that a dropped
+		 * record does not pay for the clock. Otherwise the time says
+		 * which header, and so whether the record fits. Either way
+		 * the time is taken before the CAS: a handler that reserves
+		 * in between makes it fail, and the time is read again.
 		 */
-		ts = at ? *at : tracer__rb_stamp(w);
-		compact = compact_after(w, &l, ts, at, last);
-		len = compact ? l.compact : l.extended;
-		opening = off == 0 || off + len > w->smask + 1;
-		if (opening && l.may_compact) {
-			compact = true;	/* the packet's first: its begin */
-			len = l.compact;
+		opening = off == 0 || off + l.compact > S;
+		if (!opening) {
+			ts = at ? *at : tracer__rb_stamp(w);
+			compact = compact_after(w, &l, ts, at, last);
+			len = compact ? l.compact : l.extended;
+			opening = off + len > S;
 		}
 		if (!opening) {	/* a handler opened one meanwhile */
 			begin = old;
@@ -182,6 +184,10 @@ static int reserve_slow(struct tracer_rb_writer *w, struct tracer_rb_ctx *ctx,
 				tracer__local_inc64(&hdr->lost);
 				return -ENOBUFS;
 			}
+			/* The packet's first record: its begin. */
+			ts = at ? *at : tracer__rb_stamp(w);
+			compact = l.may_compact;
+			len = compact ? l.compact : l.extended;
 			begin = open + TRACER_RB_PACKET_SIZE;
 		}
 		new = begin + len;

@@ -52,8 +52,9 @@
  * and that holds for the predecessor tracerd's salvage leaves (it drops
  * records that were never committed, so the one before ours may go; a
  * committed one stays). A record that opens a sub-buffer is its packet's
- * timestamp_begin: always compact. Otherwise, and for ids or sizes too
- * large for the compact fields, the header is extended (24 bytes).
+ * timestamp_begin: compact whatever the gap. Otherwise, and for ids or
+ * sizes too large for the compact fields, the header is extended (24
+ * bytes).
  *
  * The fast path handles compact records that fit in the open sub-buffer.
  * Opening a sub-buffer (the first record after a boundary, or one that

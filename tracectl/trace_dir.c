@@ -349,12 +349,12 @@ static int parse_first(struct meta_parse *p, char **f, size_t n)
 	uint64_t version;
 
 	if (strcmp(f[0], "tracer-process") != 0)
-		return bad(p, "not a process.meta file (expected "
-			   "'tracer-process 1')");
+		return bad(p, "not a process.meta file (expected '"
+			   TRACER__SESSION_LINE "')");
 	if (n < 2 || !parse_u64(f[1], UINT32_MAX, &version))
 		return bad(p, "malformed tracer-process line");
 	p->m->version = (uint32_t)version;
-	if (version != 1)
+	if (version != TRACER__SESSION_FORMAT)
 		return bad(p, unsupported_version);
 	return 0;
 }
@@ -411,7 +411,7 @@ static int meta_finish(struct meta_parse *p, const char *path, char *err,
 
 	if (p->lineno == 0)
 		return fail(err, err_size, -EBADMSG, "%s: empty file "
-			    "(expected 'tracer-process 1')", path);
+			    "(expected '" TRACER__SESSION_LINE "')", path);
 	if (!p->have_pid || !p->have_name)
 		return fail(err, err_size, -EBADMSG, "%s: missing '%s' line",
 			    path, p->have_pid ? "name" : "pid");

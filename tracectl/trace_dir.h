@@ -55,7 +55,7 @@ struct tracer_meta {
 /*
  * Read and decode the process.meta file at path into *m. Lines whose first
  * word is unknown are ignored, and so are extra fields at the end of a known
- * line. The first line must be "tracer-process 1"; pid and name lines are
+ * line. The first line must be "tracer-process 2"; pid and name lines are
  * required.
  * Returns 0, -ENOENT and other errors of open/read (err: "cannot open
  * 'PATH': ..."), -EBADMSG (err: "PATH:LINE: malformed WORD line: why", or

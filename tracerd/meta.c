@@ -61,8 +61,8 @@ static int put_meta_head(FILE *f, const struct tracerd_process *p)
 {
 	size_t i;
 
-	fprintf(f, "tracer-process 1\npid %d\nppid %d\nname ", (int)p->pid,
-		(int)p->ppid);
+	fprintf(f, TRACER__SESSION_LINE "\npid %d\nppid %d\nname ",
+		(int)p->pid, (int)p->ppid);
 	tracerd_put_field(f, p->name);
 	fprintf(f, "\nstart_time %" PRIu64 "\nclock_offset %" PRIu64 "\nargv",
 		p->start_time_ns, p->clock_offset_ns);

@@ -40,7 +40,7 @@ static void meta(const char *dir)
 		perror(path);
 		exit(1);
 	}
-	fprintf(f, "tracer-process 1\npid 1\nppid 0\nname gen\n"
+	fprintf(f, "tracer-process 2\npid 1\nppid 0\nname gen\n"
 		"start_time 0\nclock_offset 0\nargv gen\n"
 		"callsite 1 0 uu 1 gen.c gen:tick tick%%20%%25lu%%20of%%20"
 		"thread%%20%%25lu\n");

@@ -532,12 +532,15 @@ static void test_bad_meta(void)
 	meta_case("pid  8\n", NULL, ":8: malformed pid line: bad PID",
 		  "two spaces: an empty field");
 	meta_case(NULL, "tracer-procezz 1\n", ":1: not a process.meta file "
-		  "(expected 'tracer-process 1')", "a wrong first line");
-	meta_case(NULL, "tracer-process 2\npid 8\nname x\n",
-		  ":1: unsupported format version 2", "a newer version");
-	meta_case(NULL, "tracer-process 1\nname x\n", ": missing 'pid' line",
+		  "(expected 'tracer-process 2')", "a wrong first line");
+	meta_case(NULL, "tracer-process 3\npid 8\nname x\n",
+		  ":1: unsupported format version 3", "a newer version");
+	meta_case(NULL, "tracer-process 1\npid 8\nname x\n",
+		  ":1: unsupported format version 1", "an older version (16-byte "
+		  "record headers)");
+	meta_case(NULL, "tracer-process 2\nname x\n", ": missing 'pid' line",
 		  "no pid line");
-	meta_case(NULL, "", ": empty file (expected 'tracer-process 1')",
+	meta_case(NULL, "", ": empty file (expected 'tracer-process 2')",
 		  "an empty process.meta");
 }
 
@@ -746,7 +749,7 @@ static void test_meta_load(void)
 
 	make_dir("direct");
 	write_file("direct/process.meta",	/* any path will do */
-		   "tracer-process 1\npid 4242\nppid 4100\nname a%25b%20c\n"
+		   "tracer-process 2\npid 4242\nppid 4100\nname a%25b%20c\n"
 		   "start_time 18446744073709551615\n"
 		   "clock_offset -9223372036854775808\n"
 		   "argv ./x % a%0Ab\n"
@@ -755,7 +758,7 @@ static void test_meta_load(void)
 		   "thread 4243 w%2Fone\n");
 	path = path_of("direct/process.meta");
 	ret = tracer__meta_load(&m, path, err, sizeof(err));
-	ok(ret == 0 && m.version == 1 && m.pid == 4242 && m.ppid == 4100 &&
+	ok(ret == 0 && m.version == 2 && m.pid == 4242 && m.ppid == 4100 &&
 	   strcmp(m.name, "a%b c") == 0 && m.start_time == UINT64_MAX &&
 	   m.clock_offset == INT64_MIN, "meta: header fields decoded");
 	ok(ret == 0 && m.argc == 3 && strcmp(m.argv[0], "./x") == 0 &&
@@ -781,7 +784,7 @@ static void test_meta_load(void)
 
 int main(void)
 {
-	plan(58);
+	plan(59);
 	if (!mkdtemp(root))
 		bail_out("mkdtemp: %s", strerror(errno));
 	test_good();

@@ -264,7 +264,7 @@ TB_FN void write_meta(const char *dir, uint32_t pid, const char *name,
 	if (asprintf(&rel, "%s/tracer/process.meta", dir) < 0)
 		bail_out("out of memory");
 	f = create(rel, "w");
-	fprintf(f, "tracer-process 1\npid %u\nppid 1\nname %s\n"
+	fprintf(f, "tracer-process 2\npid %u\nppid 1\nname %s\n"
 		"start_time 1763738412123456789\n"
 		"clock_offset 1763730000000000000\nargv ./%s -v\n%s",
 		pid, pct(name), pct(name), extra);
