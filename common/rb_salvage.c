@@ -129,18 +129,26 @@ static uint64_t record_of_size(const struct walk *w, uint64_t size,
 }
 
 /*
- * Dropping the record at `hole` (extra bytes), do the records after it up
- * to stop still read as the writer's, their times rebuilt from the record
- * before the hole, as readers will? (The walk rebuilt them from the
- * dropped one; when that was the torn record they agree, but the hole
- * found by size may be a committed record.)
+ * Dropping the record at `hole` (extra bytes), does the record after it
+ * keep its time? Readers will rebuild it from the record before the hole
+ * instead of the dropped one. When the dropped record is the torn one,
+ * both give the same time (the writer made it compact against a
+ * committed record's time, no later than either). When the record found
+ * by size is a committed one (a torn record of the same size walked as
+ * plausible), they may not: the rest is then not kept with a wrong time.
  */
 static bool rest_holds(const struct walk *w, uint64_t hole, uint64_t extra,
 		       uint64_t stop)
 {
-	uint64_t prev = tracer__rb_time_at((const void *)w->base, hole, hole);
+	const struct tracer_rb_packet *p = (const void *)w->base;
+	uint64_t at = hole + extra, clock = tracer__rb_time_at(p, hole, hole);
+	struct tracer_rb_record rec;
 
-	return walk_from(w, hole + extra, &prev) >= stop;
+	if (at >= stop)
+		return true;
+	return tracer__rb_record_get(w->base + at, stop - at, &clock,
+				     &rec) == 0 &&
+	       rec.timestamp == tracer__rb_time_at(p, at, stop);
 }
 
 /* What to keep: up to two ranges of records of the copy. */
