@@ -89,6 +89,24 @@ stop_daemon() {
 	DPID=
 }
 
+# Kill tracerd with SIGKILL and wait until it is gone.
+kill_daemon() {
+	[ -n "$DPID" ] || return 0
+	kill -KILL "$DPID" && tail --pid="$DPID" -f /dev/null
+	DPID=
+}
+
+# await_line PATTERN: until a line of tracerd's log matches PATTERN (10 s
+# at most, polling); its status says whether one did.
+await_line() {
+	local deadline=$(($(now_ms) + 10000))
+
+	while ! grep -q "$1" "$LOG" && [ "$(now_ms)" -lt $deadline ]; do
+		sleep 0.02	# polling the log, not waiting it out
+	done
+	grep -q "$1" "$LOG"
+}
+
 # The session directory printed by tracectl start/stop (last line).
 session_cmd() {
 	"$TRACECTL" "$@" | tail -n 1

@@ -88,9 +88,7 @@ dir=$(session_cmd start)
 spawn rs "$CONTROLEE" burst
 cmd rs "r 10" >/dev/null
 "$TRACECTL" switch >/dev/null	# the 10 written out by this tracerd
-kill -KILL "$DPID"
-tail --pid="$DPID" -f /dev/null
-DPID=
+kill_daemon
 r=$(cmd rs "r 200000")	# no tracerd: more than the ring holds
 check "restart: tracerd killed, the program records on ($r)" \
 	[ "$r" = "ok 200010" ]

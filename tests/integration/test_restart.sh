@@ -35,10 +35,7 @@ r1=$(cmd ctl "r $B1")
 r2=$(cmd ctl "r $B2")
 check "it records $M events ($r1, $r2)" [ "$r1 $r2" = "ok $B1 ok $M" ]
 "$TRACECTL" switch >/dev/null
-old=$DPID
-kill -KILL "$old"
-tail --pid="$old" -f /dev/null
-DPID=
+kill_daemon
 
 # No daemon: the program goes on, and its events go into its buffers.
 check "with tracerd dead, it records $N more without blocking" \
@@ -46,14 +43,9 @@ check "with tracerd dead, it records $N more without blocking" \
 
 check "tracerd starts again" start_daemon
 dir2=$(session_cmd start)
-pid=$ctl_pid
 # It looks for a new tracerd every 200 ms: poll the log for the adoption.
-deadline=$(($(now_ms) + 10000))
-while ! grep -q "pid $pid: pool adopted" "$LOG" &&
-      [ "$(now_ms)" -lt $deadline ]; do
-	sleep 0.02	# polling the log, not waiting it out
-done
-check "the new tracerd adopted its buffers" grep -q "pid $pid: pool adopted" "$LOG"
+check "the new tracerd adopted its buffers" \
+	await_line "pid $ctl_pid: pool adopted"
 check "it records $N more" [ "$(cmd ctl "r $N")" = "ok $((M + N * 2))" ]
 quit ctl
 check "the program exits 0" [ $? -eq 0 ]
@@ -78,27 +70,19 @@ done
 # program hands its pool to the next tracerd as above.
 stop_daemon
 check "a third tracerd starts" start_daemon
-dir3=$(session_cmd start)
+session_cmd start >/dev/null
 kill -STOP "$DPID"	# the program's Register waits in the socket
 TRACER_VERBOSE=1 spawn late "$CONTROLEE" burst
 kill -CONT "$DPID"
 await_log "registered pid $late_pid " 1 >/dev/null
 "$TRACECTL" status >/dev/null	# a later loop turn: the reply went out
-old=$DPID
-kill -KILL "$old"
-tail --pid="$old" -f /dev/null
-DPID=
+kill_daemon
 check "with the reply unread and tracerd dead, it records $N events" \
 	[ "$(cmd late "r $N")" = "ok $N" ]
 check "a fourth tracerd starts" start_daemon
 dir4=$(session_cmd start)
-deadline=$(($(now_ms) + 10000))
-while ! grep -q "pid $late_pid: pool adopted" "$LOG" &&
-      [ "$(now_ms)" -lt $deadline ]; do
-	sleep 0.02	# polling the log, not waiting it out
-done
 check "the new tracerd adopted its buffers" \
-	grep -q "pid $late_pid: pool adopted" "$LOG"
+	await_line "pid $late_pid: pool adopted"
 check "it records $N more" [ "$(cmd late "r $N")" = "ok $((N * 2))" ]
 quit late
 check "the program exits 0" [ $? -eq 0 ]

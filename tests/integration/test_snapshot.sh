@@ -16,12 +16,7 @@ last_seq() {
 
 # await_end PID: until tracerd logged the end of PID (10 s at most).
 await_end() {
-	local deadline=$(($(now_ms) + 10000))
-	while ! grep -q "pid $1 ([^)]*) is gone" "$LOG" &&
-	      [ "$(now_ms)" -lt $deadline ]; do
-		sleep 0.02	# polling the log, not waiting it out
-	done
-	grep -q "pid $1 ([^)]*) is gone" "$LOG"
+	await_line "pid $1 ([^)]*) is gone"
 }
 
 # holds SNAP PID LAST END WHAT: checks that snapshot SNAP holds PID's
