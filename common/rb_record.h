@@ -107,53 +107,72 @@ static inline void *tracer__rb_header_put(void *p, int compact, uint32_t id,
 	return x + 1;
 }
 
+/* tracer__rb_record_get() of a compact header w: its size and time. */
+static inline int tracer__rb_get_compact(uint64_t w, uint64_t room,
+					 uint64_t clock,
+					 struct tracer_rb_record *rec)
+{
+	uint32_t size = (uint32_t)((w >> TRACER__RB_SIZE_SHIFT) & 0xfff) * 8;
+	uint64_t low = (w >> TRACER__RB_TIME_SHIFT) & TRACER_RB_TIME_MASK;
+
+	if (size < TRACER_RB_COMPACT_SIZE || size > room)
+		return -EBADMSG;
+	rec->id = (uint32_t)(w >> TRACER__RB_ID_SHIFT) & 0xfff;
+	rec->size = size;
+	rec->lap = (uint32_t)(w >> TRACER__RB_LAP_SHIFT) & 0xff;
+	rec->timestamp = clock + ((low - clock) & TRACER_RB_TIME_MASK);
+	rec->header_size = TRACER_RB_COMPACT_SIZE;
+	return 0;
+}
+
+/* tracer__rb_record_get() of an extended header at p. */
+static inline int tracer__rb_get_extended(const void *p, uint64_t room,
+					  struct tracer_rb_record *rec)
+{
+	struct tracer_rb_event_ext x;
+
+	if (room < TRACER_RB_EXTENDED_SIZE)
+		return -EBADMSG;
+	memcpy(&x, p, sizeof(x));
+	if (x.tag != tracer__rb_extended_tag() || x.lap > 0xff ||
+	    x.size < TRACER_RB_EXTENDED_SIZE || x.size % TRACER_RB_ALIGN ||
+	    x.size > room)
+		return -EBADMSG;
+	rec->id = x.id;
+	rec->size = x.size;
+	rec->lap = x.lap;
+	rec->timestamp = x.timestamp;
+	rec->header_size = TRACER_RB_EXTENDED_SIZE;
+	return 0;
+}
+
 /*
  * Read the header of the record at p, room bytes of packet content left
  * from p, the time before it in *clock (the previous record's, or the
  * packet's timestamp_begin). Fills rec and moves *clock to the record's
  * time. Returns 0, or -EBADMSG: not a record (sizes beyond room or not
- * 8-aligned, a header with bits set that no writer sets);
- * rec and *clock are then unchanged. An extended time may be earlier
- * than *clock: the caller checks the order it needs.
+ * 8-aligned, a header with bits set that no writer sets); *clock is then
+ * unchanged and rec undefined. An extended time may be earlier than
+ * *clock: the caller checks the order it needs.
  */
 static inline int tracer__rb_record_get(const void *p, uint64_t room,
 					uint64_t *clock,
 					struct tracer_rb_record *rec)
 {
-	struct tracer_rb_event_ext x;
-	uint64_t w, low;
-	uint32_t id, size;
+	uint64_t w;
+	int ret;
 
 	if (room < TRACER_RB_COMPACT_SIZE)
 		return -EBADMSG;
 	memcpy(&w, p, sizeof(w));
-	id = (uint32_t)(w >> TRACER__RB_ID_SHIFT) & 0xfff;
-	if (id != TRACER_RB_ID_EXTENDED) {
-		size = (uint32_t)((w >> TRACER__RB_SIZE_SHIFT) & 0xfff) * 8;
-		if (size < TRACER_RB_COMPACT_SIZE || size > room)
-			return -EBADMSG;
-		rec->lap = (uint32_t)(w >> TRACER__RB_LAP_SHIFT) & 0xff;
-		low = (w >> TRACER__RB_TIME_SHIFT) & TRACER_RB_TIME_MASK;
-		rec->timestamp = *clock + ((low - *clock) & TRACER_RB_TIME_MASK);
-		rec->header_size = TRACER_RB_COMPACT_SIZE;
-	} else {
-		if (room < TRACER_RB_EXTENDED_SIZE)
-			return -EBADMSG;
-		memcpy(&x, p, sizeof(x));
-		size = x.size;
-		if (x.tag != tracer__rb_extended_tag() || x.lap > 0xff ||
-		    size < TRACER_RB_EXTENDED_SIZE || size % TRACER_RB_ALIGN ||
-		    size > room)
-			return -EBADMSG;
-		id = x.id;
-		rec->lap = x.lap;
-		rec->timestamp = x.timestamp;
-		rec->header_size = TRACER_RB_EXTENDED_SIZE;
-	}
-	rec->id = id;
-	rec->size = size;
+	if (((w >> TRACER__RB_ID_SHIFT) & 0xfff) != TRACER_RB_ID_EXTENDED)
+		ret = tracer__rb_get_compact(w, room, *clock, rec);
+	else
+		ret = tracer__rb_get_extended(p, room, rec);
+	if (ret)
+		return ret;
 	rec->payload = (const char *)p + rec->header_size;
-	rec->payload_size = size - rec->header_size;
+	rec->payload_size = rec->size - rec->header_size;
 	*clock = rec->timestamp;
 	return 0;
 }

@@ -129,6 +129,31 @@ static bool compact_after(const struct tracer_rb_writer *w,
 }
 
 /*
+ * The record at *old opens the sub-buffer at `open`: is its slot free
+ * (*records: the slot's record count)? Returns 0 (yes), -EAGAIN (a
+ * handler moved write_count meanwhile: *old is where it is now, look
+ * again) or -ENOBUFS (full: the record is dropped and counted).
+ */
+static int may_open(struct tracer_rb_writer *w, uint64_t *old, uint64_t open,
+		    uint64_t *records)
+{
+	uint64_t now;
+
+	if (slot_free(w, open, records))
+		return 0;
+	/* A handler that interrupted us may have opened that very
+	 * sub-buffer since we read *old: not full, just taken. Look again
+	 * before dropping. */
+	now = TRACER_READ_ONCE(w->hdr->write_count);
+	if (now != *old) {
+		*old = now;
+		return -EAGAIN;
+	}
+	tracer__local_inc64(&w->hdr->lost);
+	return -ENOBUFS;
+}
+
+/*
  * Reserve a record of event id with payload_size bytes of payload,
  * opening a new sub-buffer when the record is first after a boundary or
  * does not fit in the open one, at the time *at (NULL: the clock's), its
@@ -144,6 +169,7 @@ static int reserve_slow(struct tracer_rb_writer *w, struct tracer_rb_ctx *ctx,
 	uint32_t len = 0;
 	struct lens l;
 	bool opening, compact = false;
+	int ret;
 
 	lens_of(&l, id, payload_size);
 	old = TRACER_READ_ONCE(hdr->write_count);
@@ -169,21 +195,11 @@ static int reserve_slow(struct tracer_rb_writer *w, struct tracer_rb_ctx *ctx,
 			begin = old;
 		} else {
 			open = off ? (old | w->smask) + 1 : old;
-			if (!slot_free(w, open, &records)) {
-				/*
-				 * A handler that interrupted us may have opened
-				 * that very sub-buffer since we read `old`: not
-				 * full, just taken. Look again before dropping.
-				 */
-				uint64_t now = TRACER_READ_ONCE(hdr->write_count);
-
-				if (now != old) {
-					old = now;
-					continue;
-				}
-				tracer__local_inc64(&hdr->lost);
-				return -ENOBUFS;
-			}
+			ret = may_open(w, &old, open, &records);
+			if (ret == -EAGAIN)
+				continue;
+			if (ret)
+				return ret;
 			/* The packet's first record: its begin. */
 			ts = at ? *at : tracer__rb_stamp(w);
 			compact = l.may_compact;
