@@ -396,6 +396,12 @@ int tracerd_process_resume(struct tracerd_client *c,
 	c->proc = p;
 	p->hangup_ms = 0;
 	p->resumed = true;
+	/* What it says now: a process that was dormant comes back with its
+	 * listener (it connects again from there or starts it next), and
+	 * its Listening went to the broken connection. Still taken for
+	 * lazy, it would not be waited for: a filter "applied" before it
+	 * read it (test_descriptors: close by raw, 1 run in 12). */
+	p->lazy = r->lazy_listener;
 	tracerd_log("pid %d (%s) connected again; tracing goes on",
 		    (int)p->pid, p->name);
 	return send_resumed(p);
