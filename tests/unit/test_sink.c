@@ -218,6 +218,10 @@ static void three_owners(struct tracerd_process *p, struct run *r,
 		ok(!tracerd_spill_pending(&d) && tracerd_spill_backlog(&d) == 0,
 		   "the splitter writes the spill out");
 	}
+	/* Made directly, the files may still have been slow to come (a
+	 * loaded machine): what was held back is written out first. */
+	while (tracerd_spill_work(&d))
+		;
 	r->ra = sum_tid(101, &r->a);
 	r->rb = sum_tid(102, &r->b);
 	r->rc = sum_tid(103, &r->c);
@@ -232,7 +236,7 @@ static void check_run(const struct run *r)
 	   r->a.tid == 101, "its 2000 records, nothing lost (%llu in the file)",
 	   (unsigned long long)r->a.records);
 	ok(r->rb == 0 && r->b.packets == 1 && r->b.seq_in_order,
-	   "the next owner of the buffer has a file of its own (default-102: %d, %llu packets)", r->rb, (unsigned long long)r->b.packets);
+	   "the next owner of the buffer has a file of its own (default-102)");
 	ok(r->n102 == 10 && r->b.records == 10 && r->b.tid == 102,
 	   "its 10 records (%llu)", (unsigned long long)r->b.records);
 	/* 103 writes more than its ring holds, without a drain between. */
