@@ -111,6 +111,29 @@ done
 check "a raw close_range(3, ~0) is noticed: it connects again" \
 	grep -q "(fdee) connected again" "$LOG"
 
+# Back after a raw close, a process is waited for like any other: stopped,
+# it does not confirm a filter change, and tracectl says so instead of
+# "applied" (taken for the dormant process it was, whose confirmation is
+# not waited for, it was told "applied" before its listener read the
+# filter, and its next events missed it).
+mkfifo "$T/w.in"
+mkdir -p "$T/w"
+session_cmd start --events 'proc:*,tracer:*,libc:close*' >/dev/null
+LD_PRELOAD=$LIB "$FDEE" close raw "$T/w" 3 <"$T/w.in" >"$T/w.out" &
+pid=$!
+exec 7>"$T/w.in"
+wait_closed "$T/w.out"
+wait_log "pid $pid (fdee) connected again"
+kill -STOP "$pid"
+"$TRACECTL" filter 'proc:*,tracer:*,libc:close*,libc:open' >"$T/w.filter" 2>&1
+kill -CONT "$pid"
+check "back after a raw close and stopped: named as not confirming the filter ($(tr '\n' ' ' <"$T/w.filter"))" \
+	grep -q "did not confirm the filter within .*(pid $pid)" "$T/w.filter"
+echo go >&7
+exec 7>&-
+wait "$pid"
+session_cmd stop >/dev/null
+
 # ---- tracing made impossible ---------------------------------------------
 
 mkfifo "$T/sec.in"
