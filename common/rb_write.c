@@ -128,6 +128,12 @@ static bool compact_after(const struct tracer_rb_writer *w,
 	return !at || ts >= last;
 }
 
+/* The time of a record: *at for one made earlier, else the clock's. */
+static uint64_t stamp_at(struct tracer_rb_writer *w, const uint64_t *at)
+{
+	return at ? *at : tracer__rb_stamp(w);
+}
+
 /*
  * The record at *old opens the sub-buffer at `open`: is its slot free
  * (*records: the slot's record count)? Returns 0 (yes), -EAGAIN (a
@@ -186,12 +192,13 @@ static int reserve_slow(struct tracer_rb_writer *w, struct tracer_rb_ctx *ctx,
 		 */
 		opening = off == 0 || off + l.compact > S;
 		if (!opening) {
-			ts = at ? *at : tracer__rb_stamp(w);
+			ts = stamp_at(w, at);
 			compact = compact_after(w, &l, ts, at, last);
 			len = compact ? l.compact : l.extended;
 			opening = off + len > S;
 		}
-		if (!opening) {	/* a handler opened one meanwhile */
+		if (!opening) {	/* in the open one (a handler may have
+				 * opened it since the fast path looked) */
 			begin = old;
 		} else {
 			open = off ? (old | w->smask) + 1 : old;
@@ -201,7 +208,7 @@ static int reserve_slow(struct tracer_rb_writer *w, struct tracer_rb_ctx *ctx,
 			if (ret)
 				return ret;
 			/* The packet's first record: its begin. */
-			ts = at ? *at : tracer__rb_stamp(w);
+			ts = stamp_at(w, at);
 			compact = l.may_compact;
 			len = compact ? l.compact : l.extended;
 			begin = open + TRACER_RB_PACKET_SIZE;
