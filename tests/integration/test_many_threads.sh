@@ -42,15 +42,20 @@ check "events were lost ($lost): the cap was reached" [ "$lost" -gt 0 ]
 
 # Per thread: its events seq K..9 in order, K the count its tracer:lost
 # event gives (0 without one: a thread that found no free buffer but a
-# stash kept its events); every loss is told in the trace (events dropped
-# before a buffer, by threads that never had one, or by a ring: its loss
-# markers), and recorded + told = produced; status counted no loss the
-# trace does not tell.
+# stash kept its events), plus at most what its own stream tells lost by
+# its ring (a stash written out at the process's end into a buffer
+# tracerd has not drained yet loses its first records until tracerd frees
+# a sub-buffer: seen once in CI, a thread starting at 2 with a marker of 2
+# in its stream); every loss is told in the trace (events dropped before a
+# buffer, by threads that never had one, or by a ring: its loss markers),
+# and recorded + told = produced; status counted no loss the trace does
+# not tell.
 "$TRACECTL" view "$dir" >"$T/view"
 awk -v T=$THREADS -v lost=$lost '
 	/ tracer:thread_start: / { tid_start[$4] = 1 }
 	/ tracer:lost: [0-9]+ events dropped before / { dropped[$4] = $6 }
 	/ tracer:lost(_unbuffered)?: [0-9]+ events / { told += $6 }
+	/ tracer:lost: [0-9]+ events lost in the default channel / { ring[$4] += $6 }
 	/ test:hold: / { t = $7; s = $NF; tid[t] = $4
 		if (!(t in next_seq)) first[t] = s
 		else if (s != next_seq[t]) { bad++; print "thread " t ": got " s }
@@ -58,7 +63,9 @@ awk -v T=$THREADS -v lost=$lost '
 	END {
 		for (t in next_seq) {
 			if (next_seq[t] != 10) { bad++; print "thread " t " ends at " next_seq[t] }
-			if (first[t] != dropped[tid[t]] + 0) { bad++; print "thread " t " starts at " first[t] ", lost " dropped[tid[t]] + 0 }
+			k = dropped[tid[t]] + 0
+			if (first[t] < k || first[t] > k + ring[tid[t]]) { bad++
+				print "thread " t " starts at " first[t] ", lost " k ", its ring lost " ring[tid[t]] + 0 }
 		}
 		print "recorded " n ", told lost " told ", status lost " lost
 		if (n + told != T * 10) { bad++; print "recorded + told != " T * 10 }
