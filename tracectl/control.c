@@ -12,6 +12,7 @@
 #include <limits.h>
 #include <unistd.h>
 
+#include "relay_proto.h"
 #include "control.h"
 #include "pattern.h"
 #include "rb.h"
@@ -458,7 +459,7 @@ tracer_msg *tracer__ctl_call(const struct tracer__ctl *c, tracer_msg *msg,
 /* ---- start, stop -------------------------------------------------------- */
 
 enum { KEY_MODE = 1, KEY_EVENTS, KEY_SUBBUF_SIZE, KEY_SUBBUF_COUNT,
-       KEY_LIVE, KEY_PID, KEY_OUTPUT };
+       KEY_LIVE, KEY_PID, KEY_OUTPUT, KEY_RELAY, KEY_RELAY_ONLY };
 
 const struct tracer__ctl_opt tracer__ctl_start_opts[] = {
 	{ "mode", KEY_MODE, true, 0 },
@@ -467,6 +468,8 @@ const struct tracer__ctl_opt tracer__ctl_start_opts[] = {
 	{ "subbuf-count", KEY_SUBBUF_COUNT, true, 0 },
 	{ "live-interval", KEY_LIVE, true, 0 },
 	{ "output", KEY_OUTPUT, true, 'o' },
+	{ "relay", KEY_RELAY, true, 0 },
+	{ "relay-only", KEY_RELAY_ONLY, false, 0 },
 	{ NULL, 0, false, 0 },
 };
 
@@ -505,6 +508,21 @@ static int output_opt(const struct tracer__ctl *c, struct tracer__ctl_start *s,
 	return 0;
 }
 
+/* --relay net://HOST[:CTRL[:DATA]], or none. */
+static int relay_opt(const struct tracer__ctl *c, struct tracer__ctl_start *s,
+		     const char *val)
+{
+	char host[256];
+	uint16_t a, b;
+
+	if (strcmp(val, "none") &&
+	    tracer__relay_parse_url(val, host, sizeof(host), &a, &b))
+		return tracer__ctl_usage_error(c, "--relay must be net://HOST"
+			"[:CONTROL_PORT[:DATA_PORT]] or none, not '%s'", val);
+	s->relay = val;
+	return 0;
+}
+
 int tracer__ctl_start_opt(const struct tracer__ctl *c,
 			  struct tracer__ctl_start *s, int key,
 			  const char *val)
@@ -527,6 +545,11 @@ int tracer__ctl_start_opt(const struct tracer__ctl *c,
 					  3600000, 0, &s->live_ms);
 	case KEY_OUTPUT:
 		return output_opt(c, s, val);
+	case KEY_RELAY:
+		return relay_opt(c, s, val);
+	case KEY_RELAY_ONLY:
+		s->relay_only = true;
+		return 0;
 	default:
 		return tracer__ctl_syntax_error(c, "unexpected option");
 	}
@@ -557,6 +580,8 @@ static void fill_start(Tracer__SessionStart *m,
 	m->subbuf_count = (uint32_t)s->subbuf_count;
 	m->live_interval_ms = (uint32_t)s->live_ms;
 	m->directory = (char *)s->directory;
+	m->relay = (char *)(s->relay ? s->relay : "");
+	m->relay_only = s->relay_only;
 }
 
 tracer_msg *tracer__ctl_session_request(const struct tracer__ctl *c,
@@ -784,6 +809,8 @@ static const char start_usage[] =
 	"usage: tracectl start [--mode discard|flight] [--events PATTERNS]\n"
 	"                      [--subbuf-size BYTES] [--subbuf-count N]\n"
 	"                      [--live-interval MS] [-o DIR]\n"
+	"                      [--relay net://HOST[:CTRL_PORT[:DATA_PORT]]]\n"
+	"                      [--relay-only]\n"
 	"\n"
 	"Start recording a session; print its trace directory last.\n"
 	"\n"
@@ -802,6 +829,12 @@ static const char start_usage[] =
 	"                        missing, else it must be empty (tracerd's\n"
 	"                        own user only; default: a new\n"
 	"                        session-DATE-TIME-ID in tracerd's output)\n"
+	"  --relay URL           also stream every process's trace, as it is\n"
+	"                        written, to lttng-relayd at URL (ports 5342\n"
+	"                        and 5343 by default; live viewers attach at\n"
+	"                        5344); 'none': not even tracerd's --relay\n"
+	"  --relay-only          keep no local copy: each file is removed once\n"
+	"                        the relay has it whole\n"
 	SOCKET_HELP;
 
 static const char stop_usage[] =
@@ -870,7 +903,8 @@ static const char record_usage[] =
 	"found, 126: not executable, and then nothing is started). SIGTERM\n"
 	"and SIGHUP are passed on to PROGRAM.\n"
 	"START OPTIONS are those of 'tracectl start': --mode, --events,\n"
-	"--subbuf-size, --subbuf-count, --live-interval, -o/--output DIR.\n"
+	"--subbuf-size, --subbuf-count, --live-interval, -o/--output DIR,\n"
+	"--relay URL, --relay-only.\n"
 	"\n"
 	"  --no-follow           stop when PROGRAM exits, without waiting for\n"
 	"                        the processes it left running\n"

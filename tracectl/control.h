@@ -188,6 +188,8 @@ struct tracer__ctl_start {
 	uint64_t subbuf_count;
 	uint64_t live_ms;		/* 0: default */
 	char directory[PATH_MAX];	/* --output, absolute; "": tracerd's */
+	const char *relay;		/* --relay net://...; NULL: tracerd's */
+	bool relay_only;		/* --relay-only */
 };
 
 /* The options of `start` (and of `record`). */

@@ -39,6 +39,42 @@ static const char *bytes(char *buf, size_t size, uint64_t v)
 	return buf;
 }
 
+/* The session's relay: where, how far, what was skipped. */
+static void print_relay(const Tracer__RelayStatus *r)
+{
+	char sent[32], left[32];
+
+	if (!r)
+		return;
+	printf("relay   %s %s", r->url, or_dash(r->state));
+	if (r->path[0])
+		printf(" into '%s'", r->path);
+	printf("; sent %" PRIu64 " packets, %s; %s behind; %" PRIu64
+	       " events skipped; %" PRIu32 " reconnection(s)\n",
+	       r->packets_sent, bytes(sent, sizeof(sent), r->bytes_sent),
+	       bytes(left, sizeof(left), r->backlog_bytes), r->events_skipped,
+	       r->reconnects);
+	if (r->last_error[0])
+		printf("        last trouble: %s\n", r->last_error);
+}
+
+static void json_relay(struct tracer__json *j, const Tracer__RelayStatus *r)
+{
+	if (!r)
+		return;
+	tracer__json_open(j, "relay", '{');
+	tracer__json_str(j, "url", r->url);
+	tracer__json_str(j, "state", r->state);
+	tracer__json_str(j, "path", r->path);
+	tracer__json_u64(j, "bytes_sent", r->bytes_sent);
+	tracer__json_u64(j, "packets_sent", r->packets_sent);
+	tracer__json_u64(j, "events_skipped", r->events_skipped);
+	tracer__json_u64(j, "reconnects", r->reconnects);
+	tracer__json_u64(j, "backlog_bytes", r->backlog_bytes);
+	tracer__json_str(j, "last_error", r->last_error);
+	tracer__json_close(j, '}');
+}
+
 static void print_daemon(const Tracer__Status *st)
 {
 	char cap[32], sub[32], tot[32], now[32];
@@ -76,6 +112,7 @@ static void print_daemon(const Tracer__Status *st)
 	if (st->refused)
 		printf("refused %" PRIu64 " registration(s); last: %s\n",
 		       st->refused, or_dash(st->last_refusal));
+	print_relay(st->relay);
 }
 
 static void print_thread(const Tracer__ThreadStatus *t)
@@ -225,6 +262,7 @@ static void json_status(const Tracer__Status *st, const struct waiting *w)
 	tracer__json_str(&j, "clock_why", st->clock_why);
 	tracer__json_u64(&j, "tsc_hz", st->tsc_hz);
 	tracer__json_i64(&j, "clock_error_ns", st->clock_error_ns);
+	json_relay(&j, st->relay);
 	tracer__json_open(&j, "processes", '[');
 	for (i = 0; i < st->n_processes; i++)
 		json_process(&j, st->processes[i]);

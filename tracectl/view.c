@@ -12,6 +12,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <time.h>
 
 #include "symbols.h"
 #include "trace_args.h"
@@ -21,7 +23,8 @@
 static const char usage[] =
 	"usage: tracectl view DIR [--pid PID] [--tid TID] [--events PATTERNS]"
 	"\n"
-	"                     [--since TIME] [--until TIME] [--no-symbols]\n";
+	"                     [--since TIME] [--until TIME] [--no-symbols]\n"
+	"                     [--follow [--lag MS]]\n";
 
 static const char help[] =
 	"\n"
@@ -44,7 +47,22 @@ static const char help[] =
 	"                     +SECONDS from the first event (units s, ms,\n"
 	"                     us, ns: '+250ms')\n"
 	"  --until TIME       up to TIME (included), same forms\n"
-	"  --no-symbols       addresses without their names\n";
+	"  --no-symbols       addresses without their names\n"
+	"  --follow           then print new events as they are written, like\n"
+	"                     tail -f, until interrupted (or --until)\n"
+	"  --lag MS           with --follow, how late events are printed:\n"
+	"                     more than the session's live interval (default\n"
+	"                     2000; a thread's events reach the files that\n"
+	"                     late at most)\n";
+
+#define FOLLOW_ROUND_MS	200	/* between two looks at the files */
+#define FOLLOW_LAG_MS	2000
+
+/* --follow and --lag. */
+struct follow_args {
+	bool on;
+	uint64_t lag_ms;
+};
 
 /* Append v in decimal, at least width digits, at p: the end. */
 static char *put_dec(char *p, uint64_t v, int width)
@@ -146,6 +164,66 @@ int tracer__view(const char *dir, const struct tracer_merge_opts *opts,
 	return status;
 }
 
+static bool is_dir(const char *path)
+{
+	struct stat sb;
+
+	return stat(path, &sb) == 0 && S_ISDIR(sb.st_mode);
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);	/* the trace clock */
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/*
+ * --follow: the events up to `lag` before now, then every FOLLOW_ROUND_MS
+ * those since, in rounds of a merge from where the round before stopped.
+ * A thread's events reach the files up to a live interval late, so a
+ * round prints only what is older than the lag: each event is printed
+ * once, in time order across rounds (an event later than the lag is
+ * missed). Problems are reported by the first round only (a damaged
+ * packet would be reported again by every round). Ends at --until, or
+ * when the output goes away.
+ */
+static int follow(const char *dir, const struct tracer_merge_opts *opts,
+		  uint64_t lag_ms, FILE *out)
+{
+	struct tracer_merge_opts o = *opts;
+	FILE *quiet = fopen("/dev/null", "w");
+	struct timespec pause = { 0, FOLLOW_ROUND_MS * 1000000L };
+	uint64_t upto;
+	bool last = false;
+	int status = 0, round;
+
+	for (round = 0; !last; round++) {
+		upto = now_ns() - lag_ms * 1000000u;
+		if (opts->until && !opts->until_relative &&
+		    opts->until <= upto) {
+			upto = opts->until;
+			last = true;
+		}
+		o.until = upto;
+		o.until_relative = false;
+		if (round && quiet)
+			o.err = quiet;
+		if (o.since_relative || !o.since || o.since <= upto)
+			status |= tracer__view(dir, &o, out);
+		if (ferror(out) || (status && !round && !is_dir(dir)))
+			break;		/* gone, or never was: said */
+		o.since = upto + 1;
+		o.since_relative = false;
+		if (!last)
+			nanosleep(&pause, NULL);
+	}
+	if (quiet)
+		fclose(quiet);
+	return status;
+}
+
 int tracer__view_dir(const char *dir, FILE *out, FILE *err)
 {
 	struct tracer_merge_opts opts = { .err = err };
@@ -153,8 +231,37 @@ int tracer__view_dir(const char *dir, FILE *out, FILE *err)
 	return tracer__view(dir, &opts, out);
 }
 
+/* --follow or --lag at argv[*i]: 1 taken, 0 not one, 2 a mistake. */
+static int follow_arg(struct tracer_trace_args *a, struct follow_args *f,
+		      int argc, char **argv, int *i)
+{
+	const char *val;
+	char *end;
+
+	if (a->only_args)
+		return 0;
+	if (!strcmp(argv[*i], "--follow")) {
+		f->on = true;
+		(*i)++;
+		return 1;
+	}
+	if (!tracer__trace_is_opt(argv[*i], "lag"))
+		return 0;
+	val = tracer__trace_value(a, argc, argv, i, "lag");
+	if (!val)
+		return 2;
+	errno = 0;
+	f->lag_ms = strtoull(val, &end, 10);
+	if (*val < '0' || *val > '9' || *end || errno ||
+	    f->lag_ms > 3600000)
+		return tracer__trace_usage(a, "--lag: '%s' is not a number of "
+					   "milliseconds up to 3600000", val);
+	return 1;
+}
+
 /* Returns -1 to go on, or an exit status. */
-static int parse(struct tracer_trace_args *a, int argc, char **argv)
+static int parse(struct tracer_trace_args *a, struct follow_args *f,
+		 int argc, char **argv)
 {
 	int i = 1, ret;
 
@@ -165,7 +272,9 @@ static int parse(struct tracer_trace_args *a, int argc, char **argv)
 			printf("%s%s", usage, help);
 			return 0;
 		}
-		ret = tracer__trace_arg(a, argc, argv, &i);
+		ret = follow_arg(a, f, argc, argv, &i);
+		if (ret == 0)
+			ret = tracer__trace_arg(a, argc, argv, &i);
 		if (ret == 0)
 			return tracer__trace_usage(a, "unknown option '%s'",
 						   arg);
@@ -173,17 +282,24 @@ static int parse(struct tracer_trace_args *a, int argc, char **argv)
 			return ret;
 	}
 	ret = tracer__trace_args_done(a);
+	if (!ret && f->lag_ms != FOLLOW_LAG_MS && !f->on)
+		ret = tracer__trace_usage(a, "--lag without --follow");
 	return ret ? ret : -1;
 }
 
 int tracer__ctl_view(int argc, char **argv)
 {
 	struct tracer_trace_args a;
+	struct follow_args f = { .lag_ms = FOLLOW_LAG_MS };
 	int ret;
 
 	tracer__trace_args_init(&a, "view");
-	ret = parse(&a, argc, argv);
-	if (ret < 0) {
+	ret = parse(&a, &f, argc, argv);
+	if (ret < 0 && f.on) {
+		setvbuf(stdout, NULL, _IOLBF, 0);	/* like tail -f */
+		tracer__raise_file_limit();
+		ret = follow(a.dir, &a.opts, f.lag_ms, stdout);
+	} else if (ret < 0) {
 		setvbuf(stdout, NULL, _IOFBF, 1 << 16);
 		tracer__raise_file_limit();
 		ret = tracer__view(a.dir, &a.opts, stdout);

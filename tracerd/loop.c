@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "tracerd.h"
+#include "relay.h"
 #include "spill.h"
 
 static void on_scan(uv_timer_t *t)
@@ -46,6 +47,7 @@ int tracerd_open(struct tracerd *d, uv_loop_t *loop, bool signals)
 	CDS_INIT_LIST_HEAD(&d->switch_waiters);
 	CDS_INIT_LIST_HEAD(&d->waiters);
 	CDS_INIT_LIST_HEAD(&d->spill.list);
+	CDS_INIT_LIST_HEAD(&d->relays);
 	if (tracerd_listen(d))
 		return -1;
 	tracerd_state_open(d);
@@ -97,6 +99,7 @@ void tracerd_close(struct tracerd *d)
 	tracerd_spill_free_all(d);
 	tracerd_scratch_free(d);
 	tracerd_site_text_free();
+	tracerd_relay_quit(d);
 	uv_walk(d->loop, close_walk, NULL);
 	uv_run(d->loop, UV_RUN_DEFAULT);
 	uv_loop_close(d->loop);

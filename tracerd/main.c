@@ -17,6 +17,7 @@
 
 #include "paths.h"
 #include "tracerd.h"
+#include "relay.h"
 #include "spill.h"
 
 static bool use_syslog;
@@ -74,7 +75,9 @@ static void usage(FILE *f)
 	      "               [--subbuf-size SIZE] [--subbuf-count N]\n"
 	      "               [--scan-ms MS] [--log FILE] [--ready-fd FD]\n"
 	      "               [--world-readable] [--no-start-pools]\n"
-	      "               [--clock auto|tsc|monotonic] [--nice N]\n", f);
+	      "               [--clock auto|tsc|monotonic] [--nice N]\n"
+	      "               [--relay net://HOST[:CTRL[:DATA]]]"
+	      " [--relay-backlog SIZE]\n", f);
 }
 
 /* "64K", "4M", "1G" or plain bytes. Returns 0 or -EINVAL. */
@@ -173,6 +176,18 @@ struct options {
 	int nice;			/* --nice, 0: left as it is */
 };
 
+/* --relay: the sessions' default relay ("none": none). */
+static int parse_relay(const char *s, const char **out)
+{
+	char why[300];
+
+	if (strcmp(s, "none") && tracerd_relay_check_url(s, why, sizeof(why)))
+		return bad_option("--relay", s, "not net://HOST[:CONTROL_PORT"
+				  "[:DATA_PORT]]");
+	*out = strcmp(s, "none") ? s : NULL;
+	return 0;
+}
+
 static int parse_args(int argc, char **argv, struct tracerd_config *cfg,
 		      struct options *o)
 {
@@ -197,6 +212,8 @@ static int parse_args(int argc, char **argv, struct tracerd_config *cfg,
 		{ "no-start-pools", no_argument, NULL, 'P' },
 		{ "nice", required_argument, NULL, 'n' },
 		{ "clock", required_argument, NULL, 'K' },
+		{ "relay", required_argument, NULL, 'R' },
+		{ "relay-backlog", required_argument, NULL, 'B' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -232,6 +249,14 @@ static int parse_args(int argc, char **argv, struct tracerd_config *cfg,
 			break;
 		case 'K':
 			ret = parse_clock("--clock", optarg, &cfg->clock);
+			break;
+		case 'R':
+			ret = parse_relay(optarg, &cfg->relay);
+			break;
+		case 'B':
+			ret = parse_number("--relay-backlog", optarg, 1 << 20,
+					   UINT64_MAX, &cfg->relay_backlog,
+					   true);
 			break;
 		case 'd':
 			o->daemonize = true;

@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "tracerd.h"
+#include "relay.h"
 #include "ctf_meta.h"
 #include "paths.h"
 
@@ -302,6 +303,7 @@ static int add_now(struct tracerd_process *p)
 		p->files.dir = NULL;
 		return -EIO;
 	}
+	tracerd_relay_add_trace(p->d, p->files.dir);
 	return 0;
 }
 

@@ -510,6 +510,7 @@ void tracerd_config_defaults(struct tracerd_config *cfg)
 	cfg->subbuf_size[TRACER_CHANNEL_VITAL] = 4 << 10;
 	cfg->subbuf_count[TRACER_CHANNEL_VITAL] = 256;
 	cfg->scan_ms = 100;
+	cfg->relay_backlog = 64ULL << 20;
 }
 
 void tracerd_pool_free(struct tracerd_process *p)

@@ -36,6 +36,7 @@
 #include <unistd.h>
 
 #include "tracerd.h"
+#include "relay.h"
 #include "pattern.h"
 #include "spill.h"
 
@@ -185,6 +186,7 @@ static char *new_session_dir(struct tracerd *d, uint64_t *id, int *err)
 static void clear_opts(struct tracerd *d)
 {
 	free(d->sess.events);
+	free(d->sess.relay);
 	memset(&d->sess, 0, sizeof(d->sess));
 }
 
@@ -200,6 +202,34 @@ static int parse_mode(const char *s, uint32_t *mode)
 }
 
 /* Check req into o; on error why says what is wrong. */
+/* The session's relay: the request's, else tracerd's --relay; "none":
+ * none. Flight mode writes nothing while it runs: nothing to stream. */
+static int relay_opt(struct tracerd *d, const Tracer__SessionStart *req,
+		     struct tracerd_session_opts *o, char *why, size_t n)
+{
+	const char *url = req->relay && *req->relay ? req->relay
+						    : d->cfg.relay;
+
+	if (!url || !strcmp(url, "none")) {
+		if (!req->relay_only)
+			return 0;
+		snprintf(why, n, "--relay-only without a relay");
+		return -EINVAL;
+	}
+	if (tracerd_relay_check_url(url, why, n))
+		return -EINVAL;
+	if (o->mode == TRACER_MODE_FLIGHT) {
+		if (!req->relay || !*req->relay)
+			return 0;	/* tracerd's default: not for this one */
+		snprintf(why, n, "a flight-mode session writes nothing while "
+			 "it runs: nothing to stream to '%s'", url);
+		return -EINVAL;
+	}
+	o->relay = strdup(url);
+	o->relay_only = req->relay_only;
+	return o->relay ? 0 : -ENOMEM;
+}
+
 static int check_opts(struct tracerd *d, const Tracer__SessionStart *req,
 		      struct tracerd_session_opts *o, char *why, size_t n)
 {
@@ -232,6 +262,9 @@ static int check_opts(struct tracerd *d, const Tracer__SessionStart *req,
 		snprintf(why, n, "live interval above %d ms", LIVE_MAX_MS);
 		return -EINVAL;
 	}
+	ret = relay_opt(d, req, o, why, n);
+	if (ret)
+		return ret;
 	o->events = strdup(req->events && *req->events ? req->events
 						       : TRACER_DEFAULT_EVENTS);
 	return o->events ? 0 : -ENOMEM;
@@ -350,10 +383,12 @@ void tracerd_session_start(struct tracerd_client *c,
 	if (ret) {
 		tracerd_send_error(c, ret, ret == -ENOMEM ? "out of memory"
 							   : why);
+		free(o.relay);
 		return;
 	}
 	if (make_session_dir(c, req)) {
 		free(o.events);
+		free(o.relay);
 		return;
 	}
 	tracerd_finish_ends(d);	/* no end goes on into the new session */
@@ -379,6 +414,7 @@ static void on_live(uv_timer_t *t)
 
 	cds_list_for_each_entry(p, &d->processes, node)
 		tracerd_process_live(p);
+	tracerd_relay_tick(d);
 }
 
 /* A process joins the session: directory, reader mode, counters. */
@@ -413,6 +449,7 @@ void tracerd_session_started(struct tracerd *d, struct tracerd_client *c,
 	d->session_id = d->last_session = d->pending_id;
 	d->snapshots = 0;
 	tracerd_ended_clear(d);
+	tracerd_relay_start(d);	/* before the processes' directories */
 	cds_list_for_each_entry(p, &d->processes, node)
 		join(p);
 	publish(d, d->session_id, false);
@@ -436,6 +473,7 @@ static void stopped(struct tracerd *d)
 
 	tracerd_log("session %" PRIu64 " stopped: '%s'", d->session_id,
 		    d->session_dir);
+	tracerd_relay_stop(d);	/* sends the rest on its own */
 	cds_list_for_each_entry_safe(c, tmp, &d->stop_waiters, stop_node) {
 		cds_list_del(&c->stop_node);
 		c->waits_stop = false;
@@ -816,6 +854,7 @@ void tracerd_status(struct tracerd_client *c)
 		i++;
 	}
 	fill_status(d, &st);
+	st.relay = tracerd_relay_status(d);
 	st.n_processes = n;
 	st.processes = pp;
 	m.body_case = TRACER__MESSAGE__BODY_STATUS;
@@ -823,6 +862,7 @@ void tracerd_status(struct tracerd_client *c)
 	if (tracerd_send(c, &m, NULL, 0) == -EMSGSIZE)
 		tracerd_send_error(c, -EMSGSIZE, "status too large for one "
 				   "message");
+	tracerd_relay_status_free(st.relay);
 	for (i = 0; i < n; i++)
 		tracerd_process_status_free(&ps[i]);
 	free(ps);
@@ -903,5 +943,7 @@ void tracerd_quit(struct tracerd *d)
 			begin_stop(d);
 		return;		/* stop_step comes back here */
 	}
+	if (!cds_list_empty(&d->relays))
+		return;		/* the last relay to finish comes back */
 	uv_stop(d->loop);
 }

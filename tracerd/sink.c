@@ -44,6 +44,7 @@
 
 #include "tracerd.h"
 #include "sink.h"
+#include "relay.h"
 #include "spill.h"
 #include "format.h"
 
@@ -78,6 +79,9 @@ void tracerd_sink_close_stream(struct tracerd_stream *st)
 		tracerd_spill_close_owner(st->spill, st->spill_id);
 	else if (st->fd >= 0)
 		close(st->fd);
+	if (st->relay)
+		tracerd_relay_closed(st->relay);
+	st->relay = NULL;
 	st->spill = NULL;
 	st->fd = -1;
 	st->instance = 0;
@@ -88,6 +92,8 @@ void tracerd_process_close_files(struct tracerd_process *p)
 	uint32_t i;
 	int c;
 
+	if (p->files.dir)
+		tracerd_relay_trace_closed(p->d, p->files.dir);
 	for (i = 0; i < p->pool.nbuf; i++)
 		for (c = 0; c < TRACER_POOL_CHANNELS; c++)
 			tracerd_sink_close_stream(&p->pool.buf[i].st[c]);
@@ -106,9 +112,10 @@ void tracerd_process_close_files(struct tracerd_process *p)
 	p->files.dir = NULL;
 }
 
-int tracerd_sink_create_file(const char *dir, int c, uint32_t tid)
+int tracerd_sink_create_file(struct tracerd *d, const char *dir, int c,
+			     uint32_t tid, struct tracerd_relay_stream **rs)
 {
-	char path[4096];
+	char path[4096], *name = path;
 	int n, fd = -EEXIST;
 
 	for (n = 0; n < 1000 && fd == -EEXIST; n++) {
@@ -121,6 +128,14 @@ int tracerd_sink_create_file(const char *dir, int c, uint32_t tid)
 		fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
 		if (fd < 0)
 			fd = -errno;
+	}
+	if (fd >= 0 && d->relay) {	/* streamed as it is written */
+		name = strrchr(path, '/');
+		*name++ = '\0';
+		if (rs)
+			*rs = tracerd_relay_file(d, path, name);
+		else
+			tracerd_relay_file(d, path, name);
 	}
 	return fd;
 }
@@ -153,7 +168,8 @@ static int place_stream(struct tracerd_process *p,
 		return ret;
 	}
 	t0 = tracer__clock_now();
-	st->fd = tracerd_sink_create_file(sink->dir, c, tid);
+	st->fd = tracerd_sink_create_file(p->d, sink->dir, c, tid,
+					  &st->relay);
 	tracerd_spill_note_create(p->d, tracer__clock_now() - t0);
 	return st->fd < 0 ? st->fd : 0;
 }
@@ -297,6 +313,8 @@ static int append_iov(struct tracerd_process *p, struct tracerd_stream *st,
 	if (!ret) {
 		st->size += n;
 		write_done(p->d, st->dir, st->fd);
+		if (st->relay)
+			tracerd_relay_grew(st->relay, st->size);
 		return 0;
 	}
 	if (!st->spill && (ftruncate(st->fd, (off_t)st->size) < 0 ||
@@ -875,8 +893,9 @@ void tracerd_write_end(struct tracerd_process *p, const void *packet,
 
 	if (!p->files.dir)
 		return;
-	fd = tracerd_sink_create_file(p->files.dir, TRACER_CHANNEL_VITAL,
-			 (uint32_t)p->pid);
+	fd = tracerd_sink_create_file(p->d, p->files.dir,
+				      TRACER_CHANNEL_VITAL, (uint32_t)p->pid,
+				      NULL);
 	if (fd < 0)
 		return;
 	ret = tracerd_write_all(fd, packet, len);

@@ -17,9 +17,12 @@
 bool tracerd_sink_drain(struct tracerd_process *p);
 /*
  * Make CHANNEL-TID in dir, or CHANNEL-TID.N when the kernel reused the
- * thread id (c: the channel). Returns the fd or a negative errno.
+ * thread id (c: the channel). With a relay, the file is streamed from
+ * now on; *rs (rs not NULL) gets its relay handle, for
+ * tracerd_relay_grew(). Returns the fd or a negative errno.
  */
-int tracerd_sink_create_file(const char *dir, int c, uint32_t tid);
+int tracerd_sink_create_file(struct tracerd *d, const char *dir, int c,
+			     uint32_t tid, struct tracerd_relay_stream **rs);
 /* Write all n bytes of buf to fd. Returns 0 or a negative errno. */
 int tracerd_write_all(int fd, const char *buf, size_t n);
 /* Come back to p through the loop (its own eventfd). */

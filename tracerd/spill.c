@@ -50,6 +50,7 @@
 #include "tracerd.h"
 #include "sink.h"
 #include "spill.h"
+#include "relay.h"
 
 #define WINDOW_NS	(20 * 1000 * 1000ULL)	/* creation time measured over */
 #define SHARE_PCT	25		/* of it making files: spill */
@@ -72,6 +73,7 @@ struct spill_out {
 	uint64_t id;
 	int fd;				/* -1: its file could not be made */
 	uint64_t size;			/* bytes written to it */
+	struct tracerd_relay_stream *relay;	/* its file's, streamed */
 };
 
 struct tracerd_spill {
@@ -285,6 +287,8 @@ static void drop_out(struct tracerd_spill *s, struct spill_out *o)
 {
 	if (o->fd >= 0)
 		close(o->fd);
+	if (o->relay)
+		tracerd_relay_closed(o->relay);
 	*o = s->out[--s->nout];
 }
 
@@ -316,8 +320,9 @@ static void split_open(struct tracerd_spill *s, const struct frame *f)
 	o = &s->out[s->nout++];
 	o->id = f->id;
 	o->size = 0;
-	o->fd = tracerd_sink_create_file(s->dir, (int)(f->arg >> 32),
-					 (uint32_t)f->arg);
+	o->relay = NULL;
+	o->fd = tracerd_sink_create_file(s->d, s->dir, (int)(f->arg >> 32),
+					 (uint32_t)f->arg, &o->relay);
 	if (o->fd < 0) {
 		tracerd_write_failed(s->d, s->dir, o->fd);
 		o->fd = -1;
@@ -337,6 +342,8 @@ static void split_data(struct tracerd_spill *s, const struct frame *f,
 	ret = tracerd_write_all(o->fd, payload, f->len);
 	if (!ret) {
 		o->size += f->len;
+		if (o->relay)
+			tracerd_relay_grew(o->relay, o->size);
 		return;
 	}
 	if (ftruncate(o->fd, (off_t)o->size) < 0 ||

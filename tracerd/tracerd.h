@@ -64,6 +64,9 @@ struct tracerd_config {
 					   instead of making their first
 					   segment (--no-start-pools) */
 	int clock;			/* TRACERD_CLOCK_* (--clock) */
+	const char *relay;		/* sessions' default relay (--relay) */
+	uint64_t relay_backlog;		/* bytes a file may run ahead of
+					   what was streamed (relay.c) */
 };
 
 /* --clock: which trace clock the writers use (clock.c). */
@@ -80,6 +83,8 @@ struct tracerd_session_opts {
 	uint64_t subbuf_size;		/* default channel; 0: tracerd's */
 	uint64_t subbuf_count;
 	uint32_t live_ms;		/* live interval */
+	char *relay;			/* net://... to stream to, or NULL */
+	bool relay_only;		/* no local copy of what streamed */
 };
 
 /* A request answered once processes confirm a filter (control.c). */
@@ -163,6 +168,8 @@ struct tracerd {
 	uint64_t drain_behind;		/* drain passes that found a ring 1/8
 					   full (sink.c) */
 	struct tracerd_prio prio;	/* priority.c */
+	struct tracerd_relay *relay;	/* the session's (relay.c) */
+	struct cds_list_head relays;	/* stopped ones sending the rest */
 	struct tracer_control *state;	/* SOCKET.state (control.c) */
 	struct tracerd_kit *stock;	/* pools made ahead (stock.c) */
 	uint32_t nstock;
@@ -265,6 +272,7 @@ struct tracerd_stream {
 	uint64_t unwritten;		/* records not written, that owner's */
 	struct tracerd_spill *spill;	/* its packets go there (fd is the
 					   spill's), NULL: to its own file */
+	struct tracerd_relay_stream *relay;	/* its file's, streamed */
 	uint64_t spill_id;		/* its name in the spill */
 };
 

@@ -149,6 +149,11 @@ for c in start record; do
 		$c -o
 	fails 2 "tracectl: $c: --output needs a non-empty DIR" \
 		$c --output '' "${prog[@]}"
+	for v in tcp://h net:// 'net://h:0' 'net://h:1:65536' 'net://h:x' \
+		 'net://h/dir' 'net://[::1' 'net://h:1:2:3'; do
+		fails 2 "tracectl: $c: --relay must be net://HOST[:CONTROL_PORT[:DATA_PORT]] or none, not '$v'" \
+			$c --relay "$v" "${prog[@]}"
+	done
 done
 fails 2 "tracectl: start: unknown option '--no-follow' (see 'tracectl start --help')" \
 	start --no-follow
