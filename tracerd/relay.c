@@ -52,7 +52,14 @@
 #include "paths.h"
 
 #define RELAY_INFLIGHT	(8u << 20)	/* bytes queued on the sockets */
-#define RELAY_BATCH	(1u << 20)	/* packet bytes per data write */
+#define RELAY_BATCH	(256u << 10)	/* packet bytes per data write */
+#define RELAY_TURN	(512u << 10)	/* bytes read and queued per loop
+					   turn: the drain goes first (a
+					   ring fills in milliseconds) */
+#define RELAY_YIELD_MS	5		/* the drain is behind: wait */
+#define RELAY_MARKS	8192		/* marks kept per stream */
+#define RELAY_MARK_SPAN	(256u << 10)	/* appends merged into one mark */
+#define RELAY_SKIP_LOG_MS 10000		/* "events skipped" this often */
 #define RELAY_META_PIECE (64u << 10)	/* metadata text per packet */
 #define RELAY_BACKOFF_MIN_MS 250
 #define RELAY_BACKOFF_MAX_MS 10000
@@ -80,10 +87,18 @@ struct tracerd_relay_stream {
 	uint64_t class_id;		/* CTF stream class (its packets') */
 	uint32_t waits;			/* replies queued that name it */
 	bool retired;			/* done: closed on both sides */
+	/* Records by offset, from what the drain said it appended: a skip
+	 * counts what it skips without reading it back. */
+	struct relay_mark { uint64_t end, cum; } *marks;
+	size_t nmarks, capmarks;
+	uint64_t cum;			/* records appended, in all */
+	uint64_t base_end, base_cum;	/* the last mark let go */
+	bool unmarked;			/* a growth not told: walk instead */
 };
 
 struct relay_trace {
 	struct cds_list_head node;	/* the relay's traces */
+	struct tracerd_relay *r;
 	char *dir;			/* the local process directory */
 	char path[TRACER_RELAY_PATH_MAX];	/* NAME-PID */
 	int meta_fd;
@@ -149,6 +164,9 @@ struct tracerd_relay {
 	unsigned backoff_ms;
 	uint32_t generation;		/* relay sessions started */
 	uint64_t inflight;		/* bytes queued on the sockets */
+	uint64_t behind_seen;		/* d->drain_behind at the last pump */
+	uint64_t skip_logged;		/* r->skipped when last logged */
+	uint64_t skip_log_ms;		/* and when */
 	struct cds_list_head traces;
 	/* figures (status) */
 	uint64_t bytes_sent, packets_sent, skipped;
@@ -167,6 +185,8 @@ struct relay_write {
 };
 
 static void pump(struct tracerd_relay *r);
+static void on_timer(uv_timer_t *t);
+static void kick(struct tracerd_relay *r);
 static void data_pending(struct tracerd_relay *r, uint32_t value);
 static void conn_fail(struct relay_conn *c, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
@@ -352,6 +372,7 @@ static void stream_free(struct tracerd_relay_stream *s)
 	cds_list_del(&s->node);
 	if (s->fd >= 0)
 		close(s->fd);
+	free(s->marks);
 	free(s);
 }
 
@@ -363,6 +384,7 @@ static void trace_free(struct relay_trace *t)
 	cds_list_for_each_entry_safe(s, tmp, &t->streams, node) {
 		if (s->fd >= 0)
 			close(s->fd);
+		free(s->marks);
 		free(s);
 	}
 	if (t->meta_fd >= 0)
@@ -388,8 +410,10 @@ static void stream_stat(struct tracerd_relay_stream *s)
 	struct stat sb;
 
 	if (s->fd >= 0 && fstat(s->fd, &sb) == 0 &&
-	    (uint64_t)sb.st_size > s->size)
+	    (uint64_t)sb.st_size > s->size) {
 		s->size = (uint64_t)sb.st_size;
+		s->unmarked = true;	/* grown untold: skips walk */
+	}
 }
 
 /* A packet's header at off of s's file: its length, 0 at the end of what
@@ -435,21 +459,32 @@ static void stream_broken(struct tracerd_relay_stream *s, const char *why)
 	s->fd = -1;
 }
 
-/*
- * The backlog bound: a stream more than r->backlog bytes behind its file
- * skips its oldest unsent packets, down to half the bound. Their records
- * are counted, and told by the stream's next packet.
- */
-static void bound_backlog(struct tracerd_relay *r,
-			  struct tracerd_relay_stream *s)
+/* Let go of the marks s->sent has passed. */
+static void marks_prune(struct tracerd_relay_stream *s)
+{
+	size_t i = 0;
+
+	while (i < s->nmarks && s->marks[i].end <= s->sent) {
+		s->base_end = s->marks[i].end;
+		s->base_cum = s->marks[i].cum;
+		i++;
+	}
+	if (i) {
+		memmove(s->marks, s->marks + i,
+			(s->nmarks - i) * sizeof(*s->marks));
+		s->nmarks -= i;
+	}
+}
+
+/* Skip packets one by one, reading them to count their records, until
+ * s->sent reaches `to` (or a packet that does not end before it). */
+static uint64_t skip_walking(struct tracerd_relay_stream *s, uint64_t to)
 {
 	struct tracer_rb_packet h;
-	uint64_t n, records = 0;
+	uint64_t records = 0;
 	long len;
 
-	if (s->fd < 0 || s->size - s->sent <= r->backlog)
-		return;
-	while (s->size - s->sent > r->backlog / 2) {
+	while (s->sent < to) {
 		len = packet_at(s, s->sent, &h);
 		if (len <= 0) {
 			if (len < 0)
@@ -460,16 +495,63 @@ static void bound_backlog(struct tracerd_relay *r,
 				      h.content_size / 8);
 		s->sent += (uint64_t)len;
 	}
+	return records;
+}
+
+/* Skip to the end of the first append ending at `to` or after: counted
+ * by the marks, and by reading only the part of an append already begun.
+ * Returns the records skipped. */
+static uint64_t skip_to(struct tracerd_relay_stream *s, uint64_t to)
+{
+	uint64_t records = 0;
+	size_t i;
+
+	marks_prune(s);
+	if (s->unmarked || !s->nmarks)
+		return skip_walking(s, to);
+	if (s->sent != s->base_end) {	/* inside the first append */
+		records = skip_walking(s, s->marks[0].end);
+		if (s->sent != s->marks[0].end)
+			return records;
+		marks_prune(s);
+	}
+	for (i = 0; i + 1 < s->nmarks && s->marks[i].end < to; i++)
+		;
+	if (i < s->nmarks) {
+		records += s->marks[i].cum - s->base_cum;
+		s->sent = s->marks[i].end;
+		marks_prune(s);
+	}
+	return records;
+}
+
+/*
+ * The backlog bound: a stream more than r->backlog bytes behind its file
+ * skips its oldest unsent packets, down to half the bound. Their records
+ * are counted, and told by the stream's next packet.
+ */
+static void bound_backlog(struct tracerd_relay *r,
+			  struct tracerd_relay_stream *s)
+{
+	uint64_t records, now;
+
+	if (s->fd < 0 || s->size - s->sent <= r->backlog)
+		return;
+	records = skip_to(s, s->size - r->backlog / 2);
 	if (s->acked < s->sent)
 		s->acked = s->sent;
 	s->skipped += records;
 	s->untold += records;
 	r->skipped += records;
-	n = records;
-	if (n)
-		tracerd_log("relay: '%s/%s' fell %" PRIu64 " MiB behind: %"
-			    PRIu64 " events skipped", s->trace->path, s->name,
-			    r->backlog >> 20, n);
+	now = uv_now(r->d->loop);
+	if (r->skipped != r->skip_logged &&
+	    now - r->skip_log_ms >= RELAY_SKIP_LOG_MS) {
+		tracerd_log("relay: %s: files more than %" PRIu64 " MiB ahead "
+			    "of what was streamed: %" PRIu64 " events skipped"
+			    " so far", r->url, r->backlog >> 20, r->skipped);
+		r->skip_logged = r->skipped;
+		r->skip_log_ms = now;
+	}
 }
 
 /* ------------------------------------------------------------------ */
@@ -785,17 +867,26 @@ static void retire_done(struct relay_conn *c, struct tracerd_relay *r)
 	}
 }
 
-/* Send what the files hold, within RELAY_INFLIGHT. */
+/* Send what the files hold, within RELAY_INFLIGHT, RELAY_TURN bytes
+ * this turn (then again at the next). */
 static void pump(struct tracerd_relay *r)
 {
 	struct relay_conn *c = r->conn;
 	struct relay_trace *t;
 	struct tracerd_relay_stream *s;
-	bool added = false;
+	uint64_t start = r->bytes_sent;
+	bool added = false, more = false;
 	uint8_t *o;
 
 	if (!c || !c->up || c->dead || r->finishing)
 		return;
+	/* A ring was found filling since: the local copy first, the relay
+	 * after (its backlog bound counts what it then cannot send). */
+	if (r->d->drain_behind != r->behind_seen && !r->stopping) {
+		r->behind_seen = r->d->drain_behind;
+		uv_timer_start(&r->timer, on_timer, RELAY_YIELD_MS, 0);
+		return;
+	}
 	cds_list_for_each_entry(t, &r->traces, node)
 		added |= announce(c, t);
 	if (added) {
@@ -814,6 +905,10 @@ static void pump(struct tracerd_relay *r)
 			       r->inflight < RELAY_INFLIGHT) {
 				uint64_t was = s->sent;
 
+				if (r->bytes_sent - start >= RELAY_TURN) {
+					more = true;
+					break;
+				}
 				send_packets(c, s);
 				if (s->sent == was)
 					break;
@@ -826,6 +921,8 @@ static void pump(struct tracerd_relay *r)
 		out_flush(c);
 	if (r->stopping && !c->dead && all_acked(r))
 		finish(r);
+	else if (more && !c->dead)
+		kick(r);
 }
 
 static void on_kick(uv_idle_t *h)
@@ -1067,6 +1164,8 @@ static void answered(struct relay_conn *c, const struct relay_wait *w,
 				  ")", rep->ret);
 		else if (w->end > s->acked)
 			s->acked = w->end;
+		if (s->closed && s->acked >= s->size)
+			kick(r);	/* to retire it */
 		return;
 	case TRACER_RELAY_DATA_PENDING:
 		data_pending(r, rep->ret);
@@ -1426,6 +1525,8 @@ static void on_timer(uv_timer_t *t)
 	}
 	if (!r->conn)
 		connect_relay(r);
+	else if (r->conn->up && !r->stopping)
+		pump(r);	/* after a yield to the drain */
 	if (r->stopping)
 		uv_timer_start(&r->timer, on_timer, r->conn ? 1000 :
 			       r->backoff_ms, 0);
@@ -1488,6 +1589,7 @@ void tracerd_relay_add_trace(struct tracerd *d, const char *dir)
 		return;
 	}
 	memcpy(t->path, base, strlen(base) + 1);
+	t->r = r;
 	CDS_INIT_LIST_HEAD(&t->streams);
 	snprintf(path, sizeof(path), "%s/metadata", dir);
 	t->meta_fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -1529,17 +1631,50 @@ struct tracerd_relay_stream *tracerd_relay_file(struct tracerd *d,
 	return s;
 }
 
-void tracerd_relay_grew(struct tracerd_relay_stream *s, uint64_t size)
+void tracerd_relay_grew(struct tracerd_relay_stream *s, uint64_t size,
+			uint64_t records)
 {
-	if (size > s->size)
-		s->size = size;
+	struct relay_mark *last;
+
+	if (size <= s->size)
+		return;
+	s->size = size;
+	s->cum += records;
 	s->busy = true;
+	kick(s->trace->r);	/* sent at the loop's next turn */
+	if (s->unmarked)
+		return;
+	last = s->nmarks ? &s->marks[s->nmarks - 1] : NULL;
+	if (last && last->end - (s->nmarks > 1 ? last[-1].end : s->base_end)
+		    < RELAY_MARK_SPAN && last->end > s->sent) {
+		*last = (struct relay_mark){ size, s->cum };	/* merged */
+		goto bound;
+	}
+	if (s->nmarks == s->capmarks) {
+		size_t cap = s->capmarks ? 2 * s->capmarks : 16;
+		struct relay_mark *m = cap <= RELAY_MARKS ?
+			realloc(s->marks, cap * sizeof(*m)) : NULL;
+
+		if (!m) {
+			s->unmarked = true;
+			return;
+		}
+		s->marks = m;
+		s->capmarks = cap;
+	}
+	s->marks[s->nmarks++] = (struct relay_mark){ size, s->cum };
+bound:
+	/* Down or slow, the relay lets files run ahead by the bound, not
+	 * by what comes in until its next look. */
+	if (s->size - s->sent > s->trace->r->backlog)
+		bound_backlog(s->trace->r, s);
 }
 
 void tracerd_relay_closed(struct tracerd_relay_stream *s)
 {
 	stream_stat(s);
 	s->closed = true;
+	kick(s->trace->r);	/* to retire it once all is acknowledged */
 }
 
 void tracerd_relay_trace_closed(struct tracerd *d, const char *dir)

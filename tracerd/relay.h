@@ -31,8 +31,10 @@ void tracerd_relay_add_trace(struct tracerd *d, const char *dir);
 struct tracerd_relay_stream *tracerd_relay_file(struct tracerd *d,
 						const char *dir,
 						const char *name);
-/* Whole packets were appended to the file. */
-void tracerd_relay_grew(struct tracerd_relay_stream *s, uint64_t size);
+/* Whole packets were appended to the file: it is size bytes long, the
+ * packets hold `records` records. */
+void tracerd_relay_grew(struct tracerd_relay_stream *s, uint64_t size,
+			uint64_t records);
 /* Nothing more will be appended (the file is closed). */
 void tracerd_relay_closed(struct tracerd_relay_stream *s);
 /* The process of directory dir is gone: its trace ends. */

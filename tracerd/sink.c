@@ -314,7 +314,7 @@ static int append_iov(struct tracerd_process *p, struct tracerd_stream *st,
 		st->size += n;
 		write_done(p->d, st->dir, st->fd);
 		if (st->relay)
-			tracerd_relay_grew(st->relay, st->size);
+			tracerd_relay_grew(st->relay, st->size, records);
 		return 0;
 	}
 	if (!st->spill && (ftruncate(st->fd, (off_t)st->size) < 0 ||

@@ -343,7 +343,7 @@ static void split_data(struct tracerd_spill *s, const struct frame *f,
 	if (!ret) {
 		o->size += f->len;
 		if (o->relay)
-			tracerd_relay_grew(o->relay, o->size);
+			tracerd_relay_grew(o->relay, o->size, f->arg);
 		return;
 	}
 	if (ftruncate(o->fd, (off_t)o->size) < 0 ||
