@@ -1532,27 +1532,24 @@ static void on_timer(uv_timer_t *t)
 			       r->backoff_ms, 0);
 }
 
-void tracerd_relay_start(struct tracerd *d)
+/* A relay to d->sess.relay, for the relay session `name` (the base name
+ * of that path). NULL: out of memory (logged). */
+static struct tracerd_relay *relay_new(struct tracerd *d, const char *name)
 {
-	struct tracerd_relay *r;
-	const char *slash;
+	struct tracerd_relay *r = calloc(1, sizeof(*r));
+	const char *slash = strrchr(name, '/');
 
-	if (!d->sess.relay || !d->session_dir)
-		return;
-	r = calloc(1, sizeof(*r));
 	if (!r || !(r->url = strdup(d->sess.relay))) {
 		free(r);
-		tracerd_log("relay: out of memory: the session is not "
-			    "streamed");
-		return;
+		tracerd_log("relay: out of memory: '%s' is not streamed",
+			    name);
+		return NULL;
 	}
 	r->d = d;
 	CDS_INIT_LIST_HEAD(&r->traces);
 	tracer__relay_parse_url(r->url, r->host, sizeof(r->host),
 				&r->ports[0], &r->ports[1]);
-	slash = strrchr(d->session_dir, '/');
-	snprintf(r->name, sizeof(r->name), "%s",
-		 slash ? slash + 1 : d->session_dir);
+	snprintf(r->name, sizeof(r->name), "%s", slash ? slash + 1 : name);
 	if (gethostname(r->hostname, sizeof(r->hostname) - 1) ||
 	    !r->hostname[0] || r->hostname[0] == '.')
 		snprintf(r->hostname, sizeof(r->hostname), "localhost");
@@ -1567,8 +1564,17 @@ void tracerd_relay_start(struct tracerd *d)
 	r->timer.data = r;
 	uv_idle_init(d->loop, &r->kick);
 	r->kick.data = r;
-	d->relay = r;
-	connect_relay(r);
+	return r;
+}
+
+void tracerd_relay_start(struct tracerd *d)
+{
+	if (!d->sess.relay || !d->session_dir ||
+	    d->sess.mode == TRACER_MODE_FLIGHT)
+		return;
+	d->relay = relay_new(d, d->session_dir);
+	if (d->relay)
+		connect_relay(d->relay);
 }
 
 void tracerd_relay_add_trace(struct tracerd *d, const char *dir)
@@ -1725,15 +1731,13 @@ void tracerd_relay_tick(struct tracerd *d)
 	pump(r);
 }
 
-void tracerd_relay_stop(struct tracerd *d)
+/* r's files are complete: it sends what is left and lets go, on its own
+ * (RELAY_STOP_MS at most). */
+static void relay_finish(struct tracerd *d, struct tracerd_relay *r)
 {
-	struct tracerd_relay *r = d->relay;
 	struct relay_trace *t;
 	struct tracerd_relay_stream *s;
 
-	if (!r)
-		return;
-	d->relay = NULL;
 	r->stopping = true;
 	r->stop_deadline = uv_now(r->d->loop) + RELAY_STOP_MS;
 	cds_list_add(&r->node, &d->relays);
@@ -1742,6 +1746,76 @@ void tracerd_relay_stop(struct tracerd *d)
 			tracerd_relay_closed(s);
 	uv_timer_start(&r->timer, on_timer, r->conn ? 1000 : 0, 0);
 	kick(r);
+}
+
+void tracerd_relay_stop(struct tracerd *d)
+{
+	struct tracerd_relay *r = d->relay;
+
+	if (!r)
+		return;
+	d->relay = NULL;
+	relay_finish(d, r);
+}
+
+/* The channel files of the process directory pdir, into t. */
+static void add_dir_files(struct tracerd_relay *r, struct relay_trace *t,
+			  const char *pdir)
+{
+	struct tracerd_relay_stream *s;
+	struct dirent *e;
+	struct stat sb;
+	char path[4600];
+	DIR *dp = opendir(pdir);
+
+	while (dp && (e = readdir(dp))) {
+		if (strncmp(e->d_name, "default-", 8) &&
+		    strncmp(e->d_name, "vital-", 6))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", pdir, e->d_name);
+		if (lstat(path, &sb) || !S_ISREG(sb.st_mode))
+			continue;
+		s = tracerd_relay_file(r->d, pdir, e->d_name);
+		if (s)
+			s->unmarked = true;	/* read to count, if skipped */
+	}
+	if (dp)
+		closedir(dp);
+	(void)t;
+}
+
+void tracerd_relay_send_dir(struct tracerd *d, const char *dir,
+			    const char *name)
+{
+	struct tracerd_relay *r, *was = d->relay;
+	struct relay_trace *t;
+	struct dirent *e;
+	struct stat sb;
+	char pdir[4200];
+	DIR *dp;
+
+	if (!d->sess.relay || !(r = relay_new(d, name)))
+		return;
+	r->live_us = 0;			/* not live: whole, at once */
+	d->relay = r;			/* tracerd_relay_add_trace()'s */
+	dp = opendir(dir);
+	while (dp && (e = readdir(dp))) {
+		snprintf(pdir, sizeof(pdir), "%s/%s/metadata", dir,
+			 e->d_name);
+		if (e->d_name[0] == '.' || lstat(pdir, &sb) ||
+		    !S_ISREG(sb.st_mode))
+			continue;	/* not a process directory */
+		snprintf(pdir, sizeof(pdir), "%s/%s", dir, e->d_name);
+		tracerd_relay_add_trace(d, pdir);
+		t = trace_of(r, pdir);
+		if (t)
+			add_dir_files(r, t, pdir);
+	}
+	if (dp)
+		closedir(dp);
+	d->relay = was;
+	connect_relay(r);
+	relay_finish(d, r);
 }
 
 void tracerd_relay_quit(struct tracerd *d)

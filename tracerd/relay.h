@@ -50,6 +50,13 @@ void tracerd_relay_stop(struct tracerd *d);
 /* The current relay's figures for `tracectl status` (NULL: none). */
 struct Tracer__RelayStatus *tracerd_relay_status(struct tracerd *d);
 void tracerd_relay_status_free(struct Tracer__RelayStatus *s);
+/*
+ * Send the session directory, or a snapshot of it, dir (complete: flight
+ * mode) to d->sess.relay as a relay session of its own, `name`, in the
+ * background (like a stopped relay). Nothing without a relay.
+ */
+void tracerd_relay_send_dir(struct tracerd *d, const char *dir,
+			    const char *name);
 /* tracerd exits: every relay closed now. */
 void tracerd_relay_quit(struct tracerd *d);
 

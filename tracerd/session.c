@@ -183,6 +183,14 @@ static char *new_session_dir(struct tracerd *d, uint64_t *id, int *err)
 /* ------------------------------------------------------------------ */
 /* Start                                                               */
 
+/* The last component of path. */
+static const char *base_name(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	return slash ? slash + 1 : path;
+}
+
 static void clear_opts(struct tracerd *d)
 {
 	free(d->sess.events);
@@ -203,7 +211,8 @@ static int parse_mode(const char *s, uint32_t *mode)
 
 /* Check req into o; on error why says what is wrong. */
 /* The session's relay: the request's, else tracerd's --relay; "none":
- * none. Flight mode writes nothing while it runs: nothing to stream. */
+ * none. In flight mode, its snapshots and what its stop writes go there
+ * (nothing is written while it runs). */
 static int relay_opt(struct tracerd *d, const Tracer__SessionStart *req,
 		     struct tracerd_session_opts *o, char *why, size_t n)
 {
@@ -218,13 +227,6 @@ static int relay_opt(struct tracerd *d, const Tracer__SessionStart *req,
 	}
 	if (tracerd_relay_check_url(url, why, n))
 		return -EINVAL;
-	if (o->mode == TRACER_MODE_FLIGHT) {
-		if (!req->relay || !*req->relay)
-			return 0;	/* tracerd's default: not for this one */
-		snprintf(why, n, "a flight-mode session writes nothing while "
-			 "it runs: nothing to stream to '%s'", url);
-		return -EINVAL;
-	}
 	o->relay = strdup(url);
 	o->relay_only = req->relay_only;
 	return o->relay ? 0 : -ENOMEM;
@@ -474,6 +476,9 @@ static void stopped(struct tracerd *d)
 	tracerd_log("session %" PRIu64 " stopped: '%s'", d->session_id,
 		    d->session_dir);
 	tracerd_relay_stop(d);	/* sends the rest on its own */
+	if (d->sess.mode == TRACER_MODE_FLIGHT)	/* what the stop wrote */
+		tracerd_relay_send_dir(d, d->session_dir,
+				       base_name(d->session_dir));
 	cds_list_for_each_entry_safe(c, tmp, &d->stop_waiters, stop_node) {
 		cds_list_del(&c->stop_node);
 		c->waits_stop = false;
@@ -792,6 +797,9 @@ void tracerd_session_snapshot(struct tracerd_client *c)
 		failed += snapshot_one(p, dir) != 0;
 	}
 	n += tracerd_ended_snapshot(d, dir, &failed);
+	snprintf(why, sizeof(why), "%s-%s", base_name(d->session_dir),
+		 base_name(dir));
+	tracerd_relay_send_dir(d, dir, why);	/* with a relay */
 	snprintf(why, sizeof(why), "%u process(es) could not be written "
 		 "(see tracerd's log)", failed);
 	tracerd_reply_done(c, n, dir, failed ? why : NULL);

@@ -202,5 +202,28 @@ nrel=$(babeltrace2 "$T/relay/$HOST/$name" 2>/dev/null | grep -c ' test:churn: ')
 check "relayd's copy holds every event of the 3000 threads ($nrel)" \
 	[ "$nrel" -eq 9000 ]
 
+# ---- 5. flight mode: each snapshot, and what the stop writes ---------------
+dir=$(session_cmd start --mode flight --relay "$URL" --events "$OWN_EVENTS")
+name=$(basename "$dir")
+spawn c "$CONTROLEE" burst
+cmd c "r 500" >/dev/null
+snap=$("$TRACECTL" snapshot | tail -n 1)
+check "the snapshot is streamed as a relay session of its own" \
+	await_line "relay: session streamed to $URL, '$HOST/$name-snapshot-1'"
+events_of "$snap" >"$T/snap.ev"
+events_of "$T/relay/$HOST/$name-snapshot-1" >"$T/rsnap.ev"
+check "relayd's copy of the snapshot holds its events ($(grep -c ' test:burst: ' "$T/snap.ev"))" \
+	eval '[ "$(grep -c " test:burst: " "$T/snap.ev")" -eq 500 ] && cmp -s "$T/snap.ev" "$T/rsnap.ev"'
+cmd c "r 500" >/dev/null
+quit c
+session_cmd stop >/dev/null
+check "what the stop wrote is streamed" \
+	await_line "relay: session streamed to $URL, '$HOST/$name'"
+pd=$(basename "$(ls -d "$dir"/controlee-*/ | head -n 1)")
+events_of "$dir/$pd" >"$T/fl.ev"
+events_of "$T/relay/$HOST/$name/$pd" >"$T/rfl.ev"
+check "relayd's copy holds what the stop kept ($(grep -c ' test:burst: ' "$T/fl.ev"))" \
+	eval '[ "$(grep -c " test:burst: " "$T/fl.ev")" -eq 1000 ] && cmp -s "$T/fl.ev" "$T/rfl.ev"'
+
 kill_relayd
 finish
