@@ -833,8 +833,8 @@ static const char start_usage[] =
 	"                        written, to lttng-relayd at URL (ports 5342\n"
 	"                        and 5343 by default; live viewers attach at\n"
 	"                        5344); 'none': not even tracerd's --relay\n"
-	"  --relay-only          keep no local copy: each file is removed once\n"
-	"                        the relay has it whole\n"
+	"  --relay-only          keep no local copy: when the relay session\n"
+	"                        ends, the files the relay has whole are removed\n"
 	SOCKET_HELP;
 
 static const char stop_usage[] =

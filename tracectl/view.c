@@ -195,27 +195,27 @@ static int follow(const char *dir, const struct tracer_merge_opts *opts,
 	struct tracer_merge_opts o = *opts;
 	FILE *quiet = fopen("/dev/null", "w");
 	struct timespec pause = { 0, FOLLOW_ROUND_MS * 1000000L };
-	uint64_t upto;
-	bool last = false;
-	int status = 0, round;
+	uint64_t upto, from = opts->since;
+	bool last = false, shown = false;
+	int status = 0;
 
-	for (round = 0; !last; round++) {
+	while (!last) {
 		upto = now_ns() - lag_ms * 1000000u;
-		if (opts->until && !opts->until_relative &&
-		    opts->until <= upto) {
+		if (opts->until && opts->until <= upto) {
 			upto = opts->until;
 			last = true;
 		}
+		o.since = from;
 		o.until = upto;
-		o.until_relative = false;
-		if (round && quiet)
+		if (shown && quiet)
 			o.err = quiet;
-		if (o.since_relative || !o.since || o.since <= upto)
+		if (from <= upto) {
 			status |= tracer__view(dir, &o, out);
-		if (ferror(out) || (status && !round && !is_dir(dir)))
-			break;		/* gone, or never was: said */
-		o.since = upto + 1;
-		o.since_relative = false;
+			if (ferror(out) || (status && !shown && !is_dir(dir)))
+				break;		/* gone, or never was: said */
+			shown = true;
+			from = upto + 1;
+		}
 		if (!last)
 			nanosleep(&pause, NULL);
 	}
@@ -284,6 +284,10 @@ static int parse(struct tracer_trace_args *a, struct follow_args *f,
 	ret = tracer__trace_args_done(a);
 	if (!ret && f->lag_ms != FOLLOW_LAG_MS && !f->on)
 		ret = tracer__trace_usage(a, "--lag without --follow");
+	if (!ret && f->on && (a->opts.since_relative ||
+			      a->opts.until_relative))
+		ret = tracer__trace_usage(a, "--follow takes --since and "
+					  "--until as times, not +TIME");
 	return ret ? ret : -1;
 }
 

@@ -59,6 +59,9 @@
 #define RELAY_YIELD_MS	5		/* the drain is behind: wait */
 #define RELAY_MARKS	8192		/* marks kept per stream */
 #define RELAY_MARK_SPAN	(256u << 10)	/* appends merged into one mark */
+#define RELAY_DONE_MAX	(1u << 20)	/* retired names kept per trace */
+#define RELAY_QMAX	65536		/* replies awaited, at most */
+#define RELAY_SILENT_MS	30000		/* replies owed this long: broken */
 #define RELAY_SKIP_LOG_MS 10000		/* "events skipped" this often */
 #define RELAY_META_PIECE (64u << 10)	/* metadata text per packet */
 #define RELAY_BACKOFF_MIN_MS 250
@@ -76,6 +79,10 @@ struct tracerd_relay_stream {
 	char name[48];			/* its file's, relayd's too */
 	int fd;				/* read-only; -1: broken */
 	uint64_t size, sent, acked;	/* see the top */
+	uint64_t wrote, indexed;	/* acked: the lower of the data
+					   written out and the indexes
+					   relayd answered */
+	uint64_t gap_from, gap_to;	/* skipped behind packets in flight */
 	uint64_t handle;		/* relayd's; 0: not added yet */
 	bool adding;			/* ADD_STREAM sent, no reply yet */
 	bool closed;			/* the file is complete */
@@ -107,6 +114,12 @@ struct relay_trace {
 	uint8_t uuid[16];		/* the trace's, from its metadata */
 	bool have_uuid;
 	bool closed;			/* its process's files are closed */
+	bool incomplete;		/* a file of it is not streamed */
+	struct relay_done {		/* --relay-only: retired streams */
+		char name[48];
+		uint32_t generation;	/* the relay session they went to */
+	} *done;
+	size_t ndone, capdone;
 	bool retired;			/* done: its metadata closed too */
 	uint32_t waits;			/* replies queued that name it */
 	struct cds_list_head streams;
@@ -130,6 +143,7 @@ struct relay_conn {
 	int open;			/* handles not closed yet */
 	int connected;
 	bool up;			/* the handshake is done */
+	uint64_t heard_ms;		/* a reply last came (or we asked) */
 	bool dead;			/* closing */
 	uint8_t in[8192];
 	size_t nin;
@@ -151,7 +165,9 @@ struct tracerd_relay {
 	uint32_t live_us;
 	uint64_t backlog;
 	struct relay_conn *conn;	/* NULL: down */
-	uv_timer_t timer;		/* reconnect, or the stop's end */
+	uv_timer_t timer;		/* reconnect, a pump, a DATA_PENDING
+					   round */
+	uv_timer_t deadline;		/* the stop's end: let go */
 	uv_idle_t kick;			/* a pump after the drain */
 	uv_getaddrinfo_t gai;
 	bool resolving, kicking, stopping, finishing, freed;
@@ -159,7 +175,6 @@ struct tracerd_relay {
 	bool settling;			/* after the stop: DATA_PENDING rounds */
 	uint32_t pending_left;		/* replies of this round to come */
 	bool pending_any;		/* one said "not yet" */
-	uint64_t stop_deadline;		/* ms, the loop's clock */
 	int handles;			/* timer, kick: closing at the end */
 	unsigned backoff_ms;
 	uint32_t generation;		/* relay sessions started */
@@ -181,10 +196,14 @@ struct relay_write {
 	uv_write_t req;
 	struct relay_conn *conn;
 	size_t len;
+	struct tracerd_relay_stream *s;	/* packets: whose, up to where */
+	uint64_t end;
 	uint8_t data[];
 };
 
 static void pump(struct tracerd_relay *r);
+static void advance(struct tracerd_relay_stream *s, uint64_t wrote,
+		    uint64_t indexed);
 static void on_timer(uv_timer_t *t);
 static void kick(struct tracerd_relay *r);
 static void data_pending(struct tracerd_relay *r, uint32_t value);
@@ -221,6 +240,8 @@ static void write_done(uv_write_t *req, int status)
 		r->inflight -= w->len;
 		if (status < 0)
 			conn_fail(c, "cannot send: %s", uv_strerror(status));
+		else if (w->s && w->end > w->s->wrote)
+			advance(w->s, w->end, w->s->indexed);
 	}
 	free(w);
 	if (r && !c->dead && !r->freed)
@@ -248,9 +269,25 @@ static struct relay_write *new_write(size_t len)
 {
 	struct relay_write *w = malloc(sizeof(*w) + len);
 
-	if (w)
+	if (w) {
 		w->len = len;
+		w->s = NULL;
+		w->end = 0;
+	}
 	return w;
+}
+
+/* The data up to `wrote` left us, relayd answered the indexes up to
+ * `indexed`: acknowledged is what both say. */
+static void advance(struct tracerd_relay_stream *s, uint64_t wrote,
+		    uint64_t indexed)
+{
+	s->wrote = wrote;
+	s->indexed = indexed;
+	if ((wrote < indexed ? wrote : indexed) > s->acked)
+		s->acked = wrote < indexed ? wrote : indexed;
+	if (s->acked == s->gap_from && s->gap_to > s->acked)
+		s->acked = s->wrote = s->indexed = s->gap_to;
 }
 
 /* Room for n more bytes of control commands this turn. */
@@ -304,6 +341,8 @@ static int out_push(struct relay_conn *c, long n, enum tracer_relay_cmd cmd,
 	c->nout += (size_t)n;
 	if (!cmd)
 		return 0;
+	if (!c->qlen)	/* owed from now */
+		c->heard_ms = uv_now(c->r->d->loop);
 	if (c->qlen == c->qcap) {
 		size_t cap = c->qcap ? 2 * c->qcap : 64, i;
 		struct relay_wait *q = malloc(cap * sizeof(*q));
@@ -351,7 +390,7 @@ static void stream_reset(struct tracerd_relay_stream *s)
 {
 	s->handle = 0;
 	s->adding = false;
-	s->sent = s->acked;
+	s->sent = s->wrote = s->indexed = s->acked;
 	s->net_seq = 0;
 	s->seq = 0;
 }
@@ -389,6 +428,7 @@ static void trace_free(struct relay_trace *t)
 	}
 	if (t->meta_fd >= 0)
 		close(t->meta_fd);
+	free(t->done);
 	free(t->dir);
 	free(t);
 }
@@ -533,13 +573,19 @@ static uint64_t skip_to(struct tracerd_relay_stream *s, uint64_t to)
 static void bound_backlog(struct tracerd_relay *r,
 			  struct tracerd_relay_stream *s)
 {
-	uint64_t records, now;
+	uint64_t records, now, from;
 
 	if (s->fd < 0 || s->size - s->sent <= r->backlog)
 		return;
+	from = s->sent;
 	records = skip_to(s, s->size - r->backlog / 2);
-	if (s->acked < s->sent)
-		s->acked = s->sent;
+	if (s->acked == from)	/* nothing in flight: past the skip */
+		s->acked = s->wrote = s->indexed = s->sent;
+	else if (s->sent > from) {	/* once what flies is answered */
+		if (s->gap_to != from)
+			s->gap_from = from;
+		s->gap_to = s->sent;
+	}
 	s->skipped += records;
 	s->untold += records;
 	r->skipped += records;
@@ -590,6 +636,13 @@ static bool announce(struct relay_conn *c, struct relay_trace *t)
 	return any;
 }
 
+static int hex(char ch)
+{
+	return ch >= '0' && ch <= '9' ? ch - '0' :
+	       ch >= 'a' && ch <= 'f' ? ch - 'a' + 10 :
+	       ch >= 'A' && ch <= 'F' ? ch - 'A' + 10 : -1;
+}
+
 /* The trace's uuid, from the `uuid = "..."` of its trace block. */
 static void take_uuid(struct relay_trace *t, const char *text, size_t n)
 {
@@ -600,16 +653,29 @@ static void take_uuid(struct relay_trace *t, const char *text, size_t n)
 	q = p ? memmem(p, n - (size_t)(p - text), "uuid = \"", 8) : NULL;
 	if (!q || (size_t)(q - text) + 8 + 36 > n)
 		return;
-	q += 8;
+	q += 8;			/* 36 bytes follow: checked above */
 	for (i = 0; i < 16; i++) {
 		if (*q == '-')
 			q++;
-		if (sscanf(q, "%2x", &v) != 1)
+		if (hex(q[0]) < 0 || hex(q[1]) < 0)
 			return;
+		v = (unsigned)(hex(q[0]) << 4 | hex(q[1]));
 		t->uuid[i] = (uint8_t)v;
 		q += 2;
 	}
 	t->have_uuid = true;
+}
+
+/* The length of the text at p (n bytes) up to its last "};\n" (a whole
+ * top-level declaration: ours end so), or n when there is none. */
+static size_t decl_end(const char *p, size_t n)
+{
+	size_t i;
+
+	for (i = n; i >= 3; i--)
+		if (p[i - 3] == '}' && p[i - 2] == ';' && p[i - 1] == '\n')
+			return i;
+	return n;
 }
 
 /* A CTF metadata packet of the n bytes of text at w->data + off. */
@@ -650,6 +716,9 @@ static void send_metadata(struct relay_conn *c, struct relay_trace *t)
 	}
 	if (!t->have_uuid)
 		take_uuid(t, (char *)w->data + head + META_HEAD, n);
+	if (n == RELAY_META_PIECE)	/* cut after a whole declaration */
+		n = decl_end((char *)w->data + head + META_HEAD, n);
+	w->len = head + META_HEAD + n;
 	meta_head(t, w->data + head, n);
 	h = tracer__relay_metadata_head(w->data, head, t->meta_handle,
 					(uint32_t)(META_HEAD + n));
@@ -742,7 +811,8 @@ static void send_packets(struct relay_conn *c, struct tracerd_relay_stream *s)
 	w = new_write(cap);
 	if (!w)
 		return;
-	while ((len = packet_at(s, off, &h)) > 0) {
+	while ((off == s->gap_from && s->gap_to > off ? off = s->gap_to : 0,
+		len = packet_at(s, off, &h)) > 0) {
 		if (used + (size_t)len + extra > cap) {
 			struct relay_write *g;
 
@@ -770,9 +840,12 @@ static void send_packets(struct relay_conn *c, struct tracerd_relay_stream *s)
 		return;
 	}
 	w->len = used;
+	w->s = s;
+	w->end = off;
 	out_flush(c);	/* metadata and ADD_STREAMs first */
 	if (send_bytes(c, &c->data, w) == 0) {
 		s->sent = off;
+		marks_prune(s);
 		s->busy = true;
 		c->r->bytes_sent += used;
 		c->r->packets_sent += packets;
@@ -805,8 +878,8 @@ static void finish(struct tracerd_relay *r);
 static void retire_stream(struct relay_conn *c, struct tracerd_relay *r,
 			  struct tracerd_relay_stream *s)
 {
+	struct relay_trace *t = s->trace;
 	uint8_t *o;
-	char path[4200];
 
 	if (s->handle) {
 		o = out_room(c, ROOM);
@@ -821,12 +894,22 @@ static void retire_stream(struct relay_conn *c, struct tracerd_relay *r,
 	s->fd = -1;
 	s->handle = 0;
 	s->retired = true;
-	if (r->only) {	/* emptied, its name kept: a later file of the
-			   same thread must not take it (relayd would
-			   write the new stream over the old one) */
-		snprintf(path, sizeof(path), "%s/%s", s->trace->dir, s->name);
-		if (truncate(path, 0) < 0)
-			(void)0;	/* it stays: a local copy */
+	/* --relay-only: removed at the end if this relay session ends
+	 * cleanly (its data went on its connection before what relayd then
+	 * confirmed); kept till then, so that no later file takes its name
+	 * (relayd would write the new stream over it). */
+	if (r->only && t->ndone < RELAY_DONE_MAX) {
+		struct relay_done *n = t->ndone == t->capdone ?
+			realloc(t->done, (t->capdone ? 2 * t->capdone : 16) *
+				sizeof(*n)) : t->done;
+
+		if (n) {
+			if (t->ndone == t->capdone)
+				t->capdone = t->capdone ? 2 * t->capdone : 16;
+			t->done = n;
+			memcpy(t->done[t->ndone].name, s->name, sizeof(s->name));
+			t->done[t->ndone++].generation = r->generation;
+		}
 	}
 	if (!s->waits)
 		stream_free(s);
@@ -885,6 +968,7 @@ static void pump(struct tracerd_relay *r)
 	if (r->d->drain_behind != r->behind_seen && !r->stopping) {
 		r->behind_seen = r->d->drain_behind;
 		uv_timer_start(&r->timer, on_timer, RELAY_YIELD_MS, 0);
+		out_flush(c);	/* beacons, answers owed: small */
 		return;
 	}
 	cds_list_for_each_entry(t, &r->traces, node)
@@ -902,7 +986,8 @@ static void pump(struct tracerd_relay *r)
 				continue;
 			bound_backlog(r, s);
 			while (s->fd >= 0 && s->sent < s->size && !c->dead &&
-			       r->inflight < RELAY_INFLIGHT) {
+			       r->inflight < RELAY_INFLIGHT &&
+			       c->qlen < RELAY_QMAX) {
 				uint64_t was = s->sent;
 
 				if (r->bytes_sent - start >= RELAY_TURN) {
@@ -1055,53 +1140,49 @@ static void handshake(struct relay_conn *c)
 	out_flush(c);
 }
 
-/* Remove dir's empty files (streamed and emptied) and, with all, every
- * file it has: the process's whole trace went to the relay. */
-static void remove_files(const char *dir, bool all)
+/* Remove dir/name; false if it could not be (it stays). */
+static bool remove_file(const char *dir, const char *name)
 {
 	char path[4200];
-	struct dirent *e;
-	struct stat sb;
-	DIR *dp = opendir(dir);
 
-	while (dp && (e = readdir(dp))) {
-		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
-		if (lstat(path, &sb) == 0 && S_ISREG(sb.st_mode) &&
-		    (all || sb.st_size == 0))
-			unlink(path);
-	}
-	if (dp)
-		closedir(dp);
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	return unlink(path) == 0 || errno == ENOENT;
 }
 
-/* --relay-only, the relay session closed: the local files relayd has
- * whole are removed, and the process directories whose every file it has
- * whole. What could not be streamed stays, readable. */
+/*
+ * --relay-only, the relay session closed cleanly: the local files relayd
+ * has whole are removed (those it confirmed, and those retired on this
+ * same connection), then the process directories left with nothing else.
+ * What could not be streamed stays, readable: a trace with a file the
+ * relay could not open, or one retired in an earlier relay session (its
+ * data may not have reached relayd before that connection broke).
+ */
 static void remove_streamed(struct tracerd_relay *r)
 {
 	struct relay_trace *t;
 	struct tracerd_relay_stream *s;
+	struct stat sb;
 	char path[4200];
 	bool whole;
+	size_t i;
 
 	cds_list_for_each_entry(t, &r->traces, node) {
-		whole = true;
-		cds_list_for_each_entry(s, &t->streams, node) {
-			if (s->retired)
-				continue;	/* emptied then */
-			if (s->acked < s->size || s->fd < 0) {
+		whole = !t->incomplete;
+		cds_list_for_each_entry(s, &t->streams, node)
+			if (!s->retired && (s->acked < s->size || s->fd < 0 ||
+					    !remove_file(t->dir, s->name)))
 				whole = false;
-				continue;
-			}
-			snprintf(path, sizeof(path), "%s/%s", t->dir, s->name);
-			if (truncate(path, 0) < 0)
+		for (i = 0; i < t->ndone; i++)
+			if (t->done[i].generation != r->generation ||
+			    !remove_file(t->dir, t->done[i].name))
 				whole = false;
-		}
-		remove_files(t->dir, whole);
-		if (!whole)
-			continue;
+		snprintf(path, sizeof(path), "%s/metadata", t->dir);
+		if (!whole || stat(path, &sb) ||
+		    (uint64_t)sb.st_size != t->meta_sent)
+			continue;	/* the trace stays readable */
+		remove_file(t->dir, "metadata");
+		remove_file(t->dir, TRACER_META_FILE);
 		snprintf(path, sizeof(path), "%s/" TRACER_META_DIR, t->dir);
-		remove_files(path, true);
 		rmdir(path);
 		rmdir(t->dir);
 	}
@@ -1144,6 +1225,10 @@ static void answered(struct relay_conn *c, const struct relay_wait *w,
 		kick(r);
 		return;
 	case TRACER_RELAY_ADD_STREAM:
+		if (rep->ret == TRACER_RELAY_OK && rep->id == 0) {
+			conn_fail(c, "relayd gave a stream handle 0");
+			return;
+		}
 		if (rep->ret != TRACER_RELAY_OK) {
 			conn_fail(c, "relayd refused a stream (error %" PRIu32
 				  ")", rep->ret);
@@ -1162,8 +1247,8 @@ static void answered(struct relay_conn *c, const struct relay_wait *w,
 		if (rep->ret != TRACER_RELAY_OK)
 			conn_fail(c, "relayd refused an index (error %" PRIu32
 				  ")", rep->ret);
-		else if (w->end > s->acked)
-			s->acked = w->end;
+		else if (w->end > s->indexed)
+			advance(s, s->wrote, w->end);
 		if (s->closed && s->acked >= s->size)
 			kick(r);	/* to retire it */
 		return;
@@ -1171,6 +1256,13 @@ static void answered(struct relay_conn *c, const struct relay_wait *w,
 		data_pending(r, rep->ret);
 		return;
 	case TRACER_RELAY_CLOSE_TRACE_CHUNK:
+		if (rep->ret != TRACER_RELAY_OK) {
+			tracerd_log("relay: %s: relayd could not close '%s' "
+				    "(error %" PRIu32 "); the local files stay",
+				    r->url, r->path, rep->ret);
+			relay_free(r);
+			return;
+		}
 		if (r->only)
 			remove_streamed(r);
 		tracerd_log("relay: session streamed to %s, '%s': %" PRIu64
@@ -1252,6 +1344,7 @@ static void on_read(uv_stream_t *st, ssize_t n, const uv_buf_t *b)
 		return;
 	}
 	c->nin += (size_t)n;
+	c->heard_ms = uv_now(c->r->d->loop);
 	take_replies(c);
 	if (!c->dead && c->nin == sizeof(c->in))
 		conn_fail(c, "reply too long from relayd");
@@ -1339,7 +1432,11 @@ static void on_resolved(uv_getaddrinfo_t *req, int status,
 
 static void connect_relay(struct tracerd_relay *r)
 {
-	struct addrinfo hints = { .ai_socktype = SOCK_STREAM };
+	/* As lttng does: IPv4 unless the address is IPv6 (relayd listens
+	 * on 0.0.0.0 by default; "localhost" may come as ::1 first). */
+	struct addrinfo hints = { .ai_socktype = SOCK_STREAM,
+				  .ai_family = strchr(r->host, ':') ?
+					       AF_INET6 : AF_INET };
 
 	if (r->conn || r->resolving)
 		return;
@@ -1397,8 +1494,9 @@ static void relay_free(struct tracerd_relay *r)
 		conn_close(r->conn);
 	if (r->resolving)
 		uv_cancel((uv_req_t *)&r->gai);
-	r->handles = 2;
+	r->handles = 3;
 	uv_close((uv_handle_t *)&r->timer, handle_closed);
+	uv_close((uv_handle_t *)&r->deadline, handle_closed);
 	uv_close((uv_handle_t *)&r->kick, handle_closed);
 }
 
@@ -1508,28 +1606,35 @@ static uint64_t backlog_bytes(struct tracerd_relay *r)
 	return n;
 }
 
+/* The stop's deadline: what is not sent by now never will be. */
+static void on_deadline(uv_timer_t *t)
+{
+	struct tracerd_relay *r = t->data;
+	uint64_t left = backlog_bytes(r);
+
+	if (left)
+		tracerd_log("relay: %s: %" PRIu64 " bytes of '%s' were not "
+			    "streamed in %d s; giving up", r->url, left,
+			    r->name, RELAY_STOP_MS / 1000);
+	else
+		tracerd_log("relay: %s: '%s' sent, but relayd did not confirm "
+			    "it in %d s; giving up", r->url, r->name,
+			    RELAY_STOP_MS / 1000);
+	relay_free(r);
+}
+
 static void on_timer(uv_timer_t *t)
 {
 	struct tracerd_relay *r = t->data;
 
-	if (r->stopping && uv_now(r->d->loop) >= r->stop_deadline) {
-		tracerd_log("relay: %s: %" PRIu64 " bytes of the stopped "
-			    "session were not streamed in %d s; giving up",
-			    r->url, backlog_bytes(r), RELAY_STOP_MS / 1000);
-		relay_free(r);
-		return;
-	}
 	if (r->settling && r->conn && !r->pending_left) {
 		finish(r);	/* the next DATA_PENDING round */
 		return;
 	}
 	if (!r->conn)
 		connect_relay(r);
-	else if (r->conn->up && !r->stopping)
+	else if (r->conn->up)
 		pump(r);	/* after a yield to the drain */
-	if (r->stopping)
-		uv_timer_start(&r->timer, on_timer, r->conn ? 1000 :
-			       r->backoff_ms, 0);
 }
 
 /* A relay to d->sess.relay, for the relay session `name` (the base name
@@ -1562,6 +1667,8 @@ static struct tracerd_relay *relay_new(struct tracerd *d, const char *name)
 	r->backoff_ms = RELAY_BACKOFF_MIN_MS;
 	uv_timer_init(d->loop, &r->timer);
 	r->timer.data = r;
+	uv_timer_init(d->loop, &r->deadline);
+	r->deadline.data = r;
 	uv_idle_init(d->loop, &r->kick);
 	r->kick.data = r;
 	return r;
@@ -1599,6 +1706,11 @@ void tracerd_relay_add_trace(struct tracerd *d, const char *dir)
 	CDS_INIT_LIST_HEAD(&t->streams);
 	snprintf(path, sizeof(path), "%s/metadata", dir);
 	t->meta_fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (t->meta_fd < 0) {
+		tracerd_log("relay: '%s' is not streamed: %s", path,
+			    strerror(errno));
+		t->incomplete = true;
+	}
 	cds_list_add_tail(&t->node, &r->traces);
 	kick(r);
 }
@@ -1621,12 +1733,14 @@ struct tracerd_relay_stream *tracerd_relay_file(struct tracerd *d,
 		t->retired = false;
 	}
 	s = calloc(1, sizeof(*s));
-	if (!s)
-		return NULL;
 	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	s->fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (s->fd < 0) {
+	if (s)
+		s->fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (!s || s->fd < 0) {
+		tracerd_log("relay: '%s' is not streamed: %s", path,
+			    s ? strerror(errno) : "out of memory");
 		free(s);
+		t->incomplete = true;
 		return NULL;
 	}
 	s->trace = t;
@@ -1718,6 +1832,11 @@ void tracerd_relay_tick(struct tracerd *d)
 
 	if (!r)
 		return;
+	if (c && c->qlen && uv_now(d->loop) - c->heard_ms > RELAY_SILENT_MS) {
+		conn_fail(c, "relayd did not answer for %d s",
+			  RELAY_SILENT_MS / 1000);
+		c = NULL;
+	}
 	cds_list_for_each_entry(t, &r->traces, node)
 		cds_list_for_each_entry(s, &t->streams, node) {
 			stream_stat(s);
@@ -1739,12 +1858,13 @@ static void relay_finish(struct tracerd *d, struct tracerd_relay *r)
 	struct tracerd_relay_stream *s;
 
 	r->stopping = true;
-	r->stop_deadline = uv_now(r->d->loop) + RELAY_STOP_MS;
+	uv_timer_start(&r->deadline, on_deadline, RELAY_STOP_MS, 0);
 	cds_list_add(&r->node, &d->relays);
 	cds_list_for_each_entry(t, &r->traces, node)
 		cds_list_for_each_entry(s, &t->streams, node)
 			tracerd_relay_closed(s);
-	uv_timer_start(&r->timer, on_timer, r->conn ? 1000 : 0, 0);
+	if (!r->conn)
+		uv_timer_start(&r->timer, on_timer, 0, 0);
 	kick(r);
 }
 

@@ -277,6 +277,10 @@ static bool start_refused(struct tracerd_client *c)
 	struct tracerd *d = c->d;
 	char why[4200];
 
+	if (d->quitting) {	/* relays finishing before the exit */
+		tracerd_send_error(c, -ESHUTDOWN, "tracerd is exiting");
+		return true;
+	}
 	if (!d->session_id && !d->stopping && !d->starting)
 		return false;
 	snprintf(why, sizeof(why), "a session is already %s%s%s%s",

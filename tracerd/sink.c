@@ -889,13 +889,14 @@ void tracerd_flush_channel_losses(struct tracerd_process *p,
 void tracerd_write_end(struct tracerd_process *p, const void *packet,
 		       uint64_t len)
 {
+	struct tracerd_relay_stream *rs = NULL;
 	int fd, ret;
 
 	if (!p->files.dir)
 		return;
 	fd = tracerd_sink_create_file(p->d, p->files.dir,
 				      TRACER_CHANNEL_VITAL, (uint32_t)p->pid,
-				      NULL);
+				      &rs);
 	if (fd < 0)
 		return;
 	ret = tracerd_write_all(fd, packet, len);
@@ -903,6 +904,10 @@ void tracerd_write_end(struct tracerd_process *p, const void *packet,
 		tracerd_log("pid %d: cannot write its end: %s", (int)p->pid,
 			    strerror(-ret));
 	close(fd);
+	if (rs && !ret)
+		tracerd_relay_grew(rs, len, 0);
+	if (rs)
+		tracerd_relay_closed(rs);
 	p->bytes_written += len;
 	p->packets_written++;
 }

@@ -49,6 +49,11 @@ rc=$?
 check "--lag without --follow: usage error, exit 2" \
 	eval '[ $rc -eq 2 ] && [ "$(head -n 1 "$T/e")" = "tracectl: view: --lag without --follow (see '"'tracectl view --help'"')" ]'
 sed 's/^/# /' "$T/e" | head -n 2
+"$TRACECTL" view "$dir" --follow --since +1s >"$T/o" 2>"$T/e"
+rc=$?
+check "--follow with --since +TIME: usage error, exit 2" \
+	eval '[ $rc -eq 2 ] && [ "$(head -n 1 "$T/e")" = "tracectl: view: --follow takes --since and --until as times, not +TIME (see '"'tracectl view --help'"')" ]'
+sed 's/^/# /' "$T/e" | head -n 2
 timeout 10 "$TRACECTL" view --follow "$T/nowhere" >"$T/o" 2>"$T/e"
 rc=$?
 check "--follow on a missing directory: exit 1 at once, one line" \
