@@ -54,6 +54,7 @@ sources() {
 		     "$src/common/format.c $src/common/ctf_meta.c" \
 		     "$src/common/paths.c $src/common/pattern.c" \
 		     "$src/common/pool_make.c $src/common/clock.c" \
+		     "$src/common/relay_proto.c" \
 		     "$src/proto/wire.c $build/proto/tracer.pb-c.c" ;;
 	esac
 }
