@@ -17,7 +17,8 @@
  *   per stream:  0 <= acked <= sent <= size (whole packets)
  *     size:  bytes of the file (the drain tells, tracerd_relay_grew())
  *     sent:  queued on the data connection
- *     acked: relayd answered their indexes
+ *     acked: written out on the data connection, and relayd answered
+ *            their indexes (the lower of the two)
  *
  * A stream whose file gets more than the backlog bound (--relay-backlog)
  * ahead of what was sent skips its oldest unsent packets: their records
@@ -120,8 +121,8 @@ struct relay_trace {
 		uint32_t generation;	/* the relay session they went to */
 	} *done;
 	size_t ndone, capdone;
-	bool retired;			/* done: its metadata closed too */
-	uint32_t waits;			/* replies queued that name it */
+	bool retired;			/* done: its metadata all sent, our
+					   descriptor of it closed */
 	struct cds_list_head streams;
 };
 
@@ -185,7 +186,7 @@ struct tracerd_relay {
 	struct cds_list_head traces;
 	/* figures (status) */
 	uint64_t bytes_sent, packets_sent, skipped;
-	uint32_t nstreams;
+	uint32_t nstreams;		/* streams opened, in all */
 	char path[TRACER_RELAY_REPLY_PATH];
 	char error[320];
 	const char *state;
@@ -311,24 +312,20 @@ static uint8_t *out_room(struct relay_conn *c, size_t n)
 static void stream_free(struct tracerd_relay_stream *s);
 static void trace_free(struct relay_trace *t);
 
-/* A queued reply names w's stream or trace (d = 1), or no more (-1): a
- * retired one goes once no reply names it. */
+/* A queued reply names w's stream (d = 1), or no more (-1): a retired
+ * stream goes once no reply names it. (Traces stay till the end.) */
 static void waits_add(const struct relay_wait *w, int d)
 {
 	struct tracerd_relay_stream *s = w->ctx;
-	struct relay_trace *t = w->ctx;
 
-	if (!w->ctx || (w->cmd != TRACER_RELAY_ADD_STREAM &&
-			w->cmd != TRACER_RELAY_SEND_INDEX &&
-			w->cmd != TRACER_RELAY_CLOSE_STREAM))
-		return;
-	if (w->cmd != TRACER_RELAY_SEND_INDEX && w->end) {
-		t->waits += (uint32_t)d;
-	} else {
-		s->waits += (uint32_t)d;
-		if (d < 0 && s->retired && !s->waits)
-			stream_free(s);
-	}
+	if (!s || (w->cmd != TRACER_RELAY_ADD_STREAM &&
+		   w->cmd != TRACER_RELAY_SEND_INDEX &&
+		   w->cmd != TRACER_RELAY_CLOSE_STREAM) ||
+	    (w->cmd != TRACER_RELAY_SEND_INDEX && w->end))
+		return;		/* none, or a trace's metadata */
+	s->waits += (uint32_t)d;
+	if (d < 0 && s->retired && !s->waits)
+		stream_free(s);
 }
 
 /* The command an encoder wrote at out_room() is in; wait for its reply
@@ -1879,8 +1876,7 @@ void tracerd_relay_stop(struct tracerd *d)
 }
 
 /* The channel files of the process directory pdir, into t. */
-static void add_dir_files(struct tracerd_relay *r, struct relay_trace *t,
-			  const char *pdir)
+static void add_dir_files(struct tracerd_relay *r, const char *pdir)
 {
 	struct tracerd_relay_stream *s;
 	struct dirent *e;
@@ -1901,14 +1897,12 @@ static void add_dir_files(struct tracerd_relay *r, struct relay_trace *t,
 	}
 	if (dp)
 		closedir(dp);
-	(void)t;
 }
 
 void tracerd_relay_send_dir(struct tracerd *d, const char *dir,
 			    const char *name)
 {
 	struct tracerd_relay *r, *was = d->relay;
-	struct relay_trace *t;
 	struct dirent *e;
 	struct stat sb;
 	char pdir[4200];
@@ -1927,9 +1921,8 @@ void tracerd_relay_send_dir(struct tracerd *d, const char *dir,
 			continue;	/* not a process directory */
 		snprintf(pdir, sizeof(pdir), "%s/%s", dir, e->d_name);
 		tracerd_relay_add_trace(d, pdir);
-		t = trace_of(r, pdir);
-		if (t)
-			add_dir_files(r, t, pdir);
+		if (trace_of(r, pdir))
+			add_dir_files(r, pdir);
 	}
 	if (dp)
 		closedir(dp);

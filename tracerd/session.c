@@ -209,7 +209,6 @@ static int parse_mode(const char *s, uint32_t *mode)
 	return 0;
 }
 
-/* Check req into o; on error why says what is wrong. */
 /* The session's relay: the request's, else tracerd's --relay; "none":
  * none. In flight mode, its snapshots and what its stop writes go there
  * (nothing is written while it runs). */
@@ -232,6 +231,7 @@ static int relay_opt(struct tracerd *d, const Tracer__SessionStart *req,
 	return o->relay ? 0 : -ENOMEM;
 }
 
+/* Check req into o; on error why says what is wrong. */
 static int check_opts(struct tracerd *d, const Tracer__SessionStart *req,
 		      struct tracerd_session_opts *o, char *why, size_t n)
 {
