@@ -30,6 +30,11 @@
  * closes its streams and its trace chunk, and lets go (RELAY_STOP_MS at
  * most): the stop itself does not wait.
  *
+ * Live: every live tick, an idle stream gets a beacon (an index without a
+ * packet) promising no event before a time (promise()); after streams
+ * were published, an empty packet instead (nudge()), which is how relayd
+ * tells viewers already attached of the new streams.
+ *
  * Metadata goes as CTF metadata packets (a 37-byte header before each
  * piece of text), which relayd stores as they come and both its offline
  * readers and live viewers take piece by piece.
@@ -68,6 +73,8 @@
 #define RELAY_BACKOFF_MIN_MS 250
 #define RELAY_BACKOFF_MAX_MS 10000
 #define RELAY_STOP_MS	10000		/* after a stop, to send the rest */
+#define RELAY_LAG_NS	100000000u	/* beacons: this and two live
+					   intervals behind now */
 #define META_HEAD	37		/* CTF metadata packet header */
 #define META_MAGIC	0x75D11D57u
 #define PKT_HEAD	sizeof(struct tracer_rb_packet)
@@ -93,6 +100,9 @@ struct tracerd_relay_stream {
 	uint64_t skipped;		/* records skipped, in all */
 	uint64_t untold;		/* of which no packet told yet */
 	uint64_t class_id;		/* CTF stream class (its packets') */
+	struct tracer_rb_packet last;	/* the last packet's header sent */
+	uint64_t promised;		/* the last beacon's time (no event
+					   before it is to come) */
 	uint32_t waits;			/* replies queued that name it */
 	bool retired;			/* done: closed on both sides */
 	/* Records by offset, from what the drain said it appended: a skip
@@ -173,6 +183,9 @@ struct tracerd_relay {
 	uv_getaddrinfo_t gai;
 	bool resolving, kicking, stopping, finishing, freed;
 	bool only;			/* --relay-only: no local copy */
+	bool published;			/* streams published since the last
+					   tick: idle streams get an empty
+					   packet, not a beacon */
 	bool settling;			/* after the stop: DATA_PENDING rounds */
 	uint32_t pending_left;		/* replies of this round to come */
 	bool pending_any;		/* one said "not yet" */
@@ -390,6 +403,7 @@ static void stream_reset(struct tracerd_relay_stream *s)
 	s->sent = s->wrote = s->indexed = s->acked;
 	s->net_seq = 0;
 	s->seq = 0;
+	s->promised = 0;
 }
 
 static void trace_reset(struct relay_trace *t)
@@ -792,6 +806,7 @@ static size_t batch_packet(struct relay_conn *c, struct tracerd_relay_stream *s,
 	send_index(c, s, h, end);
 	s->net_seq++;
 	s->class_id = h->stream_id;
+	s->last = *h;
 	return used + TRACER_RELAY_DATA_HDR + len;
 }
 
@@ -975,6 +990,7 @@ static void pump(struct tracerd_relay *r)
 		if (o)
 			out_push(c, tracer__relay_streams_sent(o, ROOM),
 				 TRACER_RELAY_STREAMS_SENT, NULL, 0);
+		r->published = true;
 	}
 	cds_list_for_each_entry(t, &r->traces, node) {
 		send_metadata(c, t);
@@ -1804,19 +1820,70 @@ void tracerd_relay_trace_closed(struct tracerd *d, const char *dir)
 	}
 }
 
-/* An idle stream's beacon: live viewers move past it to now. */
+/*
+ * The time an idle stream's beacon may promise: no event before it is to
+ * come on the stream, nor (for viewers muxing the session's streams) on a
+ * stream published later. Events reach the files within a live interval
+ * (the flush), the relay within the next: the beacons stay two intervals
+ * and RELAY_LAG_NS behind now, and never go back.
+ */
+static uint64_t promise(const struct tracerd_relay *r,
+			const struct tracerd_relay_stream *s, uint64_t now)
+{
+	uint64_t lag = 2 * (uint64_t)r->live_us * 1000 + RELAY_LAG_NS,
+		 t = now > lag ? now - lag : 0;
+
+	if (t < s->last.timestamp_end)
+		t = s->last.timestamp_end;
+	return t > s->promised ? t : s->promised;
+}
+
+/* An idle stream's beacon: live viewers move past it to its promise. */
 static void beacon(struct relay_conn *c, struct tracerd_relay_stream *s,
 		   uint64_t now)
 {
 	struct tracer_relay_index ix = {
 		.handle = s->handle, .net_seq_num = s->net_seq - 1,
-		.timestamp_end = now, .stream_class_id = s->class_id,
+		.timestamp_end = promise(c->r, s, now),
+		.stream_class_id = s->class_id,
 	};
-	uint8_t *o = out_room(c, ROOM);
+	uint8_t *o;
 
-	if (o)
-		out_push(c, tracer__relay_send_index(o, ROOM, &ix),
-			 TRACER_RELAY_SEND_INDEX, s, 0);
+	if (ix.timestamp_end == s->promised)
+		return;			/* nothing new to tell */
+	o = out_room(c, ROOM);
+	if (o && !out_push(c, tracer__relay_send_index(o, ROOM, &ix),
+			   TRACER_RELAY_SEND_INDEX, s, 0))
+		s->promised = ix.timestamp_end;
+}
+
+/*
+ * An empty packet on an idle stream, for live viewers: relayd tells a
+ * viewer of streams published since it attached only with a packet's
+ * index (its NEW_STREAM flag), never with a beacon's. A viewer that knows
+ * only idle streams would not learn of the new ones. The packet repeats
+ * the stream's last one, without events, at its promise (beacon()).
+ */
+static void nudge(struct relay_conn *c, struct tracerd_relay_stream *s,
+		  uint64_t now)
+{
+	struct tracer_rb_packet m = s->last;
+	struct relay_write *w = new_write(TRACER_RELAY_DATA_HDR + PKT_HEAD);
+
+	if (!w)
+		return;
+	m.content_size = m.packet_size = PKT_HEAD * 8;
+	m.timestamp_begin = m.timestamp_end = s->promised =
+		promise(c->r, s, now);
+	m.packet_seq_num = s->seq++;
+	s->last = m;
+	tracer__relay_data_head(w->data, TRACER_RELAY_DATA_HDR, s->handle,
+				s->net_seq, PKT_HEAD, 0);
+	memcpy(w->data + TRACER_RELAY_DATA_HDR, &m, PKT_HEAD);
+	send_index(c, s, &m, 0);
+	s->net_seq++;
+	out_flush(c);
+	send_bytes(c, &c->data, w);
 }
 
 void tracerd_relay_tick(struct tracerd *d)
@@ -1841,9 +1908,12 @@ void tracerd_relay_tick(struct tracerd *d)
 				bound_backlog(r, s);
 			else if (s->handle && s->net_seq && !s->busy &&
 				 s->sent == s->size && s->fd >= 0)
-				beacon(c, s, now);
+				r->published ? nudge(c, s, now) :
+					       beacon(c, s, now);
 			s->busy = false;
 		}
+	if (c && c->up)
+		r->published = false;
 	pump(r);
 }
 
