@@ -20,7 +20,9 @@
  *   D       long double        TRACER__PAYLOAD_LDOUBLE (its bytes,
  *                              zero-padded)
  *   s       char *             the bytes and a NUL, TRACER_STRING_MAX in
- *                              all at most; a NULL pointer is "(null)"
+ *                              all at most; a NULL pointer is "(null)";
+ *                              a longer string is cut and ends with
+ *                              TRACER__STRING_CUT (below)
  *
  * Internal header: not installed.
  */
@@ -49,6 +51,17 @@
 #define TRACER__PAYLOAD_WORD	8	/* i u d p */
 #define TRACER__PAYLOAD_LDOUBLE	16	/* D */
 #define TRACER__NULL_STRING	"(null)"	/* stored for a NULL char * */
+
+/*
+ * A string argument of up to TRACER_STRING_MAX - 2 bytes is stored whole.
+ * A longer one is cut: its first TRACER_STRING_MAX - 1 - 3 bytes, then
+ * TRACER__STRING_CUT, then the NUL. So a stored string of exactly
+ * TRACER_STRING_MAX - 1 bytes is always a cut one (tracer__string_cut()),
+ * and every reader (tracectl view, babeltrace2) shows the marker as it is
+ * stored.
+ */
+#define TRACER__STRING_CUT	"..."
+#define TRACER__STRING_CUT_LEN	3
 
 /* The session directory's format (doc/session-files.md), on
  * process.meta's first line: 2 since compact record headers (1: 16-byte
@@ -94,15 +107,25 @@ static inline size_t tracer__string_stored(const char *s)
 	return strnlen(s ? s : TRACER__NULL_STRING, TRACER_STRING_MAX - 1) + 1;
 }
 
-/* Store string argument s at p (tracer__string_stored() bytes); returns
- * the end. */
+/* Store string argument s at p (tracer__string_stored() bytes), ending
+ * with TRACER__STRING_CUT if it was cut; returns the end. No call but
+ * memcpy: this is the event write path. */
 static inline char *tracer__store_string(char *p, const char *s)
 {
 	size_t n = tracer__string_stored(s) - 1;
 
 	memcpy(p, s ? s : TRACER__NULL_STRING, n);
+	if (n == TRACER_STRING_MAX - 1)
+		memcpy(p + n - TRACER__STRING_CUT_LEN, TRACER__STRING_CUT,
+		       TRACER__STRING_CUT_LEN);
 	p[n] = '\0';
 	return p + n + 1;
+}
+
+/* Was the stored string s (NUL-ended, from a payload) cut? */
+static inline bool tracer__string_cut(const char *s)
+{
+	return strnlen(s, TRACER_STRING_MAX) == TRACER_STRING_MAX - 1;
 }
 
 /* Store the bytes of a long double (ld: its sizeof(long double) bytes) at

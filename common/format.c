@@ -658,3 +658,85 @@ int tracer__format_event_note(char *out, size_t out_size, const char *format,
 		*written = o.len;
 	return o.full ? -ENOSPC : 0;
 }
+
+/* ----------------------------------------------------------------------
+ * Argument types, from the format alone.
+ */
+
+static const char *const signed_name[] = {
+	[LEN_NONE] = "int", [LEN_HH] = "signed char", [LEN_H] = "short",
+	[LEN_L] = "long", [LEN_LL] = "long long", [LEN_J] = "intmax_t",
+	[LEN_Z] = "ssize_t", [LEN_T] = "ptrdiff_t", [LEN_BIG_L] = "long long",
+};
+
+static const char *const unsigned_name[] = {
+	[LEN_NONE] = "unsigned", [LEN_HH] = "unsigned char",
+	[LEN_H] = "unsigned short", [LEN_L] = "unsigned long",
+	[LEN_LL] = "unsigned long long", [LEN_J] = "uintmax_t",
+	[LEN_Z] = "size_t", [LEN_T] = "size_t",
+	[LEN_BIG_L] = "unsigned long long",
+};
+
+/* The C type conversion s reads (NULL: none, as %%). */
+static const char *conv_type(const struct spec *s)
+{
+	switch (s->conv) {
+	case 'd': case 'i':
+		return signed_name[s->len];
+	case 'o': case 'u': case 'x': case 'X':
+		return unsigned_name[s->len];
+	case 'c':
+		return s->len == LEN_L ? "wint_t" : "char";
+	case 's':
+		return "string";
+	case 'p': case 'n':
+		return "pointer";
+	case 'f': case 'F': case 'e': case 'E': case 'g': case 'G':
+	case 'a': case 'A':
+		return s->len == LEN_BIG_L || s->len == LEN_LL ? "long double"
+							       : "double";
+	default:
+		return NULL;
+	}
+}
+
+/* Argument pos (1-based; 0: the next one) has type t. */
+static void arg_type(const char **types, size_t max, size_t *next,
+		     size_t *count, size_t pos, const char *t)
+{
+	size_t i = pos ? pos - 1 : (*next)++;
+
+	if (i >= max)
+		return;
+	types[i] = t;
+	if (i + 1 > *count)
+		*count = i + 1;
+}
+
+size_t tracer__format_arg_types(const char *format, const char **types,
+				size_t max)
+{
+	const char *p = format ? format : "", *t;
+	size_t next = 0, count = 0, i;
+	struct spec s;
+
+	for (i = 0; i < max; i++)
+		types[i] = NULL;
+	while (*(p = strchrnul(p, '%'))) {
+		const char *end = parse_spec(p, &s);
+
+		if (!end)
+			break;
+		p = end;
+		if (!strchr(conversions, s.conv) || s.conv == '%')
+			continue;
+		if (s.width_star)
+			arg_type(types, max, &next, &count, s.width_pos, "int");
+		if (s.prec_star)
+			arg_type(types, max, &next, &count, s.prec_pos, "int");
+		t = conv_type(&s);
+		if (t)
+			arg_type(types, max, &next, &count, s.pos, t);
+	}
+	return count;
+}

@@ -93,4 +93,19 @@ int tracer__format_event_note(char *out, size_t out_size, const char *format,
 			      size_t payload_size, size_t *written,
 			      const struct tracer__format_note *note);
 
+/*
+ * The C type each argument of printf format has, as its conversions read
+ * them (the call site's values were recorded for it): types[i] is that of
+ * argument i (from 0): "int", "unsigned", "long", "size_t", "char",
+ * "string", "pointer", "double", "long double"... (the length modifier
+ * counts: %hhd is "signed char", %zu "size_t"), "int" for a `*` width or
+ * precision, NULL for an argument no conversion reads. Positional
+ * conversions (%2$s, *1$) name the argument they read. Unknown and
+ * unfinished conversions read none.
+ * Returns how many arguments the format reads (the highest one read, plus
+ * one), at most max: those past max are not counted.
+ */
+size_t tracer__format_arg_types(const char *format, const char **types,
+				size_t max);
+
 #endif /* TRACER_FORMAT_H */

@@ -283,6 +283,58 @@ int tracer__patterns_borrow(const char *text, struct tracer__patterns *p,
 	return 0;
 }
 
+bool tracer__pattern_matches(const struct tracer__pattern *v,
+			     const char *name)
+{
+	return matches(v, name, strlen(name));
+}
+
+size_t tracer__pattern_provider(const struct tracer__pattern *v)
+{
+	const char *colon = memchr(v->glob, ':', v->len);
+
+	return colon ? (size_t)(colon - v->glob) : 0;
+}
+
+static uint32_t min3(uint32_t a, uint32_t b, uint32_t c)
+{
+	uint32_t m = a < b ? a : b;
+
+	return m < c ? m : c;
+}
+
+/* Three rows of the table of distances between prefixes: the one before
+ * the one before (for swaps), the one before, and this one. */
+uint32_t tracer__name_distance(const char *a, size_t alen, const char *b,
+			       size_t blen)
+{
+	uint32_t rows[3][TRACER_PATTERN_MAX_LEN + 1];
+	uint32_t *pp = rows[0], *prev = rows[1], *cur = rows[2], *t;
+	size_t i, j;
+
+	if (alen > TRACER_PATTERN_MAX_LEN || blen > TRACER_PATTERN_MAX_LEN)
+		return UINT32_MAX;
+	for (j = 0; j <= blen; j++)
+		prev[j] = (uint32_t)j;
+	for (i = 1; i <= alen; i++) {
+		cur[0] = (uint32_t)i;
+		for (j = 1; j <= blen; j++) {
+			uint32_t cost = a[i - 1] != b[j - 1];
+
+			cur[j] = min3(prev[j] + 1, cur[j - 1] + 1,
+				      prev[j - 1] + cost);
+			if (i > 1 && j > 1 && a[i - 1] == b[j - 2] &&
+			    a[i - 2] == b[j - 1] && pp[j - 2] + 1 < cur[j])
+				cur[j] = pp[j - 2] + 1;
+		}
+		t = pp;
+		pp = prev;
+		prev = cur;
+		cur = t;
+	}
+	return prev[blen];
+}
+
 void tracer__patterns_free(struct tracer__patterns *p)
 {
 	size_t i;

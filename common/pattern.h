@@ -74,6 +74,30 @@ bool tracer__patterns_select(const struct tracer__patterns *p,
 void tracer__patterns_free(struct tracer__patterns *p);
 
 /*
+ * Checking patterns against the names an event can have (tracectl warns
+ * about a pattern that matches none of them: a misspelling).
+ */
+
+/* Does the pattern v of a parsed list match name (its '-' aside)? */
+bool tracer__pattern_matches(const struct tracer__pattern *v,
+			     const char *name);
+
+/*
+ * The provider v names: the length of the text before its ':' when that
+ * text has no wildcard ("libc" of "libc:open*"), else 0 ("*:open", "lib*").
+ */
+size_t tracer__pattern_provider(const struct tracer__pattern *v);
+
+/*
+ * How many edits (a character inserted, deleted or replaced, or two
+ * neighbours swapped) turn the first alen bytes of a into the first blen
+ * of b; both at most TRACER_PATTERN_MAX_LEN long, or the result is
+ * UINT32_MAX.
+ */
+uint32_t tracer__name_distance(const char *a, size_t alen, const char *b,
+			       size_t blen);
+
+/*
  * Parse a constant text into p without allocating (libtracer's default
  * filter, read at every program's start): p->v is v (room for cap
  * patterns), each glob points into text and is not NUL-terminated, so

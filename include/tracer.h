@@ -55,7 +55,8 @@ TRACER_API const char *tracer_version(void);
 
 /* At most this many arguments after the format. */
 #define TRACER_MAX_ARGS		8
-/* A string argument is copied up to this many bytes, its NUL included. */
+/* A string argument is copied up to this many bytes, its NUL included;
+ * a longer one is stored cut, ending with "...". */
 #define TRACER_STRING_MAX	512
 
 /* How an argument is stored (doc/session-files.md). */
@@ -132,7 +133,10 @@ extern TRACER_API const void *volatile tracer_control_page;
  * tracer_record(NAME, FORMAT, ...) records an event: NAME a string literal
  * "provider:event", FORMAT a printf format string literal, then up to 8
  * arguments of integer, floating-point, pointer or C string type. The
- * format is checked against the arguments at compile time like printf's.
+ * format is checked against the arguments at compile time like printf's;
+ * more arguments, or one of another type (a struct; in C++ a std::string
+ * or an enum class), is a compile-time error that says so (see
+ * tracer_record(3), "Compile-time checking").
  * A call site the session's filter leaves out costs one load and one
  * branch; one it keeps, while no session records (or no tracerd runs),
  * two more loads (the control page in force and its epoch) and a branch,
@@ -144,10 +148,23 @@ extern TRACER_API const void *volatile tracer_control_page;
 
 #define TRACER__CAT_(a, b)	a##b
 #define TRACER__CAT(a, b)	TRACER__CAT_(a, b)
-#define TRACER__NTH(_1, _2, _3, _4, _5, _6, _7, _8, _9, N, ...) N
-/* Number of arguments after the format (the format is the first one). */
+#define TRACER__STR_(x)		#x
+#define TRACER__STR(x)		TRACER__STR_(x)
+#define TRACER__NTH(_1, _2, _3, _4, _5, _6, _7, _8, _9, _10, _11, _12, \
+		    _13, _14, _15, _16, _17, _18, _19, _20, _21, _22, _23, \
+		    _24, _25, _26, _27, _28, _29, _30, _31, _32, _33, _34, \
+		    _35, _36, _37, _38, _39, _40, _41, _42, _43, _44, _45, \
+		    _46, _47, _48, _49, _50, _51, _52, _53, _54, _55, _56, \
+		    _57, _58, _59, _60, _61, _62, _63, _64, N, ...) N
+/*
+ * Number of arguments after the format (the format is the first one):
+ * 0 to 8, or X for 9 to 63 (TRACER__REC_X: a readable error).
+ */
 #define TRACER__NARGS(...) \
-	TRACER__NTH(__VA_ARGS__, 8, 7, 6, 5, 4, 3, 2, 1, 0, _)
+	TRACER__NTH(__VA_ARGS__, X, X, X, X, X, X, X, X, X, X, X, X, X, X, \
+		    X, X, X, X, X, X, X, X, X, X, X, X, X, X, X, X, X, X, X, \
+		    X, X, X, X, X, X, X, X, X, X, X, X, X, X, X, X, X, X, X, \
+		    X, X, X, 8, 7, 6, 5, 4, 3, 2, 1, 0, _)
 
 #define TRACER__RECORD(vital, name, ...) \
 	TRACER__CAT(TRACER__REC_, TRACER__NARGS(__VA_ARGS__))(vital, name, \
@@ -166,11 +183,13 @@ extern TRACER_API const void *volatile tracer_control_page;
 # define TRACER__UNLIKELY(x)	__builtin_expect(!!(x), 0)
 # define TRACER__PRINTF(f, a)	__attribute__((format(printf, f, a)))
 # define TRACER__NOINSTR	__attribute__((no_instrument_function))
+# define TRACER__INLINE		__attribute__((always_inline))
 #else
 # define TRACER__SECTION
 # define TRACER__UNLIKELY(x)	(x)
 # define TRACER__PRINTF(f, a)
 # define TRACER__NOINSTR
+# define TRACER__INLINE
 #endif
 
 /* Compile-time check of the format against the arguments; never called. */
@@ -212,6 +231,28 @@ static inline void tracer__check_format(const char *format, ...)
 } while (0)
 #define TRACER__UNPAREN(...)	__VA_ARGS__
 
+/*
+ * More arguments than TRACER_MAX_ARGS: a compile-time error that says so
+ * (v: 0 or 1, which macro was called).
+ */
+#define TRACER__NAME_0		"tracer_record"
+#define TRACER__NAME_1		"tracer_record_vital"
+#define TRACER__TOO_MANY(v) \
+	TRACER__CAT(TRACER__NAME_, v) "() takes at most " \
+	TRACER__STR(TRACER_MAX_ARGS) " arguments after the format " \
+	"(TRACER_MAX_ARGS)"
+#ifdef __cplusplus
+# define TRACER__REC_X(v, ...) \
+	do { static_assert(false, TRACER__TOO_MANY(v)); } while (0)
+#else
+# define TRACER__REC_X(v, ...) do { \
+	(void)__extension__ sizeof(struct { TRACER__C_ASSERT(0, \
+		TRACER__TOO_MANY(v), TRACER__CAT(TRACER__CAT( \
+		tracer_record_takes_at_most_, TRACER_MAX_ARGS), \
+		_arguments_after_the_format)) }); \
+} while (0)
+#endif
+
 #define TRACER__REC_0(v, n, f) \
 	TRACER__BODY(v, n, f, 0, (0), (f), { 0 })
 #define TRACER__REC_1(v, n, f, a) \
@@ -252,6 +293,46 @@ static inline void tracer__check_format(const char *format, ...)
 /* Argument conversion: type letter (constant) and value. */
 #ifndef __cplusplus
 
+/*
+ * TRACER__C_ASSERT(c, message, name): struct members that make the
+ * compilation fail with message unless c, an integer constant, is
+ * nonzero: sizeof(struct { TRACER__C_ASSERT(...) }) asserts in an
+ * expression. Before C11, glibc's <sys/cdefs.h> stands in for
+ * _Static_assert with a macro that drops the message: the error then
+ * names a bit-field, name, instead.
+ */
+#ifdef _Static_assert
+# define TRACER__C_ASSERT(c, message, name)	int name : (c) ? 1 : -1;
+#else
+# define TRACER__C_ASSERT(c, message, name) \
+	_Static_assert(c, message); char tracer__ok;
+#endif
+
+/*
+ * A struct, union or complex argument is an error that says so (the
+ * _Generic selections below would take it for a pointer). 9, 12, 13:
+ * the complex, record and union classes of __builtin_classify_type(),
+ * the same in GCC and clang. The argument is not evaluated here.
+ */
+#if defined(__GNUC__)
+# define TRACER__C_RECORDABLE(x) \
+	(__builtin_classify_type(x) != 9 && \
+	 __builtin_classify_type(x) != 12 && __builtin_classify_type(x) != 13)
+/* x itself; a null pointer instead of one that cannot be recorded. */
+# define TRACER__C_VALUE(x) \
+	__builtin_choose_expr(TRACER__C_RECORDABLE(x), (x), (void *)0)
+#else
+# define TRACER__C_RECORDABLE(x)	1
+# define TRACER__C_VALUE(x)		(x)
+#endif
+#define TRACER__C_BAD_ARG \
+	"tracer_record(): cannot record a struct, union or complex " \
+	"argument; pass one of its members, or its address for %p"
+#define TRACER__C_CHECK(x) \
+	(0 * sizeof(struct { TRACER__C_ASSERT(TRACER__C_RECORDABLE(x), \
+		TRACER__C_BAD_ARG, \
+		tracer_record_cannot_record_a_struct_union_or_complex) }))
+
 /* The value of an argument of each kind (TRACER__A picks one). */
 #define TRACER__CONV	static inline TRACER__NOINSTR union tracer_arg
 
@@ -270,7 +351,18 @@ TRACER__CONV tracer__a_p(const volatile void *v)
 
 #define TRACER__CHAR_T	((char)-1 < 0 ? TRACER_ARG_SIGNED : TRACER_ARG_UNSIGNED)
 
-#define TRACER__T(x) __extension__ _Generic((x), \
+/*
+ * GCC gives a bit-field a type of its own, which no association names:
+ * its promoted type (that of `0 ? x : x`) picks signed or unsigned, and
+ * anything else (a pointer) other.
+ */
+#define TRACER__BITFIELD(x, signed_, unsigned_, other) _Generic(0 ? (x) : (x), \
+	int: signed_, unsigned int: unsigned_, \
+	long: signed_, unsigned long: unsigned_, \
+	long long: signed_, unsigned long long: unsigned_, \
+	default: other)
+
+#define TRACER__T(x) __extension__ (TRACER__C_CHECK(x) + _Generic((x), \
 	_Bool: TRACER_ARG_UNSIGNED, char: TRACER__CHAR_T, \
 	signed char: TRACER_ARG_SIGNED, unsigned char: TRACER_ARG_UNSIGNED, \
 	short: TRACER_ARG_SIGNED, unsigned short: TRACER_ARG_UNSIGNED, \
@@ -281,7 +373,8 @@ TRACER__CONV tracer__a_p(const volatile void *v)
 	float: TRACER_ARG_DOUBLE, double: TRACER_ARG_DOUBLE, \
 	long double: TRACER_ARG_LDOUBLE, \
 	char *: TRACER_ARG_STRING, const char *: TRACER_ARG_STRING, \
-	default: TRACER_ARG_POINTER)
+	default: TRACER__BITFIELD(x, TRACER_ARG_SIGNED, TRACER_ARG_UNSIGNED, \
+				  TRACER_ARG_POINTER)))
 
 #define TRACER__A(x) __extension__ _Generic((x), \
 	_Bool: tracer__a_u, \
@@ -293,11 +386,71 @@ TRACER__CONV tracer__a_p(const volatile void *v)
 	long long: tracer__a_i, unsigned long long: tracer__a_u, \
 	float: tracer__a_d, double: tracer__a_d, long double: tracer__a_ld, \
 	char *: tracer__a_s, const char *: tracer__a_s, \
-	default: tracer__a_p)(x)
+	default: TRACER__BITFIELD(x, tracer__a_i, tracer__a_u, \
+				  tracer__a_p))(TRACER__C_VALUE(x))
 
 #else /* C++11 */
 
 #include <type_traits>
+#include <utility>
+
+#define TRACER__BAD_ARG \
+	"tracer_record(): cannot record an argument of this type (only " \
+	"integers, plain enums, floating-point numbers, pointers and C " \
+	"strings); pass .c_str() for a std::string, a cast to an integer " \
+	"for an enum class, a member or the address of a struct"
+
+/*
+ * What a call site records of an argument of type T: +v, its value after
+ * integer promotion (of integers, plain enums and bit-fields; arrays and
+ * functions become pointers), when that is a number or a pointer; type
+ * is its type. Anything else (a class without a conversion to one, an
+ * enum class) is an error that says so (TRACER__BAD_ARG), and nothing
+ * more: type is then tracer__bad<T>, which the letter and value accept.
+ */
+template <typename T>
+struct tracer__bad {
+	tracer__bad() {}
+	template <typename U> tracer__bad(const U &) {}
+};
+template <typename T>
+struct tracer__is_bad : std::false_type {};
+template <typename T>
+struct tracer__is_bad<tracer__bad<T> > : std::true_type {};
+
+template <typename T, typename = void>
+struct tracer__promote {
+	typedef tracer__bad<T> type;
+	static TRACER__NOINSTR TRACER__INLINE type get(const T &)
+	{ return type(); }
+};
+template <typename T>
+struct tracer__promote<T, decltype(void(+std::declval<const T &>()))> {
+	typedef typename std::decay<decltype(+std::declval<const T &>())>::type
+		P;
+	static const bool ok = std::is_arithmetic<P>::value ||
+			       std::is_pointer<P>::value;
+	typedef typename std::conditional<ok, P, tracer__bad<T> >::type type;
+	static TRACER__NOINSTR TRACER__INLINE type get(const T &v)
+	{ return +v; }
+};
+/* nullptr (no unary +): a null pointer, %p. */
+template <>
+struct tracer__promote<decltype(nullptr), void> {
+	typedef const void *type;
+	static TRACER__NOINSTR TRACER__INLINE type get(decltype(nullptr))
+	{ return nullptr; }
+};
+
+/* The recorded value of v (a bit-field binds to a copy). */
+template <typename T>
+TRACER__NOINSTR TRACER__INLINE inline typename tracer__promote<T>::type
+tracer__promoted(const T &v)
+{
+	static_assert(!tracer__is_bad<typename tracer__promote<T>::type>::value,
+		      TRACER__BAD_ARG);
+	return tracer__promote<T>::get(v);
+}
 
 template <typename T>
 struct tracer__type {
@@ -313,9 +466,8 @@ struct tracer__type {
 		TRACER_ARG_POINTER;
 };
 
-/* Enums and bit-fields go through unary + (integer promotion). */
-#define TRACER__T(x)	tracer__type<decltype(+(x))>::value
-#define TRACER__A(x)	tracer__arg(+(x))
+#define TRACER__T(x)	tracer__type<decltype(tracer__promoted(x))>::value
+#define TRACER__A(x)	tracer__arg(tracer__promoted(x))
 
 /* The value of an argument of each kind (overloads pick one). */
 #define TRACER__CONV	TRACER__NOINSTR inline union tracer_arg
@@ -343,6 +495,10 @@ TRACER__CONV tracer__arg(char *v)
 template <typename T>
 TRACER__CONV tracer__arg(T *v)
 { union tracer_arg a; a.p = (const void *)v; return a; }
+/* Not recorded: tracer__promoted() has said why. */
+template <typename T>
+TRACER__CONV tracer__arg(tracer__bad<T>)
+{ union tracer_arg a; a.u = 0; return a; }
 
 #endif /* __cplusplus */
 

@@ -2,9 +2,9 @@
  * wrap_proc.c - the life of a process, recorded as proc:* events (wrap.h
  * explains the wrappers):
  *
- *   proc:start       pid 4242 ppid 4200 exe /usr/bin/app argv app -v x
+ *   proc:start       pid 4242 ppid 4200 exe /usr/bin/app argv app -v 'a b' ''
  *   proc:fork        child 4243
- *   proc:spawn       path /bin/true pid 4244
+ *   proc:spawn       path /bin/true argv true pid 4244
  *   proc:exec        path /usr/bin/app argv app next
  *   proc:exec_failed path /nonexistent errno ENOENT
  *   proc:exit        status 3
@@ -12,10 +12,16 @@
  * proc:start is recorded once per process and session, next to
  * tracer:process_start (record_start() in tracer.c, which may run in a
  * signal handler): the executable (/proc/self/exe) and the command line
- * (argv joined with spaces, at most TRACER_STRING_MAX bytes) are read
- * when the library is loaded, from the arguments the C library gives ELF
- * constructors, so recording them reads memory only. A new program image
- * (exec) loads the library anew, and reads its own.
+ * are read when the library is loaded, from the arguments the C library
+ * gives ELF constructors, so recording them reads memory only. A new
+ * program image (exec) loads the library anew, and reads its own.
+ *
+ * Every argv recorded (proc:start, proc:exec, proc:spawn) is written as a
+ * POSIX shell would need it to get the same arguments back (quote_argv):
+ * separated by spaces, an argument of only [A-Za-z0-9_@%+=:,./-] as it
+ * is, any other in single quotes (a quote in it as '\''), an empty one
+ * as ''. One longer than the string limit is cut, and its end marked
+ * (TRACER__STRING_CUT, common/event_format.h).
  *
  * proc:exit is recorded by exit(), _exit() and _Exit(), and when main()
  * returns: __libc_start_main() is wrapped and given a trampoline for main
@@ -45,6 +51,7 @@
 #include <limits.h>
 #include <spawn.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -57,21 +64,70 @@
 static char proc_argv[TRACER_STRING_MAX];
 static pid_t proc_pid;		/* ours; another in a vfork child */
 
-/* Join argv with spaces into buf (size bytes, truncated). */
-static void join_argv(char *const argv[], char *buf, size_t size)
+/* Text written into buf[0..size), size > 0; what does not fit is
+ * dropped (len stays size - 1). */
+struct text {
+	char *buf;
+	size_t size, len;
+};
+
+static void put(struct text *t, char c)
 {
-	size_t o = 0, n;
+	if (t->len + 1 < t->size)
+		t->buf[t->len++] = c;
+}
+
+static void put_str(struct text *t, const char *s)
+{
+	for (; *s && t->len + 1 < t->size; s++)
+		t->buf[t->len++] = *s;
+}
+
+/* Can a shell read a as a word as it is? */
+static bool plain_word(const char *a)
+{
+	static const char safe[] = "abcdefghijklmnopqrstuvwxyz"
+				   "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+				   "0123456789_@%+=:,./-";
+
+	return *a && a[strspn(a, safe)] == '\0';
+}
+
+/* One argument, quoted for a shell if it needs to be. */
+static void put_arg(struct text *t, const char *a)
+{
+	if (plain_word(a)) {
+		put_str(t, a);
+		return;
+	}
+	put(t, '\'');
+	for (; *a && t->len + 1 < t->size; a++) {
+		if (*a == '\'')
+			put_str(t, "'\\''");
+		else
+			put(t, *a);
+	}
+	put(t, '\'');
+}
+
+/*
+ * argv (NULL: none) as a shell command line into buf (size bytes, > 0):
+ * words separated by spaces, quoted where needed. What does not fit is
+ * cut at size - 1 bytes, which the string store marks as cut
+ * (tracer__store_string()). Reads memory only: no allocation (vfork
+ * children, constructors).
+ */
+static void quote_argv(char *const argv[], char *buf, size_t size)
+{
+	struct text t = { buf, size, 0 };
 	int i;
 
-	buf[0] = '\0';
-	for (i = 0; argv && argv[i] && o + 1 < size; i++) {
+	for (i = 0; argv && argv[i] && t.len + 1 < size; i++) {
 		if (i > 0)
-			buf[o++] = ' ';
-		n = strnlen(argv[i], size - 1 - o);
-		memcpy(buf + o, argv[i], n);
-		o += n;
+			put(&t, ' ');
+		put_arg(&t, argv[i]);
 	}
-	buf[o < size ? o : size - 1] = '\0';
+	buf[t.len] = '\0';
 }
 
 static void __attribute__((constructor(101)))
@@ -79,7 +135,7 @@ proc_init(int argc, char **argv, char **envp)
 {
 	(void)envp;
 	if (argc > 0)
-		join_argv(argv, proc_argv, sizeof(proc_argv));
+		quote_argv(argv, proc_argv, sizeof(proc_argv));
 	proc_pid = getpid();
 }
 
@@ -232,18 +288,21 @@ static int record_spawn(spawn_fn real, pid_t *pid, const char *path,
 			const posix_spawnattr_t *attr, char *const argv[],
 			char *const envp[])
 {
-	char eb[WRAP_ERRBUF];
+	char eb[WRAP_ERRBUF], args[TRACER_STRING_MAX];
 	const char *es = "";
 	int ret = 0, child = -1;
 	pid_t p = -1;
-	WRAP_SITE(cs, 0, "proc:spawn", "path %s pid %d%s", path, child, es);
+	WRAP_SITE(cs, 0, "proc:spawn", "path %s argv %s pid %d%s", path, args,
+		  child, es);
 
 	if (tracer_likely(!WRAP_ON(cs)))
 		return real(pid, path, fa, attr, argv, envp);
+	/* Before the call, as the program passed it. */
+	quote_argv(argv, args, sizeof(args));
 	ret = real(pid ? pid : &p, path, fa, attr, argv, envp);
 	child = ret ? -1 : (int)(pid ? *pid : p);
 	es = tracer__wrap_errno(ret != 0, ret, eb);
-	WRAP_EMIT(cs, path, child, es);
+	WRAP_EMIT(cs, path, args, child, es);
 	return ret;
 }
 
@@ -295,7 +354,7 @@ static void record_exec(const char *path, char *const argv[])
 	tracer__client_exec(false);
 	if (tracer_likely(!WRAP_ON(cs)))
 		return;
-	join_argv(argv, args, sizeof(args));
+	quote_argv(argv, args, sizeof(args));
 	WRAP_EMIT(cs, path, args);
 }
 

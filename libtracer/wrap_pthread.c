@@ -2,8 +2,9 @@
  * wrap_pthread.c - threads, mutexes and condition variables, recorded as
  * pthread:* events (wrap.h explains the wrappers):
  *
- *   pthread:create          thread 0x7f3a1bfff6c0 start 0x55d0c1a2b3c0 result 0
- *   pthread:start           start 0x55d0c1a2b3c0          (in the new thread)
+ *   pthread:create          thread 0x7f3a1bfff6c0 tid 4243 start 0x55d0c1a2b3c0 result 0
+ *   pthread:start           thread 0x7f3a1bfff6c0 start 0x55d0c1a2b3c0
+ *                                                         (in the new thread)
  *   pthread:exit            retval 0x2a                   (return or pthread_exit)
  *   pthread:setname         thread 0x7f3a1bfff6c0 name worker result 0
  *   pthread:mutex_wait      mutex 0x55d0c1a2e040 waited_ns 81234 result 0
@@ -28,7 +29,25 @@
  * C library, is not seen here: tracer:thread_exit tells the name the
  * thread ends with.
  *
- * Threads. While pthread:start or pthread:exit is on, pthread_create()
+ * Threads. pthread:create names the new thread twice: the pthread_t the
+ * program got, and the kernel's id (tid), the one the new thread's events
+ * carry. The tid is known without waiting for the new thread: the C
+ * library has the kernel write it into the thread's descriptor during
+ * clone() (CLONE_PARENT_SETTID, glibc and musl), before pthread_create()
+ * returns, and pthread_getcpuclockid() reads it from there (tid_of(),
+ * below). It is read only for a thread created joinable, whose
+ * descriptor stays until it is joined: that of one created detached may
+ * be freed, even reused, by the time the creator reads it. tid is 0 for
+ * such a thread, for one that ended before pthread_create() returned
+ * (the kernel clears the id at its end) and when the call failed; the
+ * new thread's pthread:start, whose tid its events carry, names its
+ * pthread_t, which is where a reader joins the two then. (A thread that
+ * detaches itself and ends before its creator returns from
+ * pthread_create() leaves its descriptor in glibc's stack cache, where
+ * the read finds it cleared; only a cache grown past its limit, 40 MiB
+ * by default, at that very moment would have unmapped it.)
+ *
+ * While pthread:start or pthread:exit is on, pthread_create()
  * starts the new thread in a trampoline that records pthread:start, calls
  * the start routine and records pthread:exit with what it returned; its
  * argument block is allocated here and freed by the new thread (the
@@ -78,8 +97,9 @@
  */
 static inline struct tracer_callsite *start_site(void)
 {
+	unsigned long id = 0;
 	void *start = NULL;
-	WRAP_SITE(cs, 0, "pthread:start", "start %p", start);
+	WRAP_SITE(cs, 0, "pthread:start", "thread %#lx start %p", id, start);
 
 	return &cs;
 }
@@ -107,7 +127,8 @@ static void *thread_run(void *p)
 	free(p);
 	WRAP_GUARD_EXIT();
 	if (WRAP_ON(*start_site()))
-		WRAP_EMIT(*start_site(), (void *)ts.fn);
+		WRAP_EMIT(*start_site(), (unsigned long)pthread_self(),
+			  (void *)ts.fn);
 	ret = ts.fn(ts.arg);
 	if (WRAP_ON(*exit_site()))
 		WRAP_EMIT(*exit_site(), ret);
@@ -177,6 +198,23 @@ static void *thread_trampoline(void *p)
 }
 #endif
 
+static pid_t tid_of(pthread_t th);
+
+/*
+ * The kernel's id of the thread pthread_create() just started as th
+ * (attr: its attributes, NULL for the default), or 0 when it must not be
+ * read: a thread created detached.
+ */
+static int new_tid(pthread_t th, const pthread_attr_t *attr)
+{
+	int detach = PTHREAD_CREATE_JOINABLE;
+
+	if (attr && (pthread_attr_getdetachstate(attr, &detach) ||
+		     detach != PTHREAD_CREATE_JOINABLE))
+		return 0;
+	return (int)tid_of(th);
+}
+
 WRAP_DEFINE_REAL(int, pthread_create, (pthread_t *th,
 				       const pthread_attr_t *attr,
 				       void *(*start)(void *), void *arg),
@@ -188,9 +226,9 @@ WRAP_API int pthread_create(pthread_t *th, const pthread_attr_t *attr,
 	struct thread_start *ts = NULL;
 	unsigned long id = 0;
 	void *start = (void *)fn;
-	int ret = 0;
-	WRAP_SITE(cs, 0, "pthread:create", "thread %#lx start %p result %d",
-		  id, start, ret);
+	int ret = 0, tid = 0;
+	WRAP_SITE(cs, 0, "pthread:create",
+		  "thread %#lx tid %d start %p result %d", id, tid, start, ret);
 
 	if (tracer_likely(!(WRAP_ON(cs) | WRAP_ON(*start_site()) |
 			    WRAP_ON(*exit_site()))) || !tracer__wrap_active())
@@ -219,7 +257,8 @@ WRAP_API int pthread_create(pthread_t *th, const pthread_attr_t *attr,
 	}
 	if (WRAP_ON(cs)) {
 		id = ret ? 0 : (unsigned long)*th;
-		WRAP_EMIT(cs, id, start, ret);
+		tid = ret ? 0 : new_tid(*th, attr);
+		WRAP_EMIT(cs, id, tid, start, ret);
 	}
 	return ret;
 }

@@ -348,16 +348,7 @@ int tracer__ctl_pid(const struct tracer__ctl *c, const char *val,
 	return ret;
 }
 
-int tracer__ctl_patterns(const char *text)
-{
-	struct tracer__patterns p;
-	char err[512];
-
-	if (tracer__patterns_parse(text, &p, err, sizeof(err)))
-		return tracer__ctl_fail("%s", err);
-	tracer__patterns_free(&p);
-	return 0;
-}
+/* tracer__ctl_patterns() is in record.c, which finds libtracer.so. */
 
 /* ---- Talking to tracerd ------------------------------------------------- */
 
@@ -852,6 +843,8 @@ static const char filter_usage[] =
 	"event names separated by ',' or ' ' (several arguments are joined);\n"
 	"'-' in front excludes; the last matching pattern wins. Example:\n"
 	"  tracectl filter 'libc:*,-libc:malloc'\n"
+	"A pattern of the library's providers (libc, pthread, proc, func,\n"
+	"tracer) that matches none of its events gets a warning.\n"
 	"\n"
 	"  --pid PID             only this traced process\n"
 	SOCKET_HELP;

@@ -113,7 +113,8 @@ int tracer__ctl_number(const struct tracer__ctl *c, const char *opt,
 int tracer__ctl_pid(const struct tracer__ctl *c, const char *val,
 		    uint32_t *pid);
 
-/* Check event-name patterns locally. Returns 0 or CTL_FAIL (reported). */
+/* Check event-name patterns locally, and warn about those that can only
+ * be misspellings (record.c). Returns 0 or CTL_FAIL (reported). */
 int tracer__ctl_patterns(const char *text);
 
 /* ---- Talking to tracerd ----------------------------------------------- */

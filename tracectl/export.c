@@ -107,13 +107,25 @@ static const struct pair_word {
 	{ "exit", TRACER_PAIR_END, 1, ":_" },
 };
 
+/* Is name one of the library's single events (TRACER_PAIR_SINGLES)? */
+static bool is_single(const char *name)
+{
+	static const char *const singles[] = TRACER_PAIR_SINGLES;
+	size_t i;
+
+	for (i = 0; i < sizeof(singles) / sizeof(singles[0]); i++)
+		if (!strcmp(name, singles[i]))
+			return true;
+	return false;
+}
+
 void tracer__pair_classify(const char *name, struct tracer_pair *p)
 {
 	size_t len = strlen(name), wlen, i;
 	const struct pair_word *w;
 
 	memset(p, 0, sizeof(*p));
-	if (!strncmp(name, "tracer:", 7))
+	if (!strncmp(name, "tracer:", 7) || is_single(name))
 		return;
 	for (i = 0; i < sizeof(pair_words) / sizeof(pair_words[0]); i++) {
 		w = &pair_words[i];
@@ -144,9 +156,12 @@ void tracer__slicer_init(struct tracer_slicer *s,
 	s->syms = syms;
 }
 
-static size_t lane_hash(uint32_t pid, uint32_t tid, size_t size)
+/* A lane's home slot: by its process image and thread. */
+static size_t lane_hash(const struct tracer_merge_proc *p, uint32_t tid,
+			size_t size)
 {
-	uint64_t k = ((uint64_t)pid << 32 | tid) * 0x9e3779b97f4a7c15ULL;
+	uint64_t k = ((uint64_t)(uintptr_t)p << 32 ^ tid) *
+		     0x9e3779b97f4a7c15ULL;
 
 	return (size_t)(k >> 32) & (size - 1);
 }
@@ -156,7 +171,77 @@ static size_t lane_home(const void *ctx, size_t i, size_t size)
 	const struct tracer_lane *l =
 		&((const struct tracer_slicer *)ctx)->lanes[i];
 
-	return lane_hash(l->pid, l->tid, size);
+	return lane_hash(l->proc, l->tid, size);
+}
+
+/* An image's home slot: by its pid, so that the images of a pid are all
+ * met on the way from it to the first free slot. */
+static size_t image_hash(uint32_t pid, size_t size)
+{
+	return (size_t)((pid * 0x9e3779b97f4a7c15ULL) >> 32) & (size - 1);
+}
+
+static size_t image_home(const void *ctx, size_t i, size_t size)
+{
+	const struct tracer_slicer *s = ctx;
+
+	return image_hash(s->images[i].pid, size);
+}
+
+/* A new image p of pid, numbered n, at hash slot h. Returns 0 or
+ * -ENOMEM. */
+static int new_image(struct tracer_slicer *s, size_t h,
+		     const struct tracer_merge_proc *p, uint32_t pid,
+		     uint32_t n)
+{
+	size_t cap = s->images_cap ? s->images_cap * 2 : 8;
+	struct tracer_image *im;
+
+	if (s->nimages == s->images_cap) {
+		im = reallocarray(s->images, cap, sizeof(*im));
+		if (!im)
+			return -ENOMEM;
+		s->images = im;
+		s->images_cap = cap;
+	}
+	im = &s->images[s->nimages];
+	im->proc = p;
+	im->pid = pid;
+	im->image = n;
+	s->ihash[h] = (uint32_t)++s->nimages;
+	return 0;
+}
+
+/*
+ * The process image of l (its proc and pid), numbered on its first lane:
+ * l->image, l->proc_index and l->proc_first set. Returns 0 or -ENOMEM.
+ */
+static int image_of(struct tracer_slicer *s, struct tracer_lane *l)
+{
+	const struct tracer_image *im;
+	uint32_t n = 0;
+	size_t h;
+
+	if ((s->nimages + 1) * 2 > s->ihash_size &&
+	    tracer__index_grow(&s->ihash, &s->ihash_size, 16, s->nimages,
+			       image_home, s))
+		return -ENOMEM;
+	for (h = image_hash(l->pid, s->ihash_size); s->ihash[h];
+	     h = (h + 1) & (s->ihash_size - 1)) {
+		im = &s->images[s->ihash[h] - 1];
+		if (im->proc == l->proc) {
+			l->image = im->image;
+			l->proc_index = s->ihash[h] - 1;
+			return 0;
+		}
+		n += im->pid == l->pid;
+	}
+	if (new_image(s, h, l->proc, l->pid, n + 1))
+		return -ENOMEM;
+	l->image = n + 1;
+	l->proc_index = (uint32_t)(s->nimages - 1);
+	l->proc_first = true;
+	return 0;
 }
 
 /* Double the hash table (lane indexes). Returns 0 or -ENOMEM. */
@@ -187,6 +272,8 @@ static struct tracer_lane *new_lane(struct tracer_slicer *s, size_t h,
 	l->index = (uint32_t)s->nlanes;
 	l->proc = it->proc;
 	l->thread_name = it->thread_name;
+	if (image_of(s, l))
+		return NULL;
 	s->hash[h] = (uint32_t)++s->nlanes;
 	if (s->ops->lane)
 		s->ops->lane(s->ctx, l, it);
@@ -202,29 +289,30 @@ static struct tracer_lane *lane_of(struct tracer_slicer *s,
 
 	if ((s->nlanes + 1) * 2 > s->hash_size && rehash(s))
 		return NULL;
-	h = lane_hash(it->pid, it->tid, s->hash_size);
+	h = lane_hash(it->proc, it->tid, s->hash_size);
 	while (s->hash[h]) {
 		l = &s->lanes[s->hash[h] - 1];
-		if (l->pid == it->pid && l->tid == it->tid)
+		if (l->proc == it->proc && l->tid == it->tid)
 			return l;
 		h = (h + 1) & (s->hash_size - 1);
 	}
 	return new_lane(s, h, it);
 }
 
-/* The lane of thread tid of pid, if it has one. */
+/* The lane of thread tid of process image p, if it has one. */
 static struct tracer_lane *find_lane(const struct tracer_slicer *s,
-				     uint32_t pid, uint32_t tid)
+				     const struct tracer_merge_proc *p,
+				     uint32_t tid)
 {
 	struct tracer_lane *l;
 	size_t h;
 
 	if (!s->hash_size)
 		return NULL;
-	for (h = lane_hash(pid, tid, s->hash_size); s->hash[h];
+	for (h = lane_hash(p, tid, s->hash_size); s->hash[h];
 	     h = (h + 1) & (s->hash_size - 1)) {
 		l = &s->lanes[s->hash[h] - 1];
-		if (l->pid == pid && l->tid == tid)
+		if (l->proc == p && l->tid == tid)
 			return l;
 	}
 	return NULL;
@@ -264,7 +352,7 @@ static void follow_renames(struct tracer_slicer *s,
 	size_t i;
 
 	for (i = 0; i < n; i++) {
-		l = find_lane(s, r[i].pid, r[i].tid);
+		l = find_lane(s, r[i].proc, r[i].tid);
 		if (l)
 			rename_lane(s, l, r[i].name, r[i].timestamp);
 	}
@@ -471,6 +559,8 @@ void tracer__slicer_free(struct tracer_slicer *s)
 	}
 	free(s->lanes);
 	free(s->hash);
+	free(s->images);
+	free(s->ihash);
 	memset(s, 0, sizeof(*s));
 }
 
@@ -481,9 +571,14 @@ void tracer__slicer_free(struct tracer_slicer *s)
 struct export {
 	FILE *f;
 	struct tracer_merge *m;
-	bool *proc_named;		/* process_name written, per proc */
 	bool first;			/* no trace event written yet */
 };
+
+/* A pid or tid v of l's process image as exported (TRACER_IMAGE_STRIDE). */
+static uint64_t image_id(const struct tracer_lane *l, uint32_t v)
+{
+	return v + (uint64_t)(l->image - 1) * TRACER_IMAGE_STRIDE;
+}
 
 /* Bytes of the provider in name[0..len): before the first ':'; 0: none. */
 static size_t provider_len(const char *name, size_t len)
@@ -508,9 +603,9 @@ static void ev_head_cat(struct export *x, char ph, uint64_t ts,
 		       f);
 	put_us(f, ts);
 	fputs_unlocked(",\"pid\":", f);
-	tracer__put_u64(f, l->pid);
+	tracer__put_u64(f, image_id(l, l->pid));
 	fputs_unlocked(",\"tid\":", f);
-	tracer__put_u64(f, l->tid);
+	tracer__put_u64(f, image_id(l, l->tid));
 	fputs_unlocked(",\"name\":", f);
 	tracer__json_text(f, name, name_len, 0);
 	if (cat_len) {
@@ -558,14 +653,21 @@ static void ev_meta(struct export *x, const struct tracer_lane *l,
 	ev_arg(x, "name", v, strlen(v));
 }
 
-static size_t proc_index(struct tracer_merge *m,
-			 const struct tracer_merge_proc *p)
+/* A new process image: its name; from the second image of a pid on, a
+ * label with its real pid and its rank. */
+static void ex_process(struct export *x, const struct tracer_lane *l,
+		       uint64_t ts)
 {
-	size_t i, n = tracer__merge_nprocs(m);
+	char label[64];
+	int n;
 
-	for (i = 0; i < n && tracer__merge_proc(m, i) != p; i++)
-		;
-	return i;
+	ev_meta(x, l, ts, "process_name", l->proc->meta.name);
+	if (l->image < 2)
+		return;
+	n = snprintf(label, sizeof(label), "pid %" PRIu32 ", image %" PRIu32,
+		     l->pid, l->image);
+	ev_head(x, 'M', ts, l, "process_labels", 14);
+	ev_arg(x, "labels", label, (size_t)n);
 }
 
 /* A new thread: its name, and its process's name the first time. */
@@ -573,14 +675,10 @@ static void ex_lane(void *ctx, const struct tracer_lane *l,
 		    const struct tracer_item *it)
 {
 	struct export *x = ctx;
-	size_t i = proc_index(x->m, l->proc);
 	char tid_name[32];
 
-	if (i < tracer__merge_nprocs(x->m) && !x->proc_named[i]) {
-		x->proc_named[i] = true;
-		ev_meta(x, l, it->timestamp, "process_name",
-			l->proc->meta.name);
-	}
+	if (l->proc_first)
+		ex_process(x, l, it->timestamp);
 	snprintf(tid_name, sizeof(tid_name), "tid %" PRIu32, l->tid);
 	ev_meta(x, l, it->timestamp, "thread_name",
 		l->thread_name ? l->thread_name : tid_name);
@@ -699,10 +797,8 @@ static void export_merge(struct tracer_merge *m, const char *dir,
 	struct tracer_syms *syms = NULL;
 	struct tracer_out out;
 
-	x.proc_named = calloc(tracer__merge_nprocs(m) + 1, sizeof(bool));
-	if (!x.proc_named || (!no_symbols && tracer__syms_new(&syms, m))) {
+	if (!no_symbols && tracer__syms_new(&syms, m)) {
 		tracer__merge_error(m, "out of memory");
-		free(x.proc_named);
 		return;
 	}
 	if (syms)
@@ -717,7 +813,6 @@ static void export_merge(struct tracer_merge *m, const char *dir,
 	}
 	tracer__merge_set_note(m, NULL, NULL);
 	tracer__syms_free(syms);
-	free(x.proc_named);
 }
 
 int tracer__export(const char *dir, const struct tracer_merge_opts *opts,
@@ -759,9 +854,13 @@ static const char export_help[] =
 	"BASE:begin/BASE:end, BASE_begin/BASE_end (also '-' and '.'),\n"
 	"BASE:entry/BASE:exit and BASE_entry/BASE_exit; func:entry and\n"
 	"func:exit of -finstrument-functions become slices named by the\n"
-	"function's symbol. Other events are instants with their message;\n"
-	"lost events are 'tracer:lost' instants. Addresses in messages are\n"
-	"named as 'tracectl view' names them.\n"
+	"function's symbol; the library's proc:exit and pthread:exit never\n"
+	"pair. Other events are instants with their message; lost events are\n"
+	"'tracer:lost' instants. Addresses in messages are named as 'tracectl\n"
+	"view' names them. Each process image (a pid before and after exec,\n"
+	"or a pid used again) is a process of its own: image N > 1 of a pid\n"
+	"is exported with its pid and tids plus (N - 1) x 4194304, and a\n"
+	"'pid P, image N' process label.\n"
 	"\n"
 	"  --format chrome    the output format (the only one, the default)\n"
 	"  -o, --output FILE  write to FILE (default: standard output)\n"
@@ -770,8 +869,9 @@ static const char export_help[] =
 	"  --events PATTERNS  only these events: globs, '-' excludes, the\n"
 	"                     last match wins ('hanoi:*,-hanoi:call')\n"
 	"  --since TIME       from TIME: SECONDS[.FRACTION] as 'view' prints\n"
-	"                     them, or +SECONDS from the first event (units\n"
-	"                     s, ms, us, ns: '+250ms')\n"
+	"                     them, or +SECONDS from the first event of the\n"
+	"                     whole trace, whatever --pid and --tid select\n"
+	"                     (units s, ms, us, ns: '+250ms')\n"
 	"  --until TIME       up to TIME (included), same forms\n"
 	"  --no-symbols       addresses without their names\n";
 
@@ -807,30 +907,14 @@ static int format_arg(struct tracer_trace_args *a, int argc, char **argv,
 	return 1;
 }
 
-/* Returns -1 to go on, or an exit status. */
-static int export_parse(struct tracer_trace_args *a, int argc, char **argv,
-			const char **out_path)
+/* --format or --output at argv[*i] (ctx: the output path): as
+ * tracer__trace_arg() returns. */
+static int export_arg(struct tracer_trace_args *a, void *ctx, int argc,
+		      char **argv, int *i)
 {
-	int i = 1, ret;
+	int ret = format_arg(a, argc, argv, i);
 
-	while (i < argc) {
-		if (tracer__is_help(a, argv[i])) {
-			printf("%s%s", export_usage, export_help);
-			return 0;
-		}
-		ret = format_arg(a, argc, argv, &i);
-		if (!ret)
-			ret = tracer__output_arg(a, argc, argv, &i, out_path);
-		if (!ret)
-			ret = tracer__trace_arg(a, argc, argv, &i);
-		if (!ret)
-			return tracer__trace_usage(a, "unknown option '%s'",
-						   argv[i]);
-		if (ret != 1)
-			return ret;
-	}
-	ret = tracer__trace_args_done(a);
-	return ret ? ret : -1;
+	return ret ? ret : tracer__output_arg(a, argc, argv, i, ctx);
 }
 
 int tracer__ctl_export(int argc, char **argv)
@@ -840,7 +924,8 @@ int tracer__ctl_export(int argc, char **argv)
 	int ret;
 
 	tracer__trace_args_init(&a, "export");
-	ret = export_parse(&a, argc, argv, &out_path);
+	ret = tracer__trace_parse(&a, argc, argv, export_arg, &out_path,
+				  export_usage, export_help);
 	if (ret < 0) {
 		setvbuf(stdout, NULL, _IOFBF, 1 << 16);
 		tracer__raise_file_limit();

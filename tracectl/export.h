@@ -15,9 +15,11 @@
  *   entry       exit       ':' '_'           (func:entry, db:query_exit)
  *
  * with a non-empty BASE before S ("BASE S WORD"), and not for the library's
- * own events (tracer:*). A begin and an end pair when they are on the same
- * thread (pid and tid), have the same BASE and S, and words of the same
- * row (begin/end, entry/exit). The slice is named BASE ("myapp:work",
+ * own events (tracer:*) nor for its single events whose names end so
+ * (proc:exit, pthread:exit: TRACER_PAIR_SINGLES). A begin and an end pair
+ * when they are on the same thread (of the same process image: pid and
+ * tid), have the same BASE and S, and words of the same row (begin/end,
+ * entry/exit). The slice is named BASE ("myapp:work",
  * "func"). Events are taken in time order:
  *
  *   - a begin opens a slice on top of its thread's stack (at most
@@ -31,6 +33,13 @@
  *     last item of the trace ("open"), innermost first.
  *
  * Every other event is an instant.
+ *
+ * Process images. A pid can stand for several processes in a trace: the
+ * images before and after an exec, or a pid the kernel gave again; each
+ * has a process directory of its own (struct tracer_merge_proc), and the
+ * slicer keeps them apart: a lane is a thread of one process image, and
+ * the images of a pid are numbered 1, 2, ... in the order of their first
+ * item (tracer_lane.image).
  *
  * Functions. func:entry and func:exit events whose first value is a
  * pointer (the function: libtracer's -finstrument-functions hooks record
@@ -130,6 +139,10 @@ enum tracer_pair_role {
 	TRACER_PAIR_END,
 };
 
+/* The library's events whose names look like ends but that have no begin:
+ * they never pair. */
+#define TRACER_PAIR_SINGLES	{ "proc:exit", "pthread:exit" }
+
 /* What an event name says about pairing. */
 struct tracer_pair {
 	enum tracer_pair_role role;
@@ -159,12 +172,31 @@ struct tracer_open {
 	size_t msg_len;			/* the slicer keeps them */
 };
 
-/* A thread of the trace: a lane of the timeline. */
+/* A process image the slicer met (in the order of their first items). */
+struct tracer_image {
+	const struct tracer_merge_proc *proc;
+	uint32_t pid;
+	uint32_t image;			/* 1, 2, ...: its rank among the
+					   images of its pid */
+};
+
+/*
+ * The exported ids of the threads of image N > 1 of a pid (the Chrome
+ * trace's pid and tid, which viewers take as keys) are the real ones plus
+ * (N - 1) * TRACER_IMAGE_STRIDE: above any pid or tid Linux gives
+ * (PID_MAX_LIMIT), so they are apart from every real one.
+ */
+#define TRACER_IMAGE_STRIDE	(UINT64_C(1) << 22)
+
+/* A thread of a process image of the trace: a lane of the timeline. */
 struct tracer_lane {
 	uint32_t pid;
 	uint32_t tid;
 	uint32_t index;			/* order of first appearance */
 	const struct tracer_merge_proc *proc;
+	uint32_t image;			/* its process's tracer_image.image */
+	uint32_t proc_index;		/* ... and index in slicer.images */
+	bool proc_first;		/* the first lane of its process */
 	const char *thread_name;	/* its name now; NULL: none known */
 	const char **former;		/* the names it had before, oldest
 					   first (a thread renamed) */
@@ -209,6 +241,10 @@ struct tracer_slicer {
 	size_t nlanes, lanes_cap;
 	uint32_t *hash;			/* lane index + 1; 0: free */
 	size_t hash_size;
+	struct tracer_image *images;	/* in order of first appearance */
+	size_t nimages, images_cap;
+	uint32_t *ihash;		/* image index + 1, by pid; 0: free */
+	size_t ihash_size;
 	uint64_t last_ts;		/* of the last item */
 };
 

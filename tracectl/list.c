@@ -2,6 +2,13 @@
  * list.c - `tracectl list [--pid PID] [--json]`: the events the traced
  * processes registered, one line per distinct name, or every call site as
  * JSON.
+ *
+ * An event is shown by its fields, name and C type, in the order they are
+ * recorded: `fd (int), addr (string), result (int)`. The types are those
+ * the event's printf format reads (tracer__format_arg_types()), the names
+ * those its CTF traces give the fields (tracer__ctf_field_names(), as a
+ * CTF reader shows them): what babeltrace2 prints, and what the event's
+ * message in `tracectl view` says in front of each value.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -10,6 +17,8 @@
 #include <string.h>
 
 #include "control.h"
+#include "ctf_meta.h"
+#include "format.h"
 #include "json.h"
 
 enum { KEY_PID = 1, KEY_JSON };
@@ -34,19 +43,64 @@ static int by_name(const void *a, const void *b)
 	return x->index < y->index ? -1 : x->index > y->index;
 }
 
-/* A format string on one line: control characters escaped. */
-static void print_escaped(const char *s)
+/* The fields of an event: names[i], types[i] (NULL: a value the
+ * format does not read, "?"). */
+struct fields {
+	size_t n;
+	const char *types[TRACER_MAX_ARGS];
+	char names[TRACER_MAX_ARGS][TRACER_CTF_NAME_MAX];
+};
+
+/* The type letter of a C type name (for tracer__ctf_field_names()). */
+static char type_letter(const char *type)
 {
-	for (; *s; s++) {
-		if (*s == '\n')
-			fputs("\\n", stdout);
-		else if (*s == '\t')
-			fputs("\\t", stdout);
-		else if ((unsigned char)*s < 0x20 || *s == 0x7f)
-			printf("\\x%02x", (unsigned char)*s);
-		else
-			putchar(*s);
-	}
+	if (!type)
+		return TRACER_ARG_SIGNED;
+	if (!strcmp(type, "string"))
+		return TRACER_ARG_STRING;
+	if (!strcmp(type, "pointer"))
+		return TRACER_ARG_POINTER;
+	if (!strcmp(type, "double"))
+		return TRACER_ARG_DOUBLE;
+	if (!strcmp(type, "long double"))
+		return TRACER_ARG_LDOUBLE;
+	return TRACER_ARG_SIGNED;
+}
+
+/* The fields of an event of this format, into *f. */
+static void event_fields(const char *format, struct fields *f)
+{
+	char letters[TRACER_MAX_ARGS + 1];
+	size_t i;
+
+	f->n = tracer__format_arg_types(format, f->types, TRACER_MAX_ARGS);
+	for (i = 0; i < f->n; i++)
+		letters[i] = type_letter(f->types[i]);
+	letters[f->n] = '\0';
+	if (tracer__ctf_field_names(format, letters, f->names))
+		f->n = 0;	/* cannot happen: n <= TRACER_MAX_ARGS */
+}
+
+/* A field name as a CTF reader shows it: one leading '_' dropped
+ * (tracer__ctf_field_names() adds one to reserved words). */
+static const char *shown_name(const char *name)
+{
+	return name[0] == '_' && name[1] ? name + 1 : name;
+}
+
+/* The fields of an event on one line: "fd (int), addr (string)", "-" for
+ * none. */
+static void print_fields(const char *format)
+{
+	struct fields f;
+	size_t i;
+
+	event_fields(format, &f);
+	if (!f.n)
+		putchar('-');
+	for (i = 0; i < f.n; i++)
+		printf("%s%s (%s)", i ? ", " : "", shown_name(f.names[i]),
+		       f.types[i] ? f.types[i] : "?");
 	putchar('\n');
 }
 
@@ -61,7 +115,7 @@ static void print_group(const struct entry *v, size_t n, int width)
 	}
 	printf("%-*s %9zu %-8s ", width, v[0].e->name, procs,
 	       on == n ? "yes" : on ? "partly" : "no");
-	print_escaped(v[0].e->format);
+	print_fields(v[0].e->format);
 }
 
 static void print_list(struct entry *v, size_t n)
@@ -77,12 +131,29 @@ static void print_list(struct entry *v, size_t n)
 	}
 	qsort(v, n, sizeof(*v), by_name);
 	printf("%-*s %9s %-8s %s\n", width, "NAME", "PROCESSES", "RECORDED",
-	       "FORMAT");
+	       "FIELDS");
 	for (i = 0; i < n; i = j) {
 		for (j = i + 1; j < n && !strcmp(v[j].e->name, v[i].e->name);)
 			j++;
 		print_group(v + i, j - i, width);
 	}
+}
+
+/* "fields": [{"name": "fd", "type": "int"}, ...] */
+static void json_fields(struct tracer__json *j, const char *format)
+{
+	struct fields f;
+	size_t i;
+
+	event_fields(format, &f);
+	tracer__json_open(j, "fields", '[');
+	for (i = 0; i < f.n; i++) {
+		tracer__json_open(j, NULL, '{');
+		tracer__json_str(j, "name", shown_name(f.names[i]));
+		tracer__json_str(j, "type", f.types[i] ? f.types[i] : "?");
+		tracer__json_close(j, '}');
+	}
+	tracer__json_close(j, ']');
 }
 
 static void json_list(const Tracer__EventList *l)
@@ -98,6 +169,7 @@ static void json_list(const Tracer__EventList *l)
 		tracer__json_open(&j, NULL, '{');
 		tracer__json_str(&j, "name", e->name);
 		tracer__json_str(&j, "format", e->format);
+		json_fields(&j, e->format);
 		tracer__json_u64(&j, "pid", e->pid);
 		tracer__json_bool(&j, "vital", e->vital);
 		tracer__json_bool(&j, "enabled", e->enabled);

@@ -15,6 +15,7 @@
 
 #include "control.h"
 #include "export.h"
+#include "report.h"
 #include "view.h"
 
 static void usage(FILE *f)
@@ -33,6 +34,8 @@ static void usage(FILE *f)
 		"Chrome trace (JSON, for Perfetto)");
 	fprintf(f, "  %-10s %s\n", "timeline", "write a trace directory as "
 		"an HTML timeline");
+	fprintf(f, "  %-10s %s\n", "report", "summarise a trace directory "
+		"(counts, durations, errors)");
 	fputs("\n'tracectl COMMAND --help' describes a command's options.\n"
 	      "--socket PATH: tracerd's socket (default: $TRACER_SOCKET, else\n"
 	      "the per-user or system-wide socket).\n", f);
@@ -56,6 +59,8 @@ static trace_cmd_fn *trace_cmd(const char *name)
 		return tracer__ctl_export;
 	if (!strcmp(name, "timeline"))
 		return tracer__ctl_timeline;
+	if (!strcmp(name, "report"))
+		return tracer__ctl_report;
 	return NULL;
 }
 

@@ -23,6 +23,8 @@
  *
  * The library: $TRACER_LIB, else EXEDIR/../libtracer/.libs/libtracer.so
  * (build tree), EXEDIR/../lib/libtracer.so, TRACER_LIBDIR/libtracer.so.
+ * Its call sites are also what the patterns of start/record --events and
+ * filter are checked against (tracer__ctl_patterns(), here for that).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -39,6 +41,8 @@
 #include <unistd.h>
 
 #include "control.h"
+#include "elfsites.h"
+#include "pattern.h"
 #include "record.h"
 
 #ifndef TRACER_LIBDIR
@@ -112,27 +116,176 @@ static void find_tracerd(char *buf)
 		strcpy(buf, "tracerd");
 }
 
-/* The absolute path of libtracer.so into buf (PATH_MAX bytes). */
-static int find_lib(char *buf)
+/* The absolute path of libtracer.so into buf (PATH_MAX bytes): false
+ * when there is none (errno says why for $TRACER_LIB). */
+static bool lib_path(char *buf)
 {
 	static const char *const rel[] = {
 		"../libtracer/.libs/libtracer.so", "../lib/libtracer.so", NULL,
 	};
 	const char *env = getenv("TRACER_LIB");
 
-	if (env && env[0]) {
-		if (access(env, R_OK) || !realpath(env, buf))
-			return tracer__ctl_fail("$TRACER_LIB '%s': %s", env,
-						strerror(errno));
+	if (env && env[0])
+		return !access(env, R_OK) && realpath(env, buf);
+	return find_near(buf, rel, R_OK) ||
+	       (!access(TRACER_LIBDIR "/libtracer.so", R_OK) &&
+		realpath(TRACER_LIBDIR "/libtracer.so", buf));
+}
+
+/* The absolute path of libtracer.so into buf (PATH_MAX bytes). */
+static int find_lib(char *buf)
+{
+	const char *env = getenv("TRACER_LIB");
+
+	if (lib_path(buf))
 		return 0;
-	}
-	if (find_near(buf, rel, R_OK) ||
-	    (!access(TRACER_LIBDIR "/libtracer.so", R_OK) &&
-	     realpath(TRACER_LIBDIR "/libtracer.so", buf)))
-		return 0;
+	if (env && env[0])
+		return tracer__ctl_fail("$TRACER_LIB '%s': %s", env,
+					strerror(errno));
 	return tracer__ctl_fail("cannot find libtracer.so (tried next to "
 				"tracectl and in '%s'; set $TRACER_LIB)",
 				TRACER_LIBDIR);
+}
+
+/* ---- --events and filter PATTERNS against the library's events ---------
+ *
+ * The events the library records are the call sites of libtracer.so
+ * (elfsites.h), as `tracectl list` shows them once a process registered
+ * them, and those tracerd writes itself when it salvages a process
+ * (tracerd/salvage.c). A pattern can be checked in advance only for the
+ * library's own providers (libc, pthread, proc, tracer...): a program's
+ * own events are not known before it runs. So a warning says that a
+ * pattern matches no event of the library when its provider is one of
+ * the library's ('libc:opne'), or one edit away from one ('lib:*'), with
+ * the nearest name when there is one. Nothing is said when the library
+ * is not found.
+ */
+
+static const char *const daemon_events[] = {
+	"tracer:process_exit", "tracer:process_killed", "tracer:process_gone",
+	"tracer:torn", "tracer:thread_vanished", "tracer:salvage_error",
+};
+
+/* The names of the events known in advance. */
+struct known_events {
+	const char **v;
+	size_t n;
+};
+
+/* Is a provider of the library plen bytes long, at name? */
+static bool lib_provider(const struct known_events *k, const char *name,
+			 size_t plen)
+{
+	size_t i;
+
+	for (i = 0; i < k->n; i++)
+		if (!strncmp(k->v[i], name, plen) && k->v[i][plen] == ':')
+			return true;
+	return false;
+}
+
+/* Does v match an event of the library? */
+static bool lib_matches(const struct known_events *k,
+			const struct tracer__pattern *v)
+{
+	size_t i;
+
+	for (i = 0; i < k->n; i++)
+		if (tracer__pattern_matches(v, k->v[i]))
+			return true;
+	return false;
+}
+
+/* The event whose name (prov: provider) is nearest to the len bytes at
+ * name, at most max edits away: its name, or NULL. */
+static const char *nearest(const struct known_events *k, const char *name,
+			   size_t len, uint32_t max, bool prov)
+{
+	uint32_t d, best_d = max + 1;
+	const char *best = NULL;
+	size_t i;
+
+	for (i = 0; i < k->n; i++) {
+		size_t n = prov ? strcspn(k->v[i], ":") : strlen(k->v[i]);
+
+		d = tracer__name_distance(name, len, k->v[i], n);
+		if (d < best_d) {
+			best_d = d;
+			best = k->v[i];
+		}
+	}
+	return best;
+}
+
+/* Warn about v if it is misspelled (see above). */
+static void check_pattern(const struct known_events *k,
+			  const struct tracer__pattern *v)
+{
+	size_t plen = tracer__pattern_provider(v);
+	const char *sign = v->exclude ? "-" : "", *near = NULL;
+	char msg[3 * TRACER_PATTERN_MAX_LEN + 128];
+	bool own = plen && lib_provider(k, v->glob, plen);
+	int n;
+
+	if (!plen)
+		return;
+	if (own) {
+		if (lib_matches(k, v))
+			return;
+		if (!v->glob[v->len])	/* a name: the nearest one */
+			near = nearest(k, v->glob, v->len, 2, false);
+	} else {
+		near = nearest(k, v->glob, plen, 1, true);
+		if (!near)
+			return;		/* a program's own provider */
+	}
+	n = snprintf(msg, sizeof(msg), "'%s%s' matches no event of the "
+		     "library", sign, v->glob);
+	if (near && own)
+		snprintf(msg + n, sizeof(msg) - (size_t)n, " (did you mean "
+			 "'%s%s'?)", sign, near);
+	else if (near)		/* the provider replaced */
+		snprintf(msg + n, sizeof(msg) - (size_t)n, " (did you mean "
+			 "'%s%.*s%s'?)", sign, (int)strcspn(near, ":"), near,
+			 v->glob + plen);
+	tracer__ctl_warn(msg);
+}
+
+/* Check every pattern of p against the library's events, if found. */
+static void check_patterns(const struct tracer__patterns *p)
+{
+	const size_t nd = sizeof(daemon_events) / sizeof(daemon_events[0]);
+	struct tracer_elf_sites s = { NULL, 0, NULL };
+	struct known_events k = { NULL, 0 };
+	char lib[PATH_MAX];
+	size_t i;
+
+	if (!lib_path(lib) || tracer__elf_sites(lib, &s) || !s.n)
+		goto out;
+	k.v = calloc(s.n + nd, sizeof(*k.v));
+	if (!k.v)
+		goto out;
+	for (i = 0; i < s.n; i++)
+		k.v[k.n++] = s.v[i].name;
+	for (i = 0; i < nd; i++)
+		k.v[k.n++] = daemon_events[i];
+	for (i = 0; i < p->n; i++)
+		check_pattern(&k, &p->v[i]);
+out:
+	free(k.v);
+	tracer__elf_sites_free(&s);
+}
+
+int tracer__ctl_patterns(const char *text)
+{
+	struct tracer__patterns p;
+	char err[512];
+
+	if (tracer__patterns_parse(text, &p, err, sizeof(err)))
+		return tracer__ctl_fail("%s", err);
+	check_patterns(&p);
+	tracer__patterns_free(&p);
+	return 0;
 }
 
 /* ---- A private tracerd --------------------------------------------------- */

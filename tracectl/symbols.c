@@ -10,6 +10,8 @@
  *
  * A lookup finds the modules whose base is at or below the address (a
  * binary search, then down from there), and keeps the best that holds it.
+ * C++ names are shown demangled (the C++ runtime's demangler), each once
+ * per file, when first shown.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -22,14 +24,26 @@
 #include "format.h"
 #include "symbols.h"
 
+#ifdef HAVE_CXA_DEMANGLE
+/* libstdc++'s demangler (abi::__cxa_demangle of <cxxabi.h>): a malloc'd
+ * name, *status 0; or NULL. */
+extern char *__cxa_demangle(const char *mangled, char *out, size_t *len,
+			    int *status);
+#endif
+
 #define EV_MODULE	"proc:module"
+#define DEMANGLE_MAX	4096		/* longer names are shown as they are */
 #define EV_DLOPEN	"proc:dlopen"
 
 struct sym_file {
 	char *path;
 	struct tracer_elf *elf;		/* NULL: not read, or unreadable */
 	bool tried;
+	char **shown;			/* by symbol: its demangled name,
+					   as_linked, or NULL (not yet) */
 };
+
+static char as_linked[1];		/* shown[i]: the name as it is */
 
 struct sym_module {
 	uint64_t base;
@@ -295,6 +309,49 @@ static const struct sym_module *module_at(struct sym_proc *sp, uint64_t ts,
 	return best;
 }
 
+/* The name of f's symbol sym as shown: demangled if it is a C++ one. */
+static const char *shown_name(struct sym_file *f,
+			      const struct tracer_elf_sym *sym)
+{
+#ifdef HAVE_CXA_DEMANGLE
+	size_t i = (size_t)(sym - f->elf->syms);
+	int status = -1;
+	char *d;
+
+	if (strncmp(sym->name, "_Z", 2) ||
+	    strnlen(sym->name, DEMANGLE_MAX) == DEMANGLE_MAX)
+		return sym->name;
+	if (!f->shown && !(f->shown = calloc(f->elf->nsyms, sizeof(char *))))
+		return sym->name;
+	if (!f->shown[i]) {
+		d = __cxa_demangle(sym->name, NULL, NULL, &status);
+		if (status || !d) {
+			free(d);
+			d = as_linked;
+		}
+		f->shown[i] = d;
+	}
+	return f->shown[i] == as_linked ? sym->name : f->shown[i];
+#else
+	(void)f;
+	(void)as_linked;
+	return sym->name;
+#endif
+}
+
+/* Free what shown_name() kept of f. */
+static void shown_free(struct sym_file *f)
+{
+	size_t i;
+
+	if (!f->shown)
+		return;
+	for (i = 0; i < f->elf->nsyms; i++)
+		if (f->shown[i] != as_linked)
+			free(f->shown[i]);
+	free(f->shown);
+}
+
 const char *tracer__syms_lookup(struct tracer_syms *s,
 				const struct tracer_merge_proc *p, uint64_t ts,
 				uint64_t addr, uint64_t *offset)
@@ -310,7 +367,7 @@ const char *tracer__syms_lookup(struct tracer_syms *s,
 	if (!mod)
 		return NULL;
 	sym = tracer__elf_find(e, addr - mod->base, offset);
-	return sym ? sym->name : NULL;
+	return sym ? shown_name(mod->file, sym) : NULL;
 }
 
 size_t tracer__syms_note(void *ctx, const struct tracer_merge_proc *p,
@@ -340,6 +397,7 @@ void tracer__syms_free(struct tracer_syms *s)
 	for (i = 0; i < s->nprocs; i++)
 		free(s->procs[i].mods);
 	for (i = 0; i < s->nfiles; i++) {
+		shown_free(s->files[i]);
 		tracer__elf_free(s->files[i]->elf);
 		free(s->files[i]->path);
 		free(s->files[i]);

@@ -1,8 +1,8 @@
 /*
  * timeline.c - `tracectl timeline`: the events of a session as one
  * self-contained HTML page (tracectl/timeline.html: inline CSS and
- * JavaScript, nothing fetched), one lane per thread on a shared time axis,
- * drawn on a canvas.
+ * JavaScript, nothing fetched), one lane per thread of each process image
+ * (export.h) on a shared time axis, drawn on a canvas.
  *
  * The page's data is written as the merge hands out the items, into two
  * <script type="application/json"> blocks where timeline.html has the line
@@ -18,10 +18,14 @@
  *              NAME indexes "names"; FLAGS are export.h's TRACER_SLICE_*.
  *   tl-meta    what is known at the end: t0 (first item, CLOCK_MONOTONIC
  *              as t0s seconds and t0ns nanoseconds), span, items, limit,
- *              truncated, lanes [[PID, TID, PROCESS, THREAD|null, FORMER],
- *              ...] in order of first appearance (THREAD the thread's
- *              last name, FORMER the names it had before, oldest first:
- *              a thread renamed), names.
+ *              truncated, lanes [[PID, TID, PROCESS, THREAD|null, FORMER,
+ *              PROC], ...] in order of first appearance (THREAD the
+ *              thread's last name, FORMER the names it had before, oldest
+ *              first: a thread renamed; PROC its process image, an index
+ *              of procs), procs [[PID, PROCESS, DIR, IMAGE], ...] (the
+ *              process images in order of first appearance: DIR the last
+ *              part of the process directory, IMAGE the rank among the
+ *              images of the pid, export.h), names.
  *
  * Strings escape '<', so that no "</script>" can end a block early.
  * Messages are cut at TIMELINE_MSG_MAX bytes; at most max_items items are
@@ -254,7 +258,7 @@ static void put_text(FILE *f, const char *s)
 		fputs("null", f);
 }
 
-/* "lanes":[[PID,TID,"PROCESS","THREAD"|null,["FORMER",...]],...] */
+/* "lanes":[[PID,TID,"PROCESS","THREAD"|null,["FORMER",...],PROC],...] */
 static void put_lanes(FILE *f, const struct tracer_slicer *s)
 {
 	const struct tracer_lane *l;
@@ -274,7 +278,33 @@ static void put_lanes(FILE *f, const struct tracer_slicer *s)
 				putc(',', f);
 			put_text(f, l->former[j]);
 		}
-		fputs("]]", f);
+		fprintf(f, "],%" PRIu32 "]", l->proc_index);
+	}
+	fputs("]", f);
+}
+
+/* The last part of a directory's path. */
+static const char *dir_base(const char *dir)
+{
+	const char *slash = strrchr(dir, '/');
+
+	return slash && slash[1] ? slash + 1 : dir;
+}
+
+/* "procs":[[PID,"PROCESS","DIR",IMAGE],...] */
+static void put_procs(FILE *f, const struct tracer_slicer *s)
+{
+	const struct tracer_image *im;
+	size_t i;
+
+	fputs(",\n\"procs\":[", f);
+	for (i = 0; i < s->nimages; i++) {
+		im = &s->images[i];
+		fprintf(f, "%s[%" PRIu32 ",", i ? ",\n" : "\n", im->pid);
+		put_text(f, im->proc->meta.name);
+		putc(',', f);
+		put_text(f, dir_base(im->proc->dir));
+		fprintf(f, ",%" PRIu32 "]", im->image);
 	}
 	fputs("]", f);
 }
@@ -307,6 +337,7 @@ static void put_meta(FILE *f, const struct timeline *t,
 	fprintf(f, ",\"truncated\":%s,\"msgMax\":%d",
 		truncated ? "true" : "false", TIMELINE_MSG_MAX);
 	put_lanes(f, s);
+	put_procs(f, s);
 	put_names(f, t);
 	fputs("}</script>\n", f);
 }
@@ -411,11 +442,13 @@ static const char timeline_help[] =
 	"\n"
 	"Write the events recorded in DIR, a session directory or one of its\n"
 	"process directories, as one HTML page that any browser opens without\n"
-	"network access: one lane per thread, grouped by process, on a shared\n"
-	"time axis; begin/end pairs (as 'tracectl export' pairs them, and\n"
-	"names functions) as slices, other events as marks, lost events as\n"
-	"shaded bands. Wheel or +/- to zoom, drag or arrow keys to pan;\n"
-	"hover for an event's time, name and message.\n"
+	"network access: one lane per thread, grouped by process (each\n"
+	"process image apart: a pid before and after exec is two), on a\n"
+	"shared time axis; begin/end pairs (as 'tracectl export' pairs them,\n"
+	"and names functions) as slices, other events as marks, lost events\n"
+	"as shaded bands, a legend of the colours. A slice is always drawn\n"
+	"to its end, at any zoom. Wheel or +/- to zoom, drag or arrow keys\n"
+	"to pan; hover for an event's time, name and message.\n"
 	"\n"
 	"  -o, --output FILE  write to FILE (default: standard output, if\n"
 	"                     it is not a terminal)\n"
@@ -426,8 +459,9 @@ static const char timeline_help[] =
 	"  --events PATTERNS  only these events: globs, '-' excludes, the\n"
 	"                     last match wins ('hanoi:*,-hanoi:call')\n"
 	"  --since TIME       from TIME: SECONDS[.FRACTION] as 'view' prints\n"
-	"                     them, or +SECONDS from the first event (units\n"
-	"                     s, ms, us, ns: '+250ms')\n"
+	"                     them, or +SECONDS from the first event of the\n"
+	"                     whole trace, whatever --pid and --tid select\n"
+	"                     (units s, ms, us, ns: '+250ms')\n"
 	"  --until TIME       up to TIME (included), same forms\n"
 	"  --no-symbols       addresses without their names\n";
 
@@ -456,42 +490,30 @@ static int max_arg(struct timeline_args *t, int argc, char **argv, int *i)
 	return 1;
 }
 
-/* One argument. Returns 1 (taken), 0 (unknown), or 2. */
-static int timeline_arg(struct timeline_args *t, int argc, char **argv,
-			int *i)
+/* --max-events or --output at argv[*i] (ctx: t): as tracer__trace_arg()
+ * returns. */
+static int timeline_arg(struct tracer_trace_args *a, void *ctx, int argc,
+			char **argv, int *i)
 {
+	struct timeline_args *t = ctx;
 	int ret = max_arg(t, argc, argv, i);
 
-	if (!ret)
-		ret = tracer__output_arg(&t->a, argc, argv, i, &t->out_path);
-	if (!ret)
-		ret = tracer__trace_arg(&t->a, argc, argv, i);
-	return ret;
+	return ret ? ret : tracer__output_arg(a, argc, argv, i, &t->out_path);
 }
 
 /* Returns -1 to go on, or an exit status. */
 static int timeline_parse(struct timeline_args *t, int argc, char **argv)
 {
-	int i = 1, ret;
+	int ret = tracer__trace_parse(&t->a, argc, argv, timeline_arg, t,
+				      timeline_usage, timeline_help);
 
-	while (i < argc) {
-		if (tracer__is_help(&t->a, argv[i])) {
-			printf("%s%s", timeline_usage, timeline_help);
-			return 0;
-		}
-		ret = timeline_arg(t, argc, argv, &i);
-		if (!ret)
-			return tracer__trace_usage(&t->a, "unknown option "
-						   "'%s'", argv[i]);
-		if (ret != 1)
-			return ret;
-	}
-	ret = tracer__trace_args_done(&t->a);
-	if (!ret && (!t->out_path || !strcmp(t->out_path, "-")) &&
+	if (ret >= 0)
+		return ret;
+	if ((!t->out_path || !strcmp(t->out_path, "-")) &&
 	    isatty(STDOUT_FILENO))
-		ret = tracer__trace_usage(&t->a, "not writing HTML to a "
-					  "terminal: give -o FILE");
-	return ret ? ret : -1;
+		return tracer__trace_usage(&t->a, "not writing HTML to a "
+					   "terminal: give -o FILE");
+	return -1;
 }
 
 int tracer__ctl_timeline(int argc, char **argv)

@@ -30,6 +30,7 @@ void tracer__trace_args_init(struct tracer_trace_args *a, const char *cmd)
 	memset(a, 0, sizeof(*a));
 	a->cmd = cmd;
 	a->opts.err = stderr;
+	a->opts.check = true;
 }
 
 bool tracer__trace_is_opt(const char *arg, const char *name)
@@ -162,8 +163,11 @@ int tracer__trace_args_done(struct tracer_trace_args *a)
 {
 	if (!a->dir)
 		return tracer__trace_usage(a, "missing DIR");
-	if (!a->opts.since_relative && !a->opts.until_relative &&
-	    a->opts.until && a->opts.until < a->opts.since)
+	/* Both times of the same form: compared now (trace_merge.h: else
+	 * once the first event of the trace is known). */
+	if (a->opts.since_relative == a->opts.until_relative &&
+	    (a->opts.until || a->opts.until_relative) &&
+	    a->opts.until < a->opts.since)
 		return tracer__trace_usage(a, "--until is before --since");
 	return 0;
 }
@@ -171,6 +175,32 @@ int tracer__trace_args_done(struct tracer_trace_args *a)
 void tracer__trace_args_free(struct tracer_trace_args *a)
 {
 	tracer__patterns_free(&a->events);
+}
+
+int tracer__trace_parse(struct tracer_trace_args *a, int argc, char **argv,
+			tracer_trace_own_fn own, void *ctx, const char *usage,
+			const char *help)
+{
+	int i = 1, ret;
+
+	while (i < argc) {
+		const char *arg = argv[i];
+
+		if (tracer__is_help(a, arg)) {
+			printf("%s%s", usage, help);
+			return 0;
+		}
+		ret = own ? own(a, ctx, argc, argv, &i) : 0;
+		if (ret == 0)
+			ret = tracer__trace_arg(a, argc, argv, &i);
+		if (ret == 0)
+			return tracer__trace_usage(a, "unknown option '%s'",
+						   arg);
+		if (ret != 1)
+			return ret;
+	}
+	ret = tracer__trace_args_done(a);
+	return ret ? ret : -1;
 }
 
 bool tracer__is_help(const struct tracer_trace_args *a, const char *arg)

@@ -7,7 +7,10 @@
  *
  * Options take their value as the next argument or after `=`. Mistakes are
  * one line on stderr, "tracectl: CMD: ... (see 'tracectl CMD --help')",
- * and exit status 2.
+ * and exit status 2 (--until before --since too, when both are TIME or
+ * both +TIME). The options also set opts.check: +TIME counts from the
+ * first event of the whole trace, whatever --pid and --tid select, and
+ * a selection that matches nothing is said, exit status 1 (trace_merge.h).
  */
 #ifndef TRACER_TRACE_ARGS_H
 #define TRACER_TRACE_ARGS_H
@@ -56,6 +59,23 @@ int tracer__trace_usage(const struct tracer_trace_args *a, const char *fmt,
 			...) __attribute__((format(printf, 2, 3)));
 
 void tracer__trace_args_free(struct tracer_trace_args *a);
+
+/*
+ * A command's own option at argv[*i] (ctx: its own arguments): as
+ * tracer__trace_arg() returns.
+ */
+typedef int (*tracer_trace_own_fn)(struct tracer_trace_args *a, void *ctx,
+				   int argc, char **argv, int *i);
+
+/*
+ * Parse the arguments of a reading command: --help (usage and help
+ * printed), the command's own options (own, NULL for none), then the
+ * common ones (tracer__trace_arg()), until all are taken; DIR required.
+ * Returns -1 to go on, 0 (help printed) or 2 (a mistake, reported).
+ */
+int tracer__trace_parse(struct tracer_trace_args *a, int argc, char **argv,
+			tracer_trace_own_fn own, void *ctx, const char *usage,
+			const char *help);
 
 /* Is arg --help or -h (before any "--")? */
 bool tracer__is_help(const struct tracer_trace_args *a, const char *arg);

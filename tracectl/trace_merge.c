@@ -59,7 +59,11 @@ struct tracer_merge {
 	size_t nsrcs, srcs_cap;
 	struct merge_src **heap;
 	size_t nheap;
+	uint64_t since;			/* absolute */
 	uint64_t until;			/* absolute; UINT64_MAX: none */
+	char *dir;			/* as given, for messages */
+	bool given;			/* an item was handed out */
+	bool said_empty;		/* the selection found nothing: said */
 	char *msg;			/* the formatted message */
 	size_t msg_size;
 	void *pay;			/* a copy of the item's payload (the */
@@ -705,20 +709,98 @@ static void skip_to(struct tracer_merge *m, uint64_t since)
 	heapify(m);
 }
 
-/* The time bounds, made absolute from the first record of the trace. */
+/* The timestamp of the first record (lost or not) of the channel file
+ * at path into *ts: false when it has none or cannot be read (the merge
+ * reports that if it reads the file). */
+static bool file_first(struct tracer_merge *m, const char *path,
+		       uint64_t *ts)
+{
+	struct tracer_chan c;
+	struct tracer_chan_record rec;
+	int ret = tracer__chan_open(&c, path, m->errbuf, sizeof(m->errbuf));
+
+	while (!ret && (ret = tracer__chan_next(&c, &rec, m->errbuf,
+						sizeof(m->errbuf))) == -EBADMSG)
+		ret = 0;	/* on to the next intact packet */
+	if (ret == 1)
+		*ts = rec.timestamp;
+	tracer__chan_close(&c);
+	return ret == 1;
+}
+
+/*
+ * The first timestamp of the whole trace, +TIME's origin: that of the
+ * processes and threads --pid and --tid leave out too (their channel
+ * files are not sources: each one's first record is read here), so that
+ * +TIME is the same instant whatever the selection. UINT64_MAX: none.
+ */
+static uint64_t trace_first(struct tracer_merge *m)
+{
+	uint64_t first = m->nheap ? m->heap[0]->rec.timestamp : UINT64_MAX;
+	struct tracer_chan_name *names;
+	size_t i, j, n;
+	uint64_t ts;
+
+	if (!m->opts.pid && !m->opts.tid)
+		return first;	/* every file is a source */
+	for (i = 0; i < m->nprocs; i++) {
+		const struct tracer_merge_proc *p = &m->procs[i];
+
+		if (!p->meta.name || tracer__dir_channels(p->dir, &names, &n,
+				m->errbuf, sizeof(m->errbuf)))
+			continue;	/* not read: as without --pid */
+		for (j = 0; j < n; j++)
+			if (file_first(m, names[j].path, &ts) && ts < first)
+				first = ts;
+		tracer__chan_names_free(names, n);
+	}
+	return first;
+}
+
+/* "SECONDS.NANOSECONDS" of ts into buf. */
+static const char *time_text(char buf[32], uint64_t ts)
+{
+	snprintf(buf, 32, "%" PRIu64 ".%09" PRIu64, ts / 1000000000,
+		 ts % 1000000000);
+	return buf;
+}
+
+/* origin + rel, at most UINT64_MAX. */
+static uint64_t after(uint64_t origin, uint64_t rel)
+{
+	return origin + rel < origin ? UINT64_MAX : origin + rel;
+}
+
+/*
+ * The time bounds, made absolute from the first record of the whole
+ * trace; --until before --since (known only now when one is +TIME) is a
+ * problem: nothing is read.
+ */
 static void set_bounds(struct tracer_merge *m)
 {
 	uint64_t first = m->nheap ? m->heap[0]->rec.timestamp : 0;
-	uint64_t since = m->opts.since, until = m->opts.until;
+	uint64_t origin = 0, since = m->opts.since, until = m->opts.until;
+	bool has_until = m->opts.until || m->opts.until_relative;
+	char a[32], b[32];
 
+	if (m->opts.since_relative || m->opts.until_relative)
+		origin = trace_first(m);
+	if (origin == UINT64_MAX)
+		origin = 0;		/* no record at all */
 	if (m->opts.since_relative)
-		since = first + since < first ? UINT64_MAX : first + since;
+		since = after(origin, since);
 	if (m->opts.until_relative)
-		until = first + until < first ? UINT64_MAX : first + until;
-	m->until = m->opts.until || m->opts.until_relative ? until :
-		   UINT64_MAX;
-	if (since > first)
+		until = after(origin, until);
+	m->since = since;
+	m->until = has_until ? until : UINT64_MAX;
+	if (m->until < since) {
+		tracer__merge_error(m, "--until %s is before --since %s",
+				    time_text(a, until), time_text(b, since));
+		m->nheap = 0;
+		m->said_empty = true;
+	} else if (since > first) {
 		skip_to(m, since);
+	}
 }
 
 /* ----------------------------------------------------------------------
@@ -878,7 +960,8 @@ static void next_of(struct tracer_merge *m, struct merge_src *s)
 		sift_down(m->heap, m->nheap, 0);
 }
 
-int tracer__merge_next(struct tracer_merge *m, struct tracer_item *it)
+/* The next item (tracer__merge_next()). */
+static int next_item(struct tracer_merge *m, struct tracer_item *it)
 {
 	struct merge_src *s;
 	bool take;
@@ -904,6 +987,74 @@ int tracer__merge_next(struct tracer_merge *m, struct tracer_item *it)
 	return 0;
 }
 
+/* Does the merge select some items only? */
+static bool selects(const struct tracer_merge_opts *o)
+{
+	return o->pid || o->tid || o->events || o->since || o->until ||
+	       o->since_relative || o->until_relative;
+}
+
+/* Append the text of the patterns p, as given, to b (at *n of size). */
+static void put_patterns(char *b, size_t size, size_t *n,
+			 const struct tracer__patterns *p)
+{
+	size_t i;
+
+	for (i = 0; i < p->n && *n < size; i++)
+		*n += (size_t)snprintf(b + *n, size - *n, "%s%s%s",
+				       i ? "," : "", p->v[i].exclude ? "-" :
+				       "", p->v[i].glob);
+}
+
+/*
+ * The end, and no item was handed out: with opts.check, say what the
+ * selection was ("no events of process 12 thread 13 matching 'libc:*'
+ * from T up to T in 'DIR'").
+ */
+static void say_empty(struct tracer_merge *m)
+{
+	const struct tracer_merge_opts *o = &m->opts;
+	char b[1024], t[32];
+	size_t n = 0, size = sizeof(b) - 1;
+
+	if (!o->check || m->given || m->said_empty || !selects(o))
+		return;
+	m->said_empty = true;
+	n += (size_t)snprintf(b, size, "no events");
+	if (o->pid && n < size)
+		n += (size_t)snprintf(b + n, size - n, " of process %" PRIu32,
+				      o->pid);
+	if (o->tid && n < size)
+		n += (size_t)snprintf(b + n, size - n, "%s thread %" PRIu32,
+				      o->pid ? "" : " of", o->tid);
+	if (o->events && n < size) {
+		n += (size_t)snprintf(b + n, size - n, " matching '");
+		put_patterns(b, size, &n, o->events);
+		if (n < size)
+			n += (size_t)snprintf(b + n, size - n, "'");
+	}
+	if ((o->since || o->since_relative) && n < size)
+		n += (size_t)snprintf(b + n, size - n, " from %s",
+				      time_text(t, m->since));
+	if (m->until != UINT64_MAX && n < size)
+		n += (size_t)snprintf(b + n, size - n, " up to %s",
+				      time_text(t, m->until));
+	if (n < size)
+		snprintf(b + n, size - n, " in '%s'", m->dir);
+	tracer__merge_error(m, "%s", b);
+}
+
+int tracer__merge_next(struct tracer_merge *m, struct tracer_item *it)
+{
+	int ret = next_item(m, it);
+
+	if (ret)
+		m->given = true;
+	else
+		say_empty(m);
+	return ret;
+}
+
 /* ----------------------------------------------------------------------
  * Opening and closing.
  */
@@ -927,6 +1078,62 @@ static void free_list(char **list, size_t n)
 	free(list);
 }
 
+/* Is name the name of an event of a process of the merge, or of an item
+ * the merge makes? Else, the nearest such name at most max edits away
+ * into *near (when not NULL). */
+static bool event_known(const struct tracer_merge *m,
+			const struct tracer__pattern *v, const char **near,
+			uint32_t max)
+{
+	static const char *const made[] = { LOST_EVENT, UNKNOWN_EVENT };
+	const struct tracer__site *cs;
+	size_t i, j;
+	uint32_t d;
+
+	for (i = 0; i < sizeof(made) / sizeof(made[0]); i++)
+		if (tracer__pattern_matches(v, made[i]))
+			return true;
+	for (i = 0; i < m->nprocs; i++)
+		for (j = 0; j < m->procs[i].meta.ncallsites; j++) {
+			cs = &m->procs[i].meta.callsites[j];
+			if (tracer__pattern_matches(v, cs->name))
+				return true;
+			d = near ? tracer__name_distance(v->glob, v->len,
+					cs->name, strlen(cs->name)) : max + 1;
+			if (d <= max) {
+				*near = cs->name;
+				max = d - 1;	/* d > 0: no match */
+			}
+		}
+	return false;
+}
+
+/* With opts.check, warn about each pattern of --events that matches no
+ * event of the trace, a misspelling (trace_merge.h). */
+static void check_events(struct tracer_merge *m)
+{
+	const struct tracer__patterns *p = m->opts.events;
+	const struct tracer__pattern *v;
+	const char *near;
+	size_t i;
+
+	for (i = 0; p && m->opts.check && i < p->n; i++) {
+		v = &p->v[i];
+		near = NULL;
+		if (event_known(m, v, v->glob[v->len] ? NULL : &near, 2))
+			continue;
+		fflush(m->opts.out);
+		fprintf(m->opts.err, "tracectl: warning: --events: '%s%s' "
+			"matches no event of '%s'", v->exclude ? "-" : "",
+			v->glob, m->dir);
+		if (near)
+			fprintf(m->opts.err, " (did you mean '%s%s'?)",
+				v->exclude ? "-" : "", near);
+		fputc('\n', m->opts.err);
+		fflush(m->opts.err);
+	}
+}
+
 /* Find, load and open everything; returns 0, -ENOENT or -ENOMEM. */
 static int merge_start(struct tracer_merge *m, const char *dir)
 {
@@ -937,9 +1144,13 @@ static int merge_start(struct tracer_merge *m, const char *dir)
 	m->max_open = open_budget();
 	m->msg = malloc(MSG_INITIAL);
 	m->msg_size = MSG_INITIAL;
-	ret = m->msg && root ? find_procs(m, root, &dirs, &n) : -ENOMEM;
+	m->dir = strdup(dir);
+	ret = m->msg && root && m->dir ? find_procs(m, root, &dirs, &n) :
+	      -ENOMEM;
 	if (!ret)
 		ret = open_sources(m, dirs, n);
+	if (!ret)
+		check_events(m);
 	if (!ret)
 		ret = build_heap(m);
 	if (!ret)
@@ -1025,6 +1236,7 @@ void tracer__merge_close(struct tracer_merge *m)
 	free(m->heap);
 	free(m->msg);
 	free(m->pay);
+	free(m->dir);
 	free(m);
 }
 

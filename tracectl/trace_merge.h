@@ -50,9 +50,13 @@ struct tracer_merge_opts {
 	const struct tracer__patterns *events;	/* names (NULL: all) */
 	uint64_t since;			/* first timestamp shown (0) */
 	uint64_t until;			/* last timestamp shown (0: none) */
-	bool since_relative;		/* since/until count from the */
-	bool until_relative;		/* trace's first timestamp */
+	bool since_relative;		/* since/until count from the first
+					   timestamp of the whole trace,
+					   whatever pid and tid select */
+	bool until_relative;
 	bool no_symbols;		/* --no-symbols: addresses bare */
+	bool check;			/* say when the selection finds
+					   nothing (see below) */
 	FILE *err;			/* problems go here (stderr) */
 	FILE *out;			/* flushed before a problem is
 					   reported (stdout) */
@@ -113,6 +117,17 @@ struct tracer_item {
 };
 
 struct tracer_merge;
+
+/*
+ * With opts.check, a pattern of opts.events that matches the name of no
+ * event of the trace (of any process, whatever pid selects) is reported as
+ * a warning ("tracectl: warning: --events: 'libc:opne' matches no event
+ * in 'DIR' (did you mean 'libc:open'?)"), and a selection (pid, tid,
+ * events, since, until) that lets no item through as a problem, once the
+ * end is reached ("tracectl: no events of thread 99 in 'DIR'"). Both
+ * ways, --until before --since (once made absolute) is a problem, and
+ * nothing is read.
+ */
 
 /*
  * Open the session directory dir (or process directory: one holding

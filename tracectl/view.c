@@ -44,8 +44,9 @@ static const char help[] =
 	"  --events PATTERNS  only these events: globs, '-' excludes, the\n"
 	"                     last match wins ('hanoi:*,-hanoi:call')\n"
 	"  --since TIME       from TIME: SECONDS[.FRACTION] as printed, or\n"
-	"                     +SECONDS from the first event (units s, ms,\n"
-	"                     us, ns: '+250ms')\n"
+	"                     +SECONDS from the first event of the whole\n"
+	"                     trace, whatever --pid and --tid select (units\n"
+	"                     s, ms, us, ns: '+250ms')\n"
 	"  --until TIME       up to TIME (included), same forms\n"
 	"  --no-symbols       addresses without their names\n"
 	"  --follow           then print new events as they are written, like\n"
@@ -53,7 +54,10 @@ static const char help[] =
 	"  --lag MS           with --follow, how late events are printed:\n"
 	"                     more than the session's live interval (default\n"
 	"                     2000; a thread's events reach the files that\n"
-	"                     late at most)\n";
+	"                     late at most)\n"
+	"\n"
+	"A selection that matches no event is an error (status 1); a pattern\n"
+	"of --events that matches no event of the trace, a warning.\n";
 
 #define FOLLOW_ROUND_MS	200	/* between two looks at the files */
 #define FOLLOW_LAG_MS	2000
@@ -199,6 +203,9 @@ static int follow(const char *dir, const struct tracer_merge_opts *opts,
 	bool last = false, shown = false;
 	int status = 0;
 
+	/* Events may still come: a round that finds none is no mistake. */
+	o.check = false;
+
 	while (!last) {
 		upto = now_ns() - lag_ms * 1000000u;
 		if (opts->until && opts->until <= upto) {
@@ -232,9 +239,10 @@ int tracer__view_dir(const char *dir, FILE *out, FILE *err)
 }
 
 /* --follow or --lag at argv[*i]: 1 taken, 0 not one, 2 a mistake. */
-static int follow_arg(struct tracer_trace_args *a, struct follow_args *f,
-		      int argc, char **argv, int *i)
+static int follow_arg(struct tracer_trace_args *a, void *ctx, int argc,
+		      char **argv, int *i)
 {
+	struct follow_args *f = ctx;
 	const char *val;
 	char *end;
 
@@ -263,32 +271,17 @@ static int follow_arg(struct tracer_trace_args *a, struct follow_args *f,
 static int parse(struct tracer_trace_args *a, struct follow_args *f,
 		 int argc, char **argv)
 {
-	int i = 1, ret;
+	int ret = tracer__trace_parse(a, argc, argv, follow_arg, f, usage,
+				      help);
 
-	while (i < argc) {
-		const char *arg = argv[i];
-
-		if (tracer__is_help(a, arg)) {
-			printf("%s%s", usage, help);
-			return 0;
-		}
-		ret = follow_arg(a, f, argc, argv, &i);
-		if (ret == 0)
-			ret = tracer__trace_arg(a, argc, argv, &i);
-		if (ret == 0)
-			return tracer__trace_usage(a, "unknown option '%s'",
-						   arg);
-		if (ret != 1)
-			return ret;
-	}
-	ret = tracer__trace_args_done(a);
-	if (!ret && f->lag_ms != FOLLOW_LAG_MS && !f->on)
-		ret = tracer__trace_usage(a, "--lag without --follow");
-	if (!ret && f->on && (a->opts.since_relative ||
-			      a->opts.until_relative))
-		ret = tracer__trace_usage(a, "--follow takes --since and "
-					  "--until as times, not +TIME");
-	return ret ? ret : -1;
+	if (ret >= 0)
+		return ret;
+	if (f->lag_ms != FOLLOW_LAG_MS && !f->on)
+		return tracer__trace_usage(a, "--lag without --follow");
+	if (f->on && (a->opts.since_relative || a->opts.until_relative))
+		return tracer__trace_usage(a, "--follow takes --since and "
+					   "--until as times, not +TIME");
+	return -1;
 }
 
 int tracer__ctl_view(int argc, char **argv)

@@ -8,7 +8,7 @@ prints what it holds, one "KEY VALUE" line each:
 
   events     trace events
   processes  process_name metadata events
-  threads    thread_name metadata events
+  threads    threads named by thread_name metadata events
   slices     B events (each closed by an E: checked)
   depth      the deepest nesting seen
   instants   ph "i" events other than tracer:lost
@@ -17,12 +17,17 @@ prints what it holds, one "KEY VALUE" line each:
   lost_sum   the events they say were lost
   unclosed   E events that close a slice without its end event
   SLICE-NAME=N  slices per name ("slice func=12"), sorted
+  process PID NAME [| LABELS]
+             one line per process, by pid: its process_name, and its
+             process_labels if it has some (a later image of a pid:
+             "pid P, image N")
 
 Checks (exit status 1, with the reason on stderr): the top-level fields;
 every event has ph, name, pid, tid, and ts (a number, except metadata);
 per thread (pid, tid) the B and E events nest (an E has the name of the
-innermost open B, and is not before it) and none stays open; exactly one
-thread_name per thread that has events, and one process_name per process.
+innermost open B, and is not before it) and none stays open; a thread
+that has events has a thread_name (one more at each rename), a process
+one process_name.
 """
 import collections
 import json
@@ -55,6 +60,7 @@ def main(argv):
     stacks = collections.defaultdict(list)
     named = collections.Counter()
     procs = collections.Counter()
+    pnames, plabels = {}, {}
     used, pids = set(), set()
     n = collections.Counter()
     per_name = collections.Counter()
@@ -68,6 +74,9 @@ def main(argv):
                 named[key] += 1
             elif e["name"] == "process_name":
                 procs[e["pid"]] += 1
+                pnames[e["pid"]] = e["args"]["name"]
+            elif e["name"] == "process_labels":
+                plabels[e["pid"]] = e["args"]["labels"]
             continue
         used.add(key)
         pids.add(e["pid"])
@@ -98,8 +107,8 @@ def main(argv):
         if st:
             fail("%d slices left open on %r" % (len(st), key))
     for key in used:
-        if named[key] != 1:
-            fail("%d thread_name events for %r" % (named[key], key))
+        if named[key] < 1:
+            fail("no thread_name event for %r" % (key,))
     for pid in pids:
         if procs[pid] != 1:
             fail("%d process_name events for pid %r" % (procs[pid], pid))
@@ -112,6 +121,9 @@ def main(argv):
     print("depth %d" % depth)
     for name in sorted(per_name):
         print("slice %s=%d" % (name, per_name[name]))
+    for pid in sorted(pnames):
+        print("process %d %s%s" % (pid, pnames[pid],
+              " | " + plabels[pid] if pid in plabels else ""))
     return 0
 
 

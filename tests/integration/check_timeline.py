@@ -3,6 +3,12 @@
 test_timeline.sh).
 
 usage: check_timeline.py FILE.html
+       check_timeline.py --color FILE.png X0 COLOR
+
+The second form counts the pixels of a screenshot of the page (decoded
+as check_png.py does) right of X0 that have COLOR, a CSS "hsl(H,S%,L%)"
+as the page's legend gives it (data-color), give or take 4 per channel:
+it prints "color N".
 
 Reads FILE.html as strict UTF-8, takes its two data blocks (<script
 type="application/json"> "tl-events" and "tl-meta"), checks them, and
@@ -19,22 +25,38 @@ prints "KEY VALUE" lines:
   depth      the deepest nesting
   names      distinct names
   scripts    <script> elements in the page
+  procs      process images
   lane PID TID PROCESS / THREAD [formerly NAME, NAME...]
              one line per lane (THREAD its last name; a renamed thread
              also the names it had before, oldest first)
+  proc PID IMAGE PROCESS DIR
+             one line per process image, in order of first appearance
+             (IMAGE its rank among the images of PID, DIR its process
+             directory)
+  image PID IMAGE TID NAME...
+             the distinct event and slice names of each lane, sorted
 
 Checks (exit status 1, reason on stderr): no '<' inside a data block (so
 nothing can close the script element early); both blocks are JSON; every
-record has a known kind, lane and name, and sane times; slices of a lane
+record has a known kind, lane and name, and sane times; every lane names
+a process image of its pid, no two lanes the same thread of the same
+image, and the images of a pid are numbered 1, 2, ...; slices of a lane
 nest (a slice at depth d+1 lies inside one at depth d); records are
 counted per item: instants + lost + 2 * slices - unclosed == items (a
 slice stands for its begin and end, or its begin alone).
 """
 import bisect
 import collections
+import colorsys
 import json
+import os
 import re
+import struct
 import sys
+import zlib
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import check_png  # noqa: E402
 
 
 def fail(msg):
@@ -97,6 +119,29 @@ def check_nesting(slices):
     return depth
 
 
+def check_images(meta):
+    """The lanes and the process images they belong to."""
+    procs, seen, ranks = meta.get("procs"), set(), collections.Counter()
+    if not isinstance(procs, list):
+        fail("no procs in tl-meta")
+    for p in procs:
+        if len(p) != 4 or not isinstance(p[2], str):
+            fail("bad proc %r" % p)
+        ranks[p[0]] += 1
+        if p[3] != ranks[p[0]]:
+            fail("proc %r is not image %d of its pid" % (p, ranks[p[0]]))
+    for lane in meta["lanes"]:
+        if len(lane) != 6 or not isinstance(lane[4], list):
+            fail("bad lane %r" % lane)
+        if not 0 <= lane[5] < len(procs) or procs[lane[5]][0] != lane[0] \
+                or procs[lane[5]][1] != lane[2]:
+            fail("lane %r is in no process image of its pid" % lane)
+        if (lane[5], lane[1]) in seen:
+            fail("two lanes for thread %d of image %r" % (lane[1],
+                 procs[lane[5]]))
+        seen.add((lane[5], lane[1]))
+
+
 def main(argv):
     with open(argv[1], encoding="utf-8", errors="strict") as f:
         page = f.read()
@@ -104,10 +149,14 @@ def main(argv):
     nlanes, nnames = len(meta["lanes"]), len(meta["names"])
     n = collections.Counter()
     slices = collections.defaultdict(list)
+    lane_names = collections.defaultdict(set)
     for r in events:
         check_record(r, nlanes, nnames, n)
         if r[0] == 1:
             slices[r[1]].append((r[2], r[2] + r[5], r[6]))
+        if r[0] in (0, 1):
+            lane_names[r[1]].add(meta["names"][r[3]])
+    check_images(meta)
     depth = check_nesting(slices)
     # A slice stands for its begin and end items, or for its begin alone
     # when it was closed without its end.
@@ -122,14 +171,51 @@ def main(argv):
     print("depth %d" % depth)
     print("names %d" % nnames)
     print("scripts %d" % len(re.findall(r"<script\b", page)))
+    print("procs %d" % len(meta["procs"]))
     for lane in meta["lanes"]:
-        if len(lane) != 5 or not isinstance(lane[4], list):
-            fail("bad lane %r" % lane)
-        pid, tid, pname, tname, former = lane
+        pid, tid, pname, tname, former, _ = lane
         print("lane %d %d %s / %s%s" % (pid, tid, pname, tname,
               " formerly " + ", ".join(former) if former else ""))
+    for pid, pname, pdir, image in meta["procs"]:
+        print("proc %d %d %s %s" % (pid, image, pname, pdir))
+    for i, lane in enumerate(meta["lanes"]):
+        print("image %d %d %d %s" % (lane[0], meta["procs"][lane[5]][3],
+              lane[1], " ".join(sorted(lane_names[i]))))
+    return 0
+
+
+def hsl_rgb(css):
+    m = re.match(r"hsl\((\d+),(\d+)%,(\d+)%\)$", css)
+    if not m:
+        fail("not an hsl() colour: %r" % css)
+    h, s, l = (int(v) for v in m.groups())
+    return [round(c * 255) for c in colorsys.hls_to_rgb(h / 360.0, l / 100.0,
+                                                         s / 100.0)]
+
+
+def count_color(argv):
+    data = open(argv[2], "rb").read()
+    x0, want = int(argv[3]), hsl_rgb(argv[4])
+    idat, ihdr = b"", None
+    for kind, body in check_png.chunks(data):
+        if kind == b"IHDR":
+            ihdr = struct.unpack(">IIBBBBB", body)
+        elif kind == b"IDAT":
+            idat += body
+    if not ihdr or ihdr[2] != 8 or ihdr[3] not in (2, 6) or ihdr[6]:
+        fail("unexpected PNG %r" % (ihdr,))
+    width, height, bpp = ihdr[0], ihdr[1], 3 if ihdr[3] == 2 else 4
+    n = 0
+    for row in check_png.unfilter(zlib.decompress(idat), width, height, bpp):
+        for x in range(x0, width):
+            px = row[x * bpp:x * bpp + 3]
+            if all(abs(px[i] - want[i]) <= 4 for i in range(3)):
+                n += 1
+    print("color %d" % n)
     return 0
 
 
 if __name__ == "__main__":
+    if len(sys.argv) == 5 and sys.argv[1] == "--color":
+        sys.exit(count_color(sys.argv))
     sys.exit(main(sys.argv))

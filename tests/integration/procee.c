@@ -12,6 +12,12 @@
  *   procee exec N       execs itself as "exec N-1" (execl, execlp,
  *                       execle, execv in turn); "exec 0" returns 5 from
  *                       main
+ *   procee records OUT ARG...
+ *                       writes "# ppid PPID", starts a joinable and a
+ *                       detached thread (each
+ *                       writes "# thread KIND PTHREAD_T TID" to OUT),
+ *                       spawns "true ARG..." (posix_spawnp), then execs
+ *                       /bin/true with the same argv (execv)
  *   procee storm N OUT  a signal storm: a thread sends SIGUSR1 to the
  *                       main thread while it calls wrapped functions in
  *                       a loop (N times at least, until 2000 signals were
@@ -488,6 +494,57 @@ static int storm(long n)
 	return 0;
 }
 
+/* ---- records ------------------------------------------------------------- */
+
+static pthread_mutex_t rec_mu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t rec_cv = PTHREAD_COND_INITIALIZER;
+static int rec_done;
+
+static void *rec_thread(void *kind)
+{
+	pthread_mutex_lock(&rec_mu);
+	fprintf(out, "# thread %s %#lx %d\n", (const char *)kind,
+		(unsigned long)pthread_self(), (int)gettid());
+	rec_done++;
+	pthread_cond_broadcast(&rec_cv);
+	pthread_mutex_unlock(&rec_mu);
+	return NULL;
+}
+
+/* argv[0] is procee's OUT: "true", then the arguments after it. */
+static int records(char **argv)
+{
+	static char joinable[] = "joinable", detached[] = "detached",
+		    true_[] = "true";
+	pthread_attr_t attr;
+	pthread_t th, dt;
+	pid_t child;
+	int status;
+
+	fprintf(out, "# ppid %d\n", (int)getppid());
+	if (pthread_create(&th, NULL, rec_thread, joinable))
+		die("pthread_create");
+	pthread_attr_init(&attr);
+	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+	if (pthread_create(&dt, &attr, rec_thread, detached))
+		die("pthread_create");
+	pthread_join(th, NULL);
+	pthread_mutex_lock(&rec_mu);
+	while (rec_done < 2)
+		pthread_cond_wait(&rec_cv, &rec_mu);
+	pthread_mutex_unlock(&rec_mu);
+	argv[0] = true_;
+	if ((errno = posix_spawnp(&child, "true", NULL, NULL, argv, environ)))
+		die("posix_spawnp");
+	if (waitpid(child, &status, 0) != child)
+		die("waitpid");
+	fprintf(out, "# spawned %d\n", (int)child);
+	fclose(out);
+	execv("/bin/true", argv);
+	die("execv");
+	return 1;
+}
+
 int main(int argc, char **argv)
 {
 	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
@@ -497,9 +554,16 @@ int main(int argc, char **argv)
 	self[n] = '\0';
 	if (argc == 3 && !strcmp(argv[1], "exec"))
 		return exec_chain(atoi(argv[2]));
+	if (argc >= 3 && !strcmp(argv[1], "records")) {
+		out = fopen(argv[2], "w");
+		if (!out)
+			die(argv[2]);
+		setvbuf(out, NULL, _IOLBF, 0);
+		return records(argv + 2);
+	}
 	if (argc != 4 && !(argc == 3 && !strcmp(argv[1], "main"))) {
 		fprintf(stderr, "usage: procee main OUT | exec N | "
-			"storm N OUT\n");
+			"records OUT ARG... | storm N OUT\n");
 		return 2;
 	}
 	out = fopen(argv[argc - 1], "w");

@@ -1,8 +1,9 @@
 #!/bin/bash
 # tracectl's command line: usage mistakes (exit 2, one line on stderr),
-# --help, values checked before anything is sent, failures (exit 1, one
-# line), requests without a session, status/list --json, and record with
-# the shared tracerd and with a private one.
+# --help, values checked before anything is sent, misspelled patterns
+# warned about (exit status unchanged), failures (exit 1, one line),
+# requests without a session, status/list --json, and record with the
+# shared tracerd and with a private one.
 . "$(dirname "$0")/lib.sh"
 
 CMDS="start stop filter switch snapshot status list record"
@@ -101,6 +102,8 @@ for c in view export timeline; do
 	fails 2 "tracectl: $c: missing DIR (see 'tracectl $c --help')" $c
 	fails 2 "tracectl: $c: --since: 'soon' is not a time (SECONDS[.FRACTION] as view prints them, or +SECONDS from the first event; units s, ms, us, ns) (see 'tracectl $c --help')" \
 		$c "$T" --since soon
+	fails 2 "tracectl: $c: --until is before --since (see 'tracectl $c --help')" \
+		$c "$T" --since +2s --until +1500ms
 	run $c --help
 	report "tracectl $c --help: usage on stdout, exit 0" eval \
 		'[ $rc -eq 0 ] && [ -z "$err" ] && [[ $out == "usage: tracectl $c"* ]]'
@@ -195,6 +198,15 @@ fails 1 "$cant" start --mode=discard --subbuf-size 1G --subbuf-count 2
 fails 1 "$cant" start --subbuf-size 4096 --subbuf-count 65536
 fails 1 "$cant" filter -libc:malloc
 fails 1 "$cant" filter --pid 1 'libc:*' -libc:malloc
+# Misspelled patterns of the library's providers: a warning each (git
+# style), before the request; a program's own provider ('app') is not
+# checked.
+run start --events 'libc:opne,app:*,-pthread:mutex_lcok'
+report "start --events: a warning per misspelled library pattern" eval \
+	'[ $rc -eq 1 ] && [ "$nerr" -eq 3 ] &&
+	 [ "$(sed -n 1p "$T/stderr")" = "tracectl: warning: '\''libc:opne'\'' matches no event of the library (did you mean '\''libc:open'\''?)" ] &&
+	 [ "$(sed -n 2p "$T/stderr")" = "tracectl: warning: '\''-pthread:mutex_lcok'\'' matches no event of the library (did you mean '\''-pthread:mutex_lock'\''?)" ] &&
+	 [ "$(sed -n 3p "$T/stderr")" = "$cant" ]'
 for c in start stop switch snapshot status list; do
 	fails 1 "$cant" $c
 	fails 1 "tracectl: cannot reach tracerd at '$T/other': $unreachable" \
@@ -264,6 +276,11 @@ fails 2 "tracectl: status: unexpected argument 'x' (see 'tracectl status --help'
 run filter 'test:*' -test:seq
 report "filter: 'filter PATTERNS applied to N process(es)'" eval \
 	'[ $rc -eq 0 ] && [[ $out == "filter '\''test:*,-test:seq'\'' applied to "[0-9]*" process(es)" ]]'
+run filter 'lib:*' 'proc:*'
+report "filter 'lib:*': warned about (one line), applied, exit 0" eval \
+	'[ $rc -eq 0 ] && [ "$nerr" -eq 1 ] &&
+	 [ "$err" = "tracectl: warning: '\''lib:*'\'' matches no event of the library (did you mean '\''libc:*'\''?)" ] &&
+	 [[ $out == "filter '\''lib:*,proc:*'\'' applied to "* ]]'
 run snapshot
 report "snapshot with nothing to hold: exit 1, one line, no directory" eval \
 	'one_line 1 && [[ $err == "tracectl: nothing to snapshot: "* ]] &&
@@ -323,6 +340,10 @@ out=$(echo through | LD_PRELOAD=$RECORD_PRELOAD "$TRACECTL" record -- cat \
 rc=$?
 report "record: the program reads tracectl's stdin (and has its stdout)" \
 	eval '[ $rc -eq 0 ] && [ "$out" = through ]'
+run record --events 'libc:clsoe,test:*' -- "$TRACEE" print 5
+report "record --events: the misspelled pattern warned about first" eval \
+	'[ $rc -eq 0 ] && rec_dir &&
+	 [ "$(head -n 1 "$T/stderr")" = "tracectl: warning: '\''libc:clsoe'\'' matches no event of the library (did you mean '\''libc:close'\''?)" ]'
 run record --events 'test:*' -- "$TRACEE" print 5
 report "record: a traced program's events are in the directory" eval \
 	'[ $rc -eq 0 ] && rec_dir &&

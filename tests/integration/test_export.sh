@@ -5,9 +5,14 @@
 # thread_name per thread, and as many properly nested slices as the pairs
 # the program recorded (counted with tracectl view), at the same times, and
 # one instant per other event (tests/integration/check_chrome.py).
+# Then, with every event of the library: its single events proc:exit and
+# pthread:exit are instants, not ends without a begin; and the three
+# process images of one pid (tests/integration/forker forkexec: a child
+# that execs itself, twice) are three processes, each with its own events.
 . "$(dirname "$0")/lib.sh"
 
 PAIRS=./tests/integration/pairs
+FORKER=./tests/integration/forker
 CHECK_CHROME=$(dirname "$0")/check_chrome.py
 THREADS=4
 ROUNDS=300
@@ -109,5 +114,50 @@ ok $([ $? -eq 0 ] && grep -qx "slices $work" "$T/work" &&
 out=$("$TRACECTL" export --format=perfetto "$dir" 2>&1); rc=$?
 ok $([ $rc -eq 2 ] && [ "$out" = "tracectl: export: unknown format 'perfetto' (see 'tracectl export --help')" ]; echo $?) \
 	"an unknown format: one-line usage error, exit 2"
+
+# Every event of the library, and three images of one pid. (The forker's
+# child records from its first event: wait for its registration as long
+# as a loaded machine may need.)
+IMAGE_EVENTS=100
+dir=$(session_cmd start)
+"$PAIRS" 2 10 2 && TRACER_REGISTER_TIMEOUT_MS=30000 "$FORKER" forkexec \
+	$IMAGE_EVENTS >"$T/fe.out"
+check "the traced programs exit 0" [ $? -eq 0 ]
+check "stop returns the session directory" [ "$(session_cmd stop)" = "$dir" ]
+"$TRACECTL" view "$dir" >"$T/view.all"
+singles=$(grep -c -e ' proc:exit: ' -e ' pthread:exit: ' "$T/view.all")
+"$TRACECTL" export "$dir" -o "$T/all.json"
+check "export exits 0" [ $? -eq 0 ]
+python3 "$CHECK_CHROME" "$T/all.json" >"$T/all" 2>&1
+ok $? "the trace of every event is valid and nests"
+grep -E '^(processes|threads|slices|unmatched|process) ' "$T/all" | sed 's/^/# /'
+ok $([ "$singles" -ge 3 ] && grep -qx "unmatched 0" "$T/all"; echo $?) \
+	"proc:exit and pthread:exit ($singles) are no ends without a begin"
+
+c=$(awk '$1 == "child" { print $2 }' "$T/fe.out")
+python3 - "$T/all.json" "$c" $IMAGE_EVENTS >"$T/images" 2>&1 <<'EOF2'
+import collections, json, sys
+trace = json.load(open(sys.argv[1], encoding="utf-8"))["traceEvents"]
+pid, n, stride = int(sys.argv[2]), int(sys.argv[3]), 1 << 22
+names, labels, got = {}, {}, collections.Counter()
+for e in trace:
+    if e["ph"] == "M" and e["name"] == "process_name":
+        names[e["pid"]] = e["args"]["name"]
+    elif e["ph"] == "M" and e["name"] == "process_labels":
+        labels[e["pid"]] = e["args"]["labels"]
+    elif e["name"] in ("test:prexec", "test:image"):
+        got[e["pid"], e["name"]] += 1
+want = {(pid, "test:prexec"): n, (pid + stride, "test:image"): 2 * n,
+        (pid + 2 * stride, "test:image"): 2 * n}
+ids = [pid, pid + stride, pid + 2 * stride]
+print("names %r labels %r events %r" % ([names.get(i) for i in ids],
+      [labels.get(i) for i in ids], sorted(got.items())))
+ok = (dict(got) == want and all(names.get(i) == "forker" for i in ids) and
+      pid not in labels and labels.get(ids[1]) == "pid %d, image 2" % pid and
+      labels.get(ids[2]) == "pid %d, image 3" % pid)
+sys.exit(0 if ok else 1)
+EOF2
+ok $? "pid $c before and after two execs: three 'forker' processes, each with its own events"
+sed 's/^/# /' "$T/images"
 
 finish

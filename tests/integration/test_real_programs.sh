@@ -109,7 +109,7 @@ tids=$(for i in 0 1 2; do
 	awk -v p="$T/py/out-$i" '$5 == "libc:open:" && $7 == p && $3 != $4 { print $4 }' "$T/py.view" | head -n 1
 done | sort -u | wc -l)
 check "python3: each of its 3 threads opened its own file ($tids threads)" [ "$tids" -eq 3 ]
-n=$(grep -c ' pthread:create: thread 0x[0-9a-f]* start 0x[0-9a-f]* result 0$' "$T/py.view")
+n=$(grep -c ' pthread:create: thread 0x[0-9a-f]* tid [1-9][0-9]* start 0x[0-9a-f]* result 0$' "$T/py.view")
 check "python3: its 3 threads' creation recorded ($n pthread:create)" [ "$n" -ge 3 ]
 started=$(awk '$5 == "pthread:start:" && $3 != $4 { print $4 }' "$T/py.view" | sort -u | wc -l)
 check "python3: 3 threads recorded their start ($started)" [ "$started" -ge 3 ]

@@ -64,7 +64,7 @@ dir=$(session_cmd start)
 "$TRACEE" types
 session_cmd stop >/dev/null
 "$TRACECTL" view "$dir" | sed -n 's/^.* test:[a-z]*: //p' >"$T/types.out"
-long=$(head -c 511 /dev/zero | tr '\0' x)
+long=$(head -c 508 /dev/zero | tr '\0' x)...	# cut, marked
 printf '%s\n' "-5 65535 -42 -1 1099511627776 4000000000 abc Z" \
 	"3.142 1.000000e-300 2.5 0x1234 str|(null)" \
 	"   ab|7     |+8|%|2000" "$long" "no arguments" >"$T/types.expected"

@@ -163,7 +163,10 @@ ok $(! grep -q 'tracer__' "$T/funcs3" &&
 	[ "$(grep -c '^exit ' "$T/funcs3")" -eq 3 ] &&
 	grep -q '^entry main$' "$T/funcs3" &&
 	grep -q '^entry c_values$' "$T/funcs3" &&
-	grep -q '^entry [_A-Za-z0-9]*cxx_values' "$T/funcs3"; echo $?) \
-	"recfuncs: func:entry/exit of its 3 functions only, none of <tracer.h>'s"
+	grep -q '^entry cxx_values(int)$' "$T/funcs3"; echo $?) \
+	"recfuncs: func:entry/exit of its 3 functions only, none of <tracer.h>'s; the C++ one demangled"
+"$TRACECTL" export "$dir3" -o "$T/recfuncs.json" 2>"$T/export3.err"
+ok $(grep -q '"cxx_values(int)"' "$T/recfuncs.json"; echo $?) \
+	"recfuncs: export names the C++ function's slice demangled"
 
 finish

@@ -5,11 +5,18 @@
 # JavaScript error, says it drew (data-status="ok"), has one lane per
 # thread of the trace (counted with tracectl view) and the number of events
 # view prints, and a screenshot shows coloured marks and slices.
+# Then `sh -c 'exec tl_poll'` (tracectl record): two process images of one
+# pid, each with a lane of its own, labelled by its program; tl_poll waits
+# twice in poll() for 1 s, each time just after a short read(): the
+# legend gives libc:poll's colour, and at the zoom that shows the whole
+# trace both long slices are drawn (their pixels in a screenshot), even
+# though each starts in the pixel of a short slice.
 # Skipped only where Chromium is not installed ($CHROMIUM names it).
 . "$(dirname "$0")/lib.sh"
 
 HANOI=${HANOI_TRACED:-./examples/hanoi_traced}
 PAIRS=./tests/integration/pairs
+TL_POLL=$(cd ./tests/integration && pwd)/tl_poll
 SRC=$(dirname "$0")
 CHROMIUM=${CHROMIUM:-$(command -v chromium || command -v chromium-browser ||
 	command -v google-chrome)}
@@ -93,5 +100,51 @@ sed 's/^/# /' "$T/png"
 ok $(grep -qx 'width 1400' "$T/png" && grep -qx 'height 900' "$T/png" &&
 	[ "$(sed -n 's/^saturated //p' "$T/png")" -gt 2000 ]; echo $?) \
 	"the screenshot is a 1400x900 PNG with coloured events drawn"
+
+# Two images of one pid; long slices among short ones.
+LD_PRELOAD=$RECORD_PRELOAD "$TRACECTL" record -- sh -c "exec $TL_POLL 1000 300" \
+	>"$T/poll.out" 2>"$T/poll.err"
+check "tracectl record -- sh -c 'exec tl_poll 1000 300' exits 0" [ $? -eq 0 ]
+pdir=$(record_dir "$T/poll.err")
+pid=$(sed -n 's/^pid //p' "$pdir"/tl_poll-*/tracer/process.meta)
+echo "# $pdir: pid $pid"
+"$TRACECTL" timeline "$pdir" -o "$T/poll.html"
+check "timeline writes the page" [ $? -eq 0 ]
+python3 "$SRC/check_timeline.py" "$T/poll.html" >"$T/poll.data" 2>&1
+grep -E '^(lanes|procs|proc|slices|unmatched) ' "$T/poll.data" | sed 's/^/# /'
+ok $([ -n "$pid" ] && grep -qx "procs 2" "$T/poll.data" &&
+	grep -qx "proc $pid 1 sh sh-$pid" "$T/poll.data" &&
+	grep -qx "proc $pid 2 tl_poll tl_poll-$pid" "$T/poll.data" &&
+	grep -qx "lanes 2" "$T/poll.data"; echo $?) \
+	"sh and the program it execs (pid $pid): two process images, a lane each"
+ok $(grep -q "^image $pid 1 $pid .*proc:exec" "$T/poll.data" &&
+	! grep "^image $pid 1 " "$T/poll.data" | grep -q "libc:poll" &&
+	grep "^image $pid 2 $pid " "$T/poll.data" | grep -q " libc:poll " &&
+	! grep "^image $pid 2 " "$T/poll.data" | grep -q "proc:exec"
+	echo $?) "each lane holds its own program's events (sh: the exec; tl_poll: the polls)"
+
+chromium "$T/pdom.html" "$T/pdom.err" --dump-dom "file://$T/poll.html"
+check "chromium loads the page (--dump-dom)" [ $? -eq 0 -a -s "$T/pdom.html" ]
+ok $(grep -q '<body data-status="ok" data-errors=""' "$T/pdom.html"; echo $?) \
+	"the page draws without a JavaScript error"
+ok $(grep -Fq "<span class=\"proc\">sh $pid (image 1) / </span>" "$T/pdom.html" &&
+	grep -Fq "<span class=\"proc\">tl_poll $pid (image 2) / </span>" "$T/pdom.html"
+	echo $?) "the lanes are labelled 'sh $pid (image 1)' and 'tl_poll $pid (image 2)'"
+color=$(grep -o 'class="legend-item" data-name="libc:poll" data-color="[^"]*"' \
+	"$T/pdom.html" | sed 's/.*data-color="\([^"]*\)"/\1/')
+ok $([ -n "$color" ] &&
+	grep -q 'class="legend-item" data-name="test:tick" data-color="hsl(' \
+	"$T/pdom.html"; echo $?) "the legend gives the colour of each name (libc:poll: $color)"
+
+chromium "$T/pshot.out" "$T/pshot.err" --hide-scrollbars \
+	--window-size=1400,900 --screenshot="$T/pshot.png" \
+	"file://$T/poll.html"
+check "chromium takes a screenshot" [ $? -eq 0 -a -s "$T/pshot.png" ]
+# Both slices: 2 s of a 2.1 s trace over the ~1140 pixels of the lanes,
+# 14 pixels high: about 15000 pixels; one of them alone, under 8000.
+n=$(python3 "$SRC/check_timeline.py" --color "$T/pshot.png" 262 "$color" |
+	sed -n 's/^color //p')
+ok $([ "${n:-0}" -ge 10000 ]; echo $?) \
+	"at the zoom that shows it all, both 1 s libc:poll slices are drawn (${n:-0} pixels of their colour)"
 
 finish

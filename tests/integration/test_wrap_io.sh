@@ -63,7 +63,7 @@ done
 exec 7>&-
 wait $cat_pid
 check "tracectl list shows libc:read_entry as recorded" \
-	grep -Eq '^libc:read_entry +1 yes +fd %d count %zu$' "$T/list"
+	grep -Eq '^libc:read_entry +1 yes +fd \(int\), count \(size_t\)$' "$T/list"
 check "tracectl list shows libc:malloc as not recorded by default" \
 	grep -Eq '^libc:malloc +1 no ' "$T/list"
 

@@ -9,6 +9,7 @@
  * nesting per thread, one thread_name per thread); hostile strings
  * (quotes, backslashes, control bytes, NUL, invalid UTF-8, "</script>")
  * are decoded back by Python and compared; lost items, the filters, a
+ * pid that stands for three process images (exec, a pid used again), a
  * nesting deeper than the limit, usage mistakes and write errors are
  * checked through tracer__ctl_export() in a child process. The timeline
  * page's data blocks are checked by check_timeline.py: counts, nesting,
@@ -148,6 +149,55 @@ static void build_renames(void)
 	f = create("renames/app-20/vital-21", "w");
 	pkt_begin(&p, 1, 21, 8000);
 	rec(&p, 4, 8000, "isu", 21LL, "late", 0ULL);
+	pkt_write(&p, f, 0);
+	fclose(f);
+}
+
+/*
+ * images/: pid 30 is three process images: sh (sh-30) opens x at 1000 on
+ * thread 30 and execs; true (true-30) records an x:end at 3000 (it must
+ * not close sh's x: another program) and thread 31 a tick at 3500; a
+ * later true (true-30.1, the pid used again) ticks at 5000 on thread 30.
+ */
+static void build_images(void)
+{
+	char *cs1[] = {
+		callsite(1, 0, "-", "x:begin", "x"),
+		callsite(2, 1, "-", "proc:exec", "exec"),
+	};
+	char *cs2[] = {
+		callsite(1, 0, "-", "x:end", "x done"),
+		callsite(2, 0, "i", "a:tick", "tick %d"),
+	};
+	char *cs3[] = { callsite(1, 0, "i", "a:tick", "tick %d") };
+	struct pkt p;
+	FILE *f;
+
+	make_dir("images/sh-30");
+	make_dir("images/true-30");
+	make_dir("images/true-30.1");
+	meta_with("images/sh-30", 30, "sh", cs1, 2, "");
+	meta_with("images/true-30", 30, "true", cs2, 2, "");
+	meta_with("images/true-30.1", 30, "true", cs3, 1, "");
+	f = create("images/sh-30/default-30", "w");
+	pkt_begin(&p, 0, 30, 1000);
+	rec(&p, 1, 1000, "");
+	rec(&p, 2, 2000, "");
+	pkt_write(&p, f, 0);
+	fclose(f);
+	f = create("images/true-30/default-30", "w");
+	pkt_begin(&p, 0, 30, 3000);
+	rec(&p, 1, 3000, "");
+	pkt_write(&p, f, 0);
+	fclose(f);
+	f = create("images/true-30/default-31", "w");
+	pkt_begin(&p, 0, 31, 3500);
+	rec(&p, 2, 3500, "i", 1LL);
+	pkt_write(&p, f, 0);
+	fclose(f);
+	f = create("images/true-30.1/default-30", "w");
+	pkt_begin(&p, 0, 30, 5000);
+	rec(&p, 1, 5000, "i", 2LL);
 	pkt_write(&p, f, 0);
 	fclose(f);
 }
@@ -413,6 +463,11 @@ static void test_classify(void)
 		{ "a:beginning", TRACER_PAIR_NONE, 0, 0 },
 		{ "a:Begin", TRACER_PAIR_NONE, 0, 0 },
 		{ "tracer:thread_exit", TRACER_PAIR_NONE, 0, 0 },
+		{ "proc:exit", TRACER_PAIR_NONE, 0, 0 },
+		{ "pthread:exit", TRACER_PAIR_NONE, 0, 0 },
+		{ "proc:exit_x", TRACER_PAIR_NONE, 0, 0 },
+		{ "myproc:exit", TRACER_PAIR_END, 1, 7 },
+		{ "pthread:cond_wait_exit", TRACER_PAIR_END, 1, 18 },
 	};
 	struct tracer_pair p;
 	size_t i;
@@ -428,7 +483,7 @@ static void test_classify(void)
 		     p.family, p.key_len);
 	}
 	ok(good, "pairing: begin/end after : _ - ., entry/exit after : _, "
-	   "a non-empty BASE, never tracer:*");
+	   "a non-empty BASE, never tracer:*, proc:exit, pthread:exit");
 }
 
 static void test_pairs(void)
@@ -576,6 +631,23 @@ static void filtered(const char *a1, const char *a2, const char *want,
 	free(file);
 }
 
+/* A selection that matches nothing: said, exit 1. */
+static void no_process(void)
+{
+	char *dir = path_of("pairs"), *file = path_of("filtered.json");
+	char want[4096 + 64];
+	struct run r;
+
+	snprintf(want, sizeof(want),
+		 "tracectl: no events of process 99 in '%s'\n", dir);
+	run_cmd(&r, "export", dir, "--pid", "99", "-o", file, NULL);
+	expect_status(&r, 1, want, "export --pid of no process: said, "
+		      "exit 1");
+	run_free(&r);
+	free(dir);
+	free(file);
+}
+
 static void test_filters(void)
 {
 	filtered("--tid", "11", "threads 1\nslices 1\nunclosed 1\n"
@@ -584,8 +656,7 @@ static void test_filters(void)
 	filtered("--events", "a:*", "threads 2\nslices 2\nslice a:work=2\n"
 		 "instants 2\nunclosed 0\n", "export --events: pairs of the "
 		 "events kept only");
-	filtered("--pid", "99", "events 0\n", "export --pid of no process: "
-		 "an empty trace");
+	no_process();
 	filtered("--since", "0.0000055", "threads 1\nslices 2\nunclosed 1\n"
 		 "instants 0\n", "export --since: what began before is gone");
 	filtered("--until", "+2500ns", "threads 2\nslices 3\nunclosed 3\n"
@@ -764,6 +835,48 @@ static void test_renames(void)
 }
 
 /* ----------------------------------------------------------------------
+ * Process images.
+ */
+
+/* The exported id of thread or process v of image n of its pid. */
+#define IMAGE_ID(v, n)	((v) + ((n) - 1) * TRACER_IMAGE_STRIDE)
+
+static void test_images(void)
+{
+	char *dir = path_of("images"), *file = path_of("images.json");
+	char *html = path_of("images.html"), *labels;
+	struct run r;
+
+	run_cmd(&r, "export", dir, "-o", file, NULL);
+	expect_status(&r, 0, "", "export: a pid of three process images");
+	run_free(&r);
+	if (asprintf(&labels, "processes 3\nthreads 4\nslices 1\n"
+		     "unclosed 1\nunmatched 1\nprocess 30 sh\n"
+		     "process %llu true | pid 30, image 2\n"
+		     "process %llu true | pid 30, image 3\n",
+		     (unsigned long long)IMAGE_ID(30, 2),
+		     (unsigned long long)IMAGE_ID(30, 3)) < 0)
+		bail_out("out of memory");
+	expect_summary("check_chrome.py", file, labels, "export: each image "
+		       "a process of its own, labelled; sh's slice is not "
+		       "closed by the next program's end");
+	free(labels);
+	run_cmd(&r, "timeline", dir, "-o", html, NULL);
+	expect_status(&r, 0, "", "timeline: a pid of three process images");
+	run_free(&r);
+	expect_summary("check_timeline.py", html, "lanes 4\nprocs 3\n"
+		       "unmatched 1\nunclosed 1\nproc 30 1 sh sh-30\n"
+		       "proc 30 2 true true-30\nproc 30 3 true true-30.1\n"
+		       "image 30 1 30 proc:exec x\nimage 30 2 30 x:end\n"
+		       "image 30 2 31 a:tick\nimage 30 3 30 a:tick\n",
+		       "timeline: a lane per thread of each image, the "
+		       "images numbered in time order");
+	free(dir);
+	free(file);
+	free(html);
+}
+
+/* ----------------------------------------------------------------------
  * The timeline.
  */
 
@@ -785,7 +898,8 @@ static void test_timeline(void)
 	expect_summary("check_timeline.py", file, "lanes 2\nitems 11\n"
 		       "truncated 0\ninstants 3\nunmatched 1\nslices 5\n"
 		       "unclosed 2\nlost 0\ndepth 2\nnames 5\nscripts 4\n"
-		       "lane 10 10 app / main\nlane 10 11 app / None\n",
+		       "procs 1\nlane 10 10 app / main\nlane 10 11 app / None\n"
+		       "proc 10 1 app app-10\n",
 		       "timeline: lanes, slices, instants as export pairs "
 		       "them");
 	run_cmd(&r, "timeline", dir, "--max-events=5", "-o", file, NULL);
@@ -836,7 +950,7 @@ static void test_timeline_hostile(void)
 
 int main(void)
 {
-	plan(45);
+	plan(48);
 	if (!mkdtemp(root))
 		bail_out("mkdtemp: %s", strerror(errno));
 	have_python = system("python3 -c pass >/dev/null 2>&1") == 0;
@@ -845,6 +959,7 @@ int main(void)
 	build_lost();
 	build_deep();
 	build_renames();
+	build_images();
 	test_classify();
 	test_pairs();
 	test_hostile_export();
@@ -852,6 +967,7 @@ int main(void)
 	test_filters();
 	test_deep();
 	test_renames();
+	test_images();
 	test_usage();
 	test_write_error();
 	test_timeline();

@@ -527,9 +527,84 @@ static void test_one_description(void)
 	   "a long double)");
 }
 
+/* s of n bytes of c into buf (n + 1 bytes). */
+static const char *string_of(char *buf, size_t n, char c)
+{
+	memset(buf, c, n);
+	buf[n] = '\0';
+	return buf;
+}
+
+/*
+ * A string longer than the limit is stored cut, its end marked "...": a
+ * reader can tell (tracer__string_cut()); one that fits is stored whole,
+ * up to TRACER_STRING_MAX - 2 bytes.
+ */
+static void test_cut_strings(void)
+{
+	char in[700], out[TRACER_STRING_MAX + 8], want[TRACER_STRING_MAX];
+	size_t fit = TRACER_STRING_MAX - 2;
+
+	memset(out, '#', sizeof(out));
+	ok(tracer__store_string(out, string_of(in, fit, 'a')) ==
+	   out + fit + 1 && !strcmp(out, in) && !tracer__string_cut(out),
+	   "a string of TRACER_STRING_MAX - 2 bytes is stored whole");
+	tracer__store_string(out, string_of(in, fit + 1, 'b'));
+	string_of(want, fit + 1 - 3, 'b');
+	strcat(want, "...");
+	ok(!strcmp(out, want) && tracer__string_cut(out),
+	   "one byte more: cut, its last 3 bytes \"...\"");
+	ok(tracer__store_string(out, string_of(in, 650, 'c')) ==
+	   out + TRACER_STRING_MAX && strlen(out) == TRACER_STRING_MAX - 1 &&
+	   !strncmp(out + TRACER_STRING_MAX - 4, "...", 4) &&
+	   out[TRACER_STRING_MAX - 5] == 'c' && out[TRACER_STRING_MAX] == '#',
+	   "a long one: TRACER_STRING_MAX bytes, NUL included, ending "
+	   "\"...\", nothing written past them");
+	tracer__store_string(in, out);
+	ok(!strcmp(in, out), "a cut string stored again is the same "
+	   "(tracerd's salvage)");
+	ok(!tracer__string_cut("") && !tracer__string_cut("abc..."),
+	   "a short string ending with dots is not a cut one");
+}
+
+/* The C type of each argument a format reads, for tracectl list. */
+static void test_arg_types(void)
+{
+	const char *t[TRACER_MAX_ARGS];
+	size_t n;
+
+	n = tracer__format_arg_types("fd %d addr %s result %d%s", t, 8);
+	ok(n == 4 && !strcmp(t[0], "int") && !strcmp(t[1], "string") &&
+	   !strcmp(t[2], "int") && !strcmp(t[3], "string"),
+	   "arg types: %%d %%s %%d %%s");
+	n = tracer__format_arg_types("%hhd %lu %zu %llx %p %#lx %c %lc", t, 8);
+	ok(n == 8 && !strcmp(t[0], "signed char") &&
+	   !strcmp(t[1], "unsigned long") && !strcmp(t[2], "size_t") &&
+	   !strcmp(t[3], "unsigned long long") && !strcmp(t[4], "pointer") &&
+	   !strcmp(t[5], "unsigned long") && !strcmp(t[6], "char") &&
+	   !strcmp(t[7], "wint_t"),
+	   "arg types: length modifiers make the C type");
+	n = tracer__format_arg_types("%.2f %Lg %*d %% %.*s", t, 8);
+	ok(n == 6 && !strcmp(t[0], "double") &&
+	   !strcmp(t[1], "long double") && !strcmp(t[2], "int") &&
+	   !strcmp(t[3], "int") && !strcmp(t[4], "int") &&
+	   !strcmp(t[5], "string"),
+	   "arg types: doubles, `*` widths and precisions are int, %%%% none");
+	n = tracer__format_arg_types("%3$s %1$d", t, 8);
+	ok(n == 3 && !strcmp(t[0], "int") && t[1] == NULL &&
+	   !strcmp(t[2], "string"),
+	   "arg types: positional conversions; one no conversion reads is NULL");
+	ok(tracer__format_arg_types("no values %y %", t, 8) == 0 &&
+	   tracer__format_arg_types(NULL, t, 8) == 0,
+	   "arg types: none for plain text, unknown or unfinished "
+	   "conversions, NULL");
+	n = tracer__format_arg_types("%d %d %d", t, 2);
+	ok(n == 2 && !strcmp(t[1], "int"), "arg types: at most max");
+}
+
 int main(void)
 {
-	plan(226);
+	plan(237);
 	test_signed();
 	test_unsigned();
 	test_char_string_pointer();
@@ -543,5 +618,7 @@ int main(void)
 	test_bad_payloads();
 	test_decoder();
 	test_one_description();
+	test_cut_strings();
+	test_arg_types();
 	return done();
 }

@@ -241,9 +241,49 @@ static void test_name_index(void)
 	tracer__patterns_free(&p);
 }
 
+/* Misspellings (tracectl warns about patterns that match no known name):
+ * one pattern against one name, the provider of a pattern, distances. */
+static void test_misspelled(void)
+{
+	struct tracer__patterns p;
+	const char *lib = "libc";
+
+	parse("libc:opne,-libc:op*,*:open,lib*,a\\:b,x", &p);
+	ok(!tracer__pattern_matches(&p.v[0], "libc:open") &&
+	   tracer__pattern_matches(&p.v[0], "libc:opne"),
+	   "pattern_matches: a name, exactly");
+	ok(tracer__pattern_matches(&p.v[1], "libc:openat") &&
+	   !tracer__pattern_matches(&p.v[1], "libc:close"),
+	   "pattern_matches: an exclusion's glob, its '-' aside");
+	ok(tracer__pattern_matches(&p.v[2], "libc:open"),
+	   "pattern_matches: a glob");
+	ok(tracer__pattern_provider(&p.v[0]) == 4 &&
+	   tracer__pattern_provider(&p.v[1]) == 4,
+	   "pattern_provider: 'libc' of 'libc:opne' and '-libc:op*'");
+	ok(tracer__pattern_provider(&p.v[2]) == 0 &&
+	   tracer__pattern_provider(&p.v[3]) == 0 &&
+	   tracer__pattern_provider(&p.v[4]) == 0 &&
+	   tracer__pattern_provider(&p.v[5]) == 0,
+	   "pattern_provider: none for '*:open', 'lib*', 'a\\:b', 'x'");
+	tracer__patterns_free(&p);
+	ok(tracer__name_distance("libc:opne", 9, "libc:open", 9) == 1,
+	   "distance: two neighbours swapped, one edit");
+	ok(tracer__name_distance("lib", 3, lib, 4) == 1 &&
+	   tracer__name_distance(lib, 4, "lib", 3) == 1,
+	   "distance: one character more or less, one edit");
+	ok(tracer__name_distance("kitten", 6, "sitting", 7) == 3,
+	   "distance: kitten/sitting, three edits");
+	ok(tracer__name_distance("pthread", 7, "pthread:x", 7) == 0 &&
+	   tracer__name_distance("", 0, "abc", 3) == 3,
+	   "distance: the lengths given are compared, empty too");
+	ok(tracer__name_distance(lib, TRACER_PATTERN_MAX_LEN + 1, lib, 4) ==
+	   UINT32_MAX, "distance: a name too long is UINT32_MAX");
+}
+
 int main(void)
 {
-	plan(117);
+	plan(127);
+	test_misspelled();
 	test_borrow();
 	test_name_index();
 	test_errors();

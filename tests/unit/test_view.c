@@ -604,25 +604,67 @@ static void test_lost(void)
 		"did not");
 }
 
-/* `tracectl view` with args (NULL-terminated) on good/; exact output. */
-static void view_args(const char *out, const char *name, ...)
+/* text with each "%s" replaced by dir (a new string). */
+static char *with_dir(const char *text, const char *dir)
 {
-	char view[] = "view", *argv[16], *dir = path_of("good");
+	char *buf;
+	size_t len;
+	FILE *f = open_memstream(&buf, &len);
+	const char *p;
+
+	if (!f)
+		bail_out("open_memstream: %s", strerror(errno));
+	while ((p = strstr(text, "%s"))) {
+		fwrite(text, 1, (size_t)(p - text), f);
+		fputs(dir, f);
+		text = p + 2;
+	}
+	fputs(text, f);
+	fclose(f);
+	return buf;
+}
+
+/* `tracectl view` with the args of ap (NULL-terminated) on good/: status,
+ * output and errors exactly; "%s" in err is the path of good/. */
+static void view_run(int status, const char *out, const char *err,
+		     const char *name, va_list ap)
+{
+	char view[] = "view", *argv[16], *dir = path_of("good"), *want;
 	struct run r;
-	va_list ap;
 	int n = 0;
 
 	argv[n++] = view;
 	argv[n++] = dir;
-	va_start(ap, name);
 	while (n < 15 && (argv[n] = va_arg(ap, char *)))
 		n++;
-	va_end(ap);
 	argv[n] = NULL;
+	want = with_dir(err, dir);
 	run_ctl(&r, tracer__ctl_view, argv);
-	expect(&r, 0, out, "", name);
+	expect(&r, status, out, want, name);
 	run_free(&r);
+	free(want);
 	free(dir);
+}
+
+/* `tracectl view` with args (NULL-terminated) on good/; exact output. */
+static void view_args(const char *out, const char *name, ...)
+{
+	va_list ap;
+
+	va_start(ap, name);
+	view_run(0, out, "", name, ap);
+	va_end(ap);
+}
+
+/* The same, expecting status, output out and errors err (see view_run). */
+static void view_errs(int status, const char *out, const char *err,
+		      const char *name, ...)
+{
+	va_list ap;
+
+	va_start(ap, name);
+	view_run(status, out, err, name, ap);
+	va_end(ap);
 }
 
 /* `tracectl view` with args: usage error err (after "tracectl: view: "),
@@ -687,6 +729,55 @@ static void test_options(void)
 		   "value", (char *)"--events", NULL);
 	view_usage("--until is before --since", "--until before --since",
 		   (char *)"--since=2", (char *)"--until=1");
+	view_usage("--until is before --since", "--until +TIME before "
+		   "--since +TIME", (char *)"--since=+2s",
+		   (char *)"--until=+1s");
+}
+
+/* The selection (issue 19): +TIME from the first event of the whole
+ * trace whatever --pid or --tid select, misspelled --events, nothing
+ * selected. Thread 101's first event is at 2us, the trace's at 1us. */
+static void test_selection(void)
+{
+	static const char t101_2us[] =
+		"0.000002000 hanoi 100 101 hanoi:multi: line1\nline2 x\n";
+	static const char t101_5us[] =
+		"0.000005000 hanoi 100 101 hanoi:move: Move disk from A to "
+		"B\n";
+	char both[256];
+
+	snprintf(both, sizeof(both), "%s%s", t101_2us, t101_5us);
+	view_args(both, "--tid --since +1us: from the trace's first event, "
+		  "not the thread's", "--tid", "101", "--since", "+1us",
+		  NULL);
+	view_args(t101_2us, "--tid --until +3500ns: the same origin",
+		  "--tid", "101", "--until", "+3500ns", NULL);
+	view_args(t101_5us, "--pid --tid --since +4us --until +4us",
+		  "--pid", "100", "--tid", "101", "--since", "+4us",
+		  "--until", "+4us", NULL);
+	view_errs(1, "", "tracectl: no events of thread 999 in '%s'\n",
+		  "--tid of no thread: said, status 1", "--tid", "999",
+		  NULL);
+	view_errs(1, "", "tracectl: no events of process 50 from "
+		  "0.000002000 up to 0.000003000 in '%s'\n",
+		  "--pid --since --until around none of its events: said",
+		  "--pid", "50", "--since", "+1us", "--until", "0.000003",
+		  NULL);
+	view_errs(1, "", "tracectl: --until 0.000000500 is before --since "
+		  "0.000002000\n", "--until TIME before --since +TIME: said, "
+		  "nothing read", "--since", "+1us", "--until", "0.0000005",
+		  NULL);
+	view_errs(0, t101_5us, "tracectl: warning: --events: 'foo:tcik' "
+		  "matches no event of '%s' (did you mean 'foo:tick'?)\n",
+		  "--events: a misspelled name warned about, the rest shown",
+		  "--tid", "101", "--events", "hanoi:move,foo:tcik", NULL);
+	view_errs(1, "", "tracectl: warning: --events: 'app:*' matches no "
+		  "event of '%s'\n"
+		  "tracectl: warning: --events: '-hanoi:mvoe' matches "
+		  "no event of '%s' (did you mean '-hanoi:move'?)\n"
+		  "tracectl: no events matching 'app:*,-hanoi:mvoe' in '%s'\n",
+		  "--events that select nothing: warnings, then said",
+		  "--events", "app:* -hanoi:mvoe", NULL);
 }
 
 static void test_usage(void)
@@ -784,7 +875,7 @@ static void test_meta_load(void)
 
 int main(void)
 {
-	plan(59);
+	plan(68);
 	if (!mkdtemp(root))
 		bail_out("mkdtemp: %s", strerror(errno));
 	test_good();
@@ -800,6 +891,7 @@ int main(void)
 	test_bad_meta();
 	test_lost();
 	test_options();
+	test_selection();
 	test_usage();
 	test_meta_load();
 	nftw(root, remove_one, 16, FTW_DEPTH | FTW_PHYS);
