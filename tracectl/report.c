@@ -51,8 +51,9 @@ static const char help[] =
 	"  --events PATTERNS  only these events: globs, '-' excludes, the\n"
 	"                     last match wins ('libc:*,-libc:close')\n"
 	"  --since TIME       from TIME: SECONDS[.FRACTION] as 'view' prints\n"
-	"                     them, or +SECONDS from the first event (units\n"
-	"                     s, ms, us, ns: '+250ms')\n"
+	"                     them, or +SECONDS from the first event of the\n"
+	"                     whole trace, whatever --pid and --tid select\n"
+	"                     (units s, ms, us, ns: '+250ms')\n"
 	"  --until TIME       up to TIME (included), same forms\n"
 	"  --no-symbols       functions and mutexes as bare addresses\n";
 

@@ -177,6 +177,12 @@ void tracer__trace_args_free(struct tracer_trace_args *a)
 	tracer__patterns_free(&a->events);
 }
 
+/* Is arg --help or -h (before any "--")? */
+static bool is_help(const struct tracer_trace_args *a, const char *arg)
+{
+	return !a->only_args && (!strcmp(arg, "--help") || !strcmp(arg, "-h"));
+}
+
 int tracer__trace_parse(struct tracer_trace_args *a, int argc, char **argv,
 			tracer_trace_own_fn own, void *ctx, const char *usage,
 			const char *help)
@@ -186,7 +192,7 @@ int tracer__trace_parse(struct tracer_trace_args *a, int argc, char **argv,
 	while (i < argc) {
 		const char *arg = argv[i];
 
-		if (tracer__is_help(a, arg)) {
+		if (is_help(a, arg)) {
 			printf("%s%s", usage, help);
 			return 0;
 		}
@@ -203,10 +209,6 @@ int tracer__trace_parse(struct tracer_trace_args *a, int argc, char **argv,
 	return ret ? ret : -1;
 }
 
-bool tracer__is_help(const struct tracer_trace_args *a, const char *arg)
-{
-	return !a->only_args && (!strcmp(arg, "--help") || !strcmp(arg, "-h"));
-}
 
 void tracer__raise_file_limit(void)
 {

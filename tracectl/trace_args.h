@@ -77,9 +77,6 @@ int tracer__trace_parse(struct tracer_trace_args *a, int argc, char **argv,
 			tracer_trace_own_fn own, void *ctx, const char *usage,
 			const char *help);
 
-/* Is arg --help or -h (before any "--")? */
-bool tracer__is_help(const struct tracer_trace_args *a, const char *arg);
-
 /* Allow as many open channel files as the hard limit does. */
 void tracer__raise_file_limit(void);
 
