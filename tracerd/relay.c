@@ -33,8 +33,11 @@
  * Live: every live tick, an idle stream gets a beacon (an index without a
  * packet) promising no event before a time (promise()); after streams
  * were published, an empty packet instead (nudge()), which is how relayd
- * tells viewers already attached of the new streams. Neither once the
- * stop's end began (finish(): DATA_PENDING rounds, then the closes).
+ * tells viewers already attached of the new streams: only in a live
+ * session (--live-interval), for the packet goes into relayd's files,
+ * where a later packet of a thread far behind could begin before it.
+ * Neither once the stop's end began (finish(): DATA_PENDING rounds, then
+ * the closes).
  *
  * Metadata goes as CTF metadata packets (a 37-byte header before each
  * piece of text), which relayd stores as they come and both its offline
@@ -1909,7 +1912,8 @@ void tracerd_relay_tick(struct tracerd *d)
 				bound_backlog(r, s);
 			else if (!r->finishing && s->handle && s->net_seq &&
 				 !s->busy && s->sent == s->size && s->fd >= 0)
-				r->published ? nudge(c, s, now) :
+				r->published && r->d->sess.live_ms ?
+					       nudge(c, s, now) :
 					       beacon(c, s, now);
 			s->busy = false;
 		}
