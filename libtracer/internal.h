@@ -365,6 +365,8 @@ void tracer__stash_drop(struct tracer__thread *t) TRACER_HIDDEN;
 void tracer__stash_orphan(struct tracer__thread *t) TRACER_HIDDEN;
 void tracer__stash_flush_orphans(const struct tracer_control_state *st,
 				 uint32_t self, bool force) TRACER_HIDDEN;
+/* Is any stash an orphan's (a hint: relaxed)? */
+bool tracer__stash_has_orphans(void) TRACER_HIDDEN;
 void tracer__stash_fork_child(void) TRACER_HIDDEN;
 /* The rings' mode for a session's (control page) mode. */
 static inline uint32_t tracer__channel_mode(uint32_t session_mode)
@@ -477,6 +479,13 @@ bool tracer__in_handler(void) TRACER_HIDDEN;
 
 /* Release the calling thread's buffer (thread exit, process exit). */
 void tracer__thread_exit(void) TRACER_HIDDEN;
+/*
+ * The program image is about to end without the library's destructor
+ * (exec, _exit): the stashes of threads that ended before they had a
+ * buffer, which live in this image's memory, are written into the pool
+ * now. Not in a signal handler.
+ */
+void tracer__image_end(void) TRACER_HIDDEN;
 /* The update signal arrived from tracerd (signal.c): act on the page. */
 void tracer__thread_signal(void) TRACER_HIDDEN;
 

@@ -358,6 +358,11 @@ void tracer__stash_flush_orphans(const struct tracer_control_state *st,
 	}
 }
 
+bool tracer__stash_has_orphans(void)
+{
+	return __atomic_load_n(&orphans, __ATOMIC_RELAXED) != 0;
+}
+
 /* In a child of fork(): the parent's stashes are the parent's. */
 void tracer__stash_fork_child(void)
 {

@@ -388,9 +388,12 @@ static bool apply_state(struct tracer__thread *t,
 	if (t->state == TRACER__THREAD_NEW && !take_buffer(t, false) &&
 	    !enter_stash(t, st, cs))
 		return false;
+	/* A buffer for a new session, or again after lending its own
+	 * (image_end()). */
+	if (t->state == TRACER__THREAD_READY &&
+	    (fresh || was == TRACER__THREAD_NEW))
+		set_mode(t, st->mode);
 	if (fresh) {
-		if (t->state == TRACER__THREAD_READY)
-			set_mode(t, st->mode);
 		t->session = st->session;
 	} else if (st->switch_seq != t->switch_seq &&
 		   t->state == TRACER__THREAD_READY) {
@@ -402,7 +405,10 @@ static bool apply_state(struct tracer__thread *t,
 		record_start(t, st->session);
 	if (t->state == TRACER__THREAD_STASHING)
 		t->epoch = UINT64_MAX;
-	else if (was != TRACER__THREAD_READY && !tracer__in_handler())
+	else if (!tracer__in_handler())
+		/* A thread's first buffer, or the pool grown at tracerd's
+		 * reply (client.c, PENDING): room for threads that ended
+		 * stashing meanwhile. */
 		tracer__stash_flush_orphans(st, t->tid, false);
 	return true;
 }
@@ -683,6 +689,72 @@ static void thread_exit(bool wake)
 void tracer__thread_exit(void)
 {
 	thread_exit(true);
+}
+
+/*
+ * Lend t's buffer to the orphans' stashes (image_end()): its channels
+ * closed and the buffer given back, t is a thread that has not recorded
+ * yet in this session; its next event (after a failed exec) takes a
+ * buffer again. Kept if a torn record is in it (give_back()).
+ */
+static void lend_buffer(struct tracer__thread *t)
+{
+	int c;
+
+	for (c = 0; c < TRACER_POOL_CHANNELS; c++)
+		if (tracer__writer_torn(&t->ch[c]))
+			return;
+	switch_channels(t);
+	tracer__pool_release(&t->buf, true);
+	t->state = TRACER__THREAD_NEW;
+	t->epoch = UINT64_MAX;
+}
+
+/*
+ * The image ends without our destructor (exec, _exit). Orphaned stashes
+ * are this image's private memory: they go into free buffers, or, with
+ * none free (the first buffer still the only one: tracerd has not
+ * answered, client.c PENDING), into this thread's, lent to them. A
+ * stashing thread orphans its own stash first. A thread still recording
+ * into its stash at this moment loses it (exec ends it mid-way).
+ */
+static void image_end(struct tracer__thread *t,
+		      const struct tracer_control_state *st)
+{
+	if (t->state == TRACER__THREAD_STASHING && t->session == st->session &&
+	    tracer__stash_quiet(t)) {
+		tracer__stash_orphan(t);
+		t->state = TRACER__THREAD_NEW;
+		t->epoch = UINT64_MAX;
+	}
+	if (!tracer__stash_has_orphans())
+		return;
+	tracer__stash_flush_orphans(st, t->tid, false);
+	if (!tracer__stash_has_orphans() || t->state != TRACER__THREAD_READY)
+		return;
+	lend_buffer(t);
+	if (t->state == TRACER__THREAD_NEW)
+		tracer__stash_flush_orphans(st, t->tid, true);
+}
+
+void tracer__image_end(void)
+{
+	struct tracer__thread *t = &tls;
+	struct tracer_control_state st;
+	int saved = errno;
+
+	if (t->busy || tracer__in_handler() ||
+	    (t->state != TRACER__THREAD_STASHING &&
+	     !tracer__stash_has_orphans()))
+		return;
+	t->busy = 1;
+	WRAP_GUARD_ENTER();
+	if (tracer__control_read(tracer__client_control(), &st,
+				 CONTROL_TRIES) == 0 && st.session != 0)
+		image_end(t, &st);
+	WRAP_GUARD_EXIT();
+	t->busy = 0;
+	errno = saved;
 }
 
 static void exit_key_destructor(void *arg)

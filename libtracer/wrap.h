@@ -196,6 +196,58 @@ const char *tracer__wrap_sockaddr(const void *sa, unsigned len, char *buf,
 				  size_t size) TRACER_HIDDEN;
 #define WRAP_ADDRBUF	128
 
+#define WRAP_U(...)	__VA_ARGS__
+
+/*
+ * The two shapes of a libc:* wrapper (wrap_io.c explains the events).
+ *
+ * IO_CALL(T, name, (params), (args), "fmt", (values), failed): a call
+ * that does not block; values are in scope with `ret`; the event is
+ * libc:name with fmt + " errno E" when failed.
+ */
+#define IO_CALL(T, name, params, args, fmt, values, failed) \
+WRAP_DEFINE_REAL(T, name, params, args) \
+WRAP_API T name params \
+{ \
+	char eb[WRAP_ERRBUF]; \
+	const char *es = ""; \
+	T ret = 0; \
+	WRAP_SITE(cs, 0, "libc:" #name, fmt "%s", WRAP_U values, es); \
+	if (tracer_likely(!WRAP_ON(cs))) \
+		return WRAP_REAL(name) args; \
+	ret = WRAP_REAL(name) args; \
+	es = tracer__wrap_errno(failed, errno, eb); \
+	WRAP_EMIT(cs, WRAP_U values, es); \
+	return ret; \
+}
+
+/*
+ * IO_BLOCKING(T, name, (params), (args), "entry fmt", (entry values),
+ * "exit fmt", (exit values), failed): libc:name_entry and libc:name_exit.
+ */
+#define IO_BLOCKING(T, name, params, args, efmt, evalues, xfmt, xvalues, \
+		    failed) \
+WRAP_DEFINE_REAL(T, name, params, args) \
+WRAP_API T name params \
+{ \
+	char eb[WRAP_ERRBUF]; \
+	const char *es = ""; \
+	T ret = 0; \
+	WRAP_SITE(cs_in, 0, "libc:" #name "_entry", efmt, WRAP_U evalues); \
+	WRAP_SITE(cs_out, 0, "libc:" #name "_exit", xfmt "%s", WRAP_U xvalues, \
+		  es); \
+	if (tracer_likely(!WRAP_ON2(cs_in, cs_out))) \
+		return WRAP_REAL(name) args; \
+	if (WRAP_ON(cs_in)) \
+		WRAP_EMIT(cs_in, WRAP_U evalues); \
+	ret = WRAP_REAL(name) args; \
+	if (WRAP_ON(cs_out)) { \
+		es = tracer__wrap_errno(failed, errno, eb); \
+		WRAP_EMIT(cs_out, WRAP_U xvalues, es); \
+	} \
+	return ret; \
+}
+
 /* Resolve the memory functions now (wrap_mem.c); called by tracer_init. */
 void tracer__wrap_mem_init(void) TRACER_HIDDEN;
 /* Resolve dlerror() now (wrap_dl.c); called by tracer_init. */

@@ -40,55 +40,6 @@
 #include "resume.h"
 #include "wrap.h"
 
-#define U(...)	__VA_ARGS__
-
-/*
- * IO_CALL(T, name, (params), (args), "fmt", (values), failed): a call
- * that does not block; values are in scope with `ret`; the event is
- * libc:name with fmt + " errno E" when failed.
- */
-#define IO_CALL(T, name, params, args, fmt, values, failed) \
-WRAP_DEFINE_REAL(T, name, params, args) \
-WRAP_API T name params \
-{ \
-	char eb[WRAP_ERRBUF]; \
-	const char *es = ""; \
-	T ret = 0; \
-	WRAP_SITE(cs, 0, "libc:" #name, fmt "%s", U values, es); \
-	if (tracer_likely(!WRAP_ON(cs))) \
-		return WRAP_REAL(name) args; \
-	ret = WRAP_REAL(name) args; \
-	es = tracer__wrap_errno(failed, errno, eb); \
-	WRAP_EMIT(cs, U values, es); \
-	return ret; \
-}
-
-/*
- * IO_BLOCKING(T, name, (params), (args), "entry fmt", (entry values),
- * "exit fmt", (exit values), failed): libc:name_entry and libc:name_exit.
- */
-#define IO_BLOCKING(T, name, params, args, efmt, evalues, xfmt, xvalues, \
-		    failed) \
-WRAP_DEFINE_REAL(T, name, params, args) \
-WRAP_API T name params \
-{ \
-	char eb[WRAP_ERRBUF]; \
-	const char *es = ""; \
-	T ret = 0; \
-	WRAP_SITE(cs_in, 0, "libc:" #name "_entry", efmt, U evalues); \
-	WRAP_SITE(cs_out, 0, "libc:" #name "_exit", xfmt "%s", U xvalues, es); \
-	if (tracer_likely(!WRAP_ON2(cs_in, cs_out))) \
-		return WRAP_REAL(name) args; \
-	if (WRAP_ON(cs_in)) \
-		WRAP_EMIT(cs_in, U evalues); \
-	ret = WRAP_REAL(name) args; \
-	if (WRAP_ON(cs_out)) { \
-		es = tracer__wrap_errno(failed, errno, eb); \
-		WRAP_EMIT(cs_out, U xvalues, es); \
-	} \
-	return ret; \
-}
-
 /* ---- opening and closing ------------------------------------------- */
 
 static mode_t open_mode(int flags, va_list ap)
@@ -679,16 +630,17 @@ WRAP_API T name params \
 	char eb[WRAP_ERRBUF]; \
 	const char *es = ""; \
 	T ret = 0; \
-	WRAP_SITE(cs_in, 0, "libc:" #name "_entry", efmt, U evalues); \
-	WRAP_SITE(cs_out, 0, "libc:" #name "_exit", xfmt "%s", U xvalues, es); \
+	WRAP_SITE(cs_in, 0, "libc:" #name "_entry", efmt, WRAP_U evalues); \
+	WRAP_SITE(cs_out, 0, "libc:" #name "_exit", xfmt "%s", WRAP_U xvalues, \
+		  es); \
 	if (tracer_likely(!WRAP_ON2(cs_in, cs_out))) \
 		return name##_wait args; \
 	if (WRAP_ON(cs_in)) \
-		WRAP_EMIT(cs_in, U evalues); \
+		WRAP_EMIT(cs_in, WRAP_U evalues); \
 	ret = name##_wait args; \
 	if (WRAP_ON(cs_out)) { \
 		es = tracer__wrap_errno(ret < 0, errno, eb); \
-		WRAP_EMIT(cs_out, U xvalues, es); \
+		WRAP_EMIT(cs_out, WRAP_U xvalues, es); \
 	} \
 	return ret; \
 }

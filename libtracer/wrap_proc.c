@@ -212,16 +212,24 @@ WRAP_API void exit(int status)
 	__builtin_unreachable();
 }
 
-WRAP_API void _exit(int status)
+/* _exit() and _Exit() skip our destructor: the image's end is here. */
+static void record_quick_exit(int status)
 {
 	record_exit(status);
+	if (!borrowed())
+		tracer__image_end();
+}
+
+WRAP_API void _exit(int status)
+{
+	record_quick_exit(status);
 	NEXT(real__exit, "_exit")(status);
 	__builtin_unreachable();
 }
 
 WRAP_API void _Exit(int status)
 {
-	record_exit(status);
+	record_quick_exit(status);
 	NEXT(real__Exit, "_Exit")(status);
 	__builtin_unreachable();
 }
@@ -352,10 +360,11 @@ static void record_exec(const char *path, char *const argv[])
 	if (borrowed())
 		return;
 	tracer__client_exec(false);
-	if (tracer_likely(!WRAP_ON(cs)))
-		return;
-	quote_argv(argv, args, sizeof(args));
-	WRAP_EMIT(cs, path, args);
+	if (tracer_likely(WRAP_ON(cs))) {
+		quote_argv(argv, args, sizeof(args));
+		WRAP_EMIT(cs, path, args);
+	}
+	tracer__image_end();
 }
 
 /* It returned: it failed (ret -1, errno set). Returns ret. */

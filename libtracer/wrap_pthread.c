@@ -37,9 +37,12 @@
  * returns, and pthread_getcpuclockid() reads it from there (tid_of(),
  * below). It is read only for a thread created joinable, whose
  * descriptor stays until it is joined: that of one created detached may
- * be freed, even reused, by the time the creator reads it. tid is 0 for
- * such a thread, for one that ended before pthread_create() returned
- * (the kernel clears the id at its end) and when the call failed; the
+ * be freed, even reused, by the time the creator reads it. A joinable
+ * thread that ended before pthread_create() returned has its id cleared
+ * there (the kernel clears it at the thread's end): the trampoline
+ * (below) stored it for the creator. tid is 0 for a thread created
+ * detached, for one that ended that early while pthread:start and
+ * pthread:exit are both off (no trampoline), and when the call failed; the
  * new thread's pthread:start, whose tid its events carry, names its
  * pthread_t, which is where a reader joins the two then. (A thread that
  * detaches itself and ends before its creator returns from
@@ -50,8 +53,9 @@
  * While pthread:start or pthread:exit is on, pthread_create()
  * starts the new thread in a trampoline that records pthread:start, calls
  * the start routine and records pthread:exit with what it returned; its
- * argument block is allocated here and freed by the new thread (the
- * guard raised: the tracer's own allocations). pthread_exit() records
+ * argument block is allocated here and freed by whichever of the creator
+ * and the new thread is done with it last (the guard raised: the
+ * tracer's own allocations). pthread_exit() records
  * pthread:exit too; a cancelled thread records none (tracer:thread_exit,
  * recorded for every thread that recorded, still ends it). Threads that
  * the library creates itself (the listener) are created with the guard
@@ -112,20 +116,40 @@ static inline struct tracer_callsite *exit_site(void)
 	return &cs;
 }
 
+/*
+ * The trampoline's argument block, shared by the creator and the new
+ * thread: each drops its reference when done with it (an atomic
+ * decrement, acquire-release: the other's accesses happen before the
+ * free), and the last one frees it. The new thread stores its kernel id
+ * first, for a creator that finds the thread ended already.
+ */
 struct thread_start {
 	void *(*fn)(void *);
 	void *arg;
 	size_t stack_size;	/* AddressSanitizer builds only */
+	int tid;		/* the new thread's, once it runs (atomic) */
+	int refs;		/* 2: the creator's and the new thread's */
 };
+
+static void thread_start_put(struct thread_start *ts)
+{
+	if (__atomic_sub_fetch(&ts->refs, 1, __ATOMIC_ACQ_REL))
+		return;
+	WRAP_GUARD_ENTER();
+	free(ts);
+	WRAP_GUARD_EXIT();
+}
 
 static void *thread_run(void *p)
 {
 	struct thread_start ts = *(struct thread_start *)p;
 	void *ret;
 
-	WRAP_GUARD_ENTER();
-	free(p);
-	WRAP_GUARD_EXIT();
+	/* Before the thread can end (and the kernel clear its id in its
+	 * descriptor): what new_tid() reads then. */
+	__atomic_store_n(&((struct thread_start *)p)->tid,
+			 (int)syscall(SYS_gettid), __ATOMIC_RELEASE);
+	thread_start_put(p);
 	if (WRAP_ON(*start_site()))
 		WRAP_EMIT(*start_site(), (unsigned long)pthread_self(),
 			  (void *)ts.fn);
@@ -202,17 +226,25 @@ static pid_t tid_of(pthread_t th);
 
 /*
  * The kernel's id of the thread pthread_create() just started as th
- * (attr: its attributes, NULL for the default), or 0 when it must not be
- * read: a thread created detached.
+ * (attr: its attributes, NULL for the default; ts: its trampoline's
+ * block, or NULL), or 0 when it must not be read: a thread created
+ * detached. One that ended already has its id cleared in its descriptor;
+ * its trampoline stored it before (thread_run()).
  */
-static int new_tid(pthread_t th, const pthread_attr_t *attr)
+static int new_tid(pthread_t th, const pthread_attr_t *attr,
+		   const struct thread_start *ts)
 {
-	int detach = PTHREAD_CREATE_JOINABLE;
+	int detach = PTHREAD_CREATE_JOINABLE, tid;
 
 	if (attr && (pthread_attr_getdetachstate(attr, &detach) ||
 		     detach != PTHREAD_CREATE_JOINABLE))
 		return 0;
-	return (int)tid_of(th);
+	tid = (int)tid_of(th);
+	if (tid || !ts)
+		return tid;
+	/* The id read as cleared before the trampoline's store is read. */
+	__atomic_thread_fence(__ATOMIC_ACQUIRE);
+	return __atomic_load_n(&ts->tid, __ATOMIC_ACQUIRE);
 }
 
 WRAP_DEFINE_REAL(int, pthread_create, (pthread_t *th,
@@ -245,21 +277,22 @@ WRAP_API int pthread_create(pthread_t *th, const pthread_attr_t *attr,
 		ts->fn = fn;
 		ts->arg = arg;
 		ts->stack_size = stack_size_of(attr);
+		ts->tid = 0;
+		ts->refs = 2;
 		ret = WRAP_REAL(pthread_create)(th, attr, thread_trampoline,
 						ts);
-		if (ret) {
-			WRAP_GUARD_ENTER();
-			free(ts);
-			WRAP_GUARD_EXIT();
-		}
+		if (ret)
+			ts->refs = 1;	/* no thread to share it with */
 	} else {
 		ret = WRAP_REAL(pthread_create)(th, attr, fn, arg);
 	}
 	if (WRAP_ON(cs)) {
 		id = ret ? 0 : (unsigned long)*th;
-		tid = ret ? 0 : new_tid(*th, attr);
+		tid = ret ? 0 : new_tid(*th, attr, ts);
 		WRAP_EMIT(cs, id, tid, start, ret);
 	}
+	if (ts)
+		thread_start_put(ts);
 	return ret;
 }
 

@@ -16,8 +16,12 @@
  *                       writes "# ppid PPID", starts a joinable and a
  *                       detached thread (each
  *                       writes "# thread KIND PTHREAD_T TID" to OUT),
- *                       spawns "true ARG..." (posix_spawnp), then execs
+ *                       waits until both have ended, spawns
+ *                       "true ARG..." (posix_spawnp), then execs
  *                       /bin/true with the same argv (execv)
+ *   procee quick N      N joinable threads, one at a time, that return
+ *                       at once (some end before pthread_create()
+ *                       returns), each joined
  *   procee storm N OUT  a signal storm: a thread sends SIGUSR1 to the
  *                       main thread while it calls wrapped functions in
  *                       a loop (N times at least, until 2000 signals were
@@ -500,11 +504,15 @@ static pthread_mutex_t rec_mu = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t rec_cv = PTHREAD_COND_INITIALIZER;
 static int rec_done;
 
+static pid_t rec_detached;	/* the detached thread's tid */
+
 static void *rec_thread(void *kind)
 {
 	pthread_mutex_lock(&rec_mu);
 	fprintf(out, "# thread %s %#lx %d\n", (const char *)kind,
 		(unsigned long)pthread_self(), (int)gettid());
+	if (!strcmp(kind, "detached"))
+		rec_detached = gettid();
 	rec_done++;
 	pthread_cond_broadcast(&rec_cv);
 	pthread_mutex_unlock(&rec_mu);
@@ -520,6 +528,7 @@ static int records(char **argv)
 	pthread_t th, dt;
 	pid_t child;
 	int status;
+	char task[64];
 
 	fprintf(out, "# ppid %d\n", (int)getppid());
 	if (pthread_create(&th, NULL, rec_thread, joinable))
@@ -533,6 +542,10 @@ static int records(char **argv)
 	while (rec_done < 2)
 		pthread_cond_wait(&rec_cv, &rec_mu);
 	pthread_mutex_unlock(&rec_mu);
+	/* Its end too (exec would cut it short): gone from /proc. */
+	snprintf(task, sizeof(task), "/proc/self/task/%d", (int)rec_detached);
+	while (access(task, F_OK) == 0)
+		sched_yield();
 	argv[0] = true_;
 	if ((errno = posix_spawnp(&child, "true", NULL, NULL, argv, environ)))
 		die("posix_spawnp");
@@ -545,6 +558,26 @@ static int records(char **argv)
 	return 1;
 }
 
+/* ---- quick threads ------------------------------------------------------- */
+
+static void *quick_thread(void *arg)
+{
+	return arg;
+}
+
+static int quick(int n)
+{
+	pthread_t th;
+	int i;
+
+	for (i = 0; i < n; i++) {
+		if (pthread_create(&th, NULL, quick_thread, NULL))
+			die("pthread_create");
+		pthread_join(th, NULL);
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
@@ -552,6 +585,8 @@ int main(int argc, char **argv)
 	if (n <= 0)
 		die("/proc/self/exe");
 	self[n] = '\0';
+	if (argc == 3 && !strcmp(argv[1], "quick"))
+		return quick(atoi(argv[2]));
 	if (argc == 3 && !strcmp(argv[1], "exec"))
 		return exec_chain(atoi(argv[2]));
 	if (argc >= 3 && !strcmp(argv[1], "records")) {
@@ -563,7 +598,7 @@ int main(int argc, char **argv)
 	}
 	if (argc != 4 && !(argc == 3 && !strcmp(argv[1], "main"))) {
 		fprintf(stderr, "usage: procee main OUT | exec N | "
-			"records OUT ARG... | storm N OUT\n");
+			"records OUT ARG... | quick N | storm N OUT\n");
 		return 2;
 	}
 	out = fopen(argv[argc - 1], "w");

@@ -71,6 +71,19 @@ check "a detached thread: tid 0 on pthread:create, its pthread:start (in thread 
 	eval 'create "$dth" | grep -q " tid 0 start " &&
 	      [ "$(msgs "$T/args.view" pthread:start | grep " thread $dth " | cut -d" " -f2)" = "$dtid" ]'
 
+# Threads that return at once: some end before pthread_create() returns
+# (the kernel has cleared their id in their descriptor by then; the
+# trampoline keeps it): every create names its thread's tid.
+LD_PRELOAD=$RECORD_PRELOAD "$TRACECTL" record -- "$PROCEE" quick 300 \
+	>"$T/quick.out" 2>"$T/quick.err"
+"$TRACECTL" view --no-symbols "$(record_dir "$T/quick.err")" >"$T/quick.view" \
+	2>"$T/quick.verr"
+msgs "$T/quick.view" pthread:create | awk '{ print $6 }' | sort -n >"$T/quick.c"
+msgs "$T/quick.view" pthread:start | awk '{ print $2 }' | sort -n >"$T/quick.s"
+check "300 threads that end at once: each pthread:create names its tid ($(grep -c '^0$' "$T/quick.c") zero)" \
+	eval '[ "$(wc -l <"$T/quick.c")" -eq 300 ] && ! grep -q "^0$" "$T/quick.c" &&
+	      cmp -s "$T/quick.c" "$T/quick.s"'
+
 # ---- a string cut at the limit says so --------------------------------------
 ys() { printf 'y%.0s' $(seq "$1"); }
 # "true " and 505 bytes: 510, the longest string kept whole.

@@ -2,10 +2,14 @@
  * tracee.c - a traced program for the integration tests (links libtracer).
  *
  *   tracee threads N M        N threads record M numbered events each
- *   tracee churn TOTAL ALIVE [PAUSE]
+ *   tracee churn TOTAL ALIVE [PAUSE [END]]
  *                             TOTAL short-lived threads, ALIVE at a time,
  *                             3 events each; after PAUSE threads print
- *                             "paused" and wait for a line on stdin
+ *                             "paused" and wait for a line on stdin; then
+ *                             the image ends by END: exit (return from
+ *                             main), or, after the main thread recorded
+ *                             test:end, exec (execv /bin/true), _exit,
+ *                             kill (SIGKILL to itself)
  *   tracee print N            print N lines, and record each
  *   tracee scribble           record, overwrite the process's own tracer
  *                             shared memory with garbage once tracerd has
@@ -117,6 +121,27 @@ static int run_churn(int total, int alive, int pause_at)
 		}
 	}
 	return 0;
+}
+
+/* The end of the image a churn asked for (exit: return from main); the
+ * others told first by an event of the main thread (test:end). */
+static int end_image(const char *how)
+{
+	static char true_[] = "true";
+	char *argv[] = { true_, NULL };
+
+	if (strcmp(how, "exit"))	/* main records nothing else */
+		tracer_record("test:end", "how %s", how);
+	fflush(stdout);
+	if (!strcmp(how, "exec"))
+		execv("/bin/true", argv);
+	else if (!strcmp(how, "_exit"))
+		_exit(0);
+	else if (!strcmp(how, "kill"))
+		raise(SIGKILL);
+	else if (!strcmp(how, "exit"))
+		return 0;
+	return 2;
 }
 
 static volatile sig_atomic_t handler_events;
@@ -430,7 +455,8 @@ int main(int argc, char **argv)
 		return run_threads(atoi(argv[2]), atol(argv[3]));
 	if (argc >= 4 && !strcmp(argv[1], "churn"))
 		return run_churn(atoi(argv[2]), atoi(argv[3]),
-				 argc > 4 ? atoi(argv[4]) : -1);
+				 argc > 4 ? atoi(argv[4]) : -1) ?:
+		       end_image(argc > 5 ? argv[5] : "exit");
 	if (argc >= 3 && !strcmp(argv[1], "print"))
 		return run_print(atoi(argv[2]));
 	if (argc >= 2 && !strcmp(argv[1], "scribble"))
@@ -452,8 +478,9 @@ int main(int argc, char **argv)
 		return run_paced(atol(argv[2]));
 	if (argc >= 2 && !strcmp(argv[1], "types"))
 		return run_types();
-	fprintf(stderr, "usage: tracee threads N M | churn TOTAL ALIVE [PAUSE]"
-		" | print N | scribble | types | hold N [M] | burst N | signals N"
-		" | flat N | paced RATE\n");
+	fprintf(stderr, "usage: tracee threads N M"
+		" | churn TOTAL ALIVE [PAUSE [END]] | print N | scribble"
+		" | types | hold N [M] | burst N | signals N | flat N"
+		" | paced RATE\n");
 	return 2;
 }
