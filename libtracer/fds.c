@@ -68,6 +68,7 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "sys.h"
 
 #define FD_TOP_MAX	1024
 #define FD_BAND		64	/* numbers below TOP we may use */
@@ -116,7 +117,7 @@ static int copy_high(int fd)
 
 	if (!b)
 		return -ENOSPC;
-	n = fcntl(fd, F_DUPFD_CLOEXEC, b);
+	n = (int)syscall(SYS_fcntl, fd, F_DUPFD_CLOEXEC, b);	/* not recorded */
 	return n < 0 ? -errno : n;
 }
 
@@ -132,7 +133,7 @@ static void remember(int s, int fd)
 {
 	struct stat st;
 
-	if (fd >= 0 && fstat(fd, &st) == 0) {
+	if (fd >= 0 && tracer__sys_fstat(fd, &st) == 0) {
 		slot_dev[s] = st.st_dev;
 		slot_ino[s] = st.st_ino;
 	}
@@ -323,6 +324,6 @@ bool tracer__fd_intact(int s)
 
 	if (fd < 0)
 		return true;	/* nothing there to lose */
-	return fstat(fd, &st) == 0 && st.st_dev == slot_dev[s] &&
+	return tracer__sys_fstat(fd, &st) == 0 && st.st_dev == slot_dev[s] &&
 	       st.st_ino == slot_ino[s];
 }

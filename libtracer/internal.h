@@ -508,6 +508,8 @@ void tracer__signal_set_daemon(uint32_t pid) TRACER_HIDDEN;
  * actions (prepare), and let it go (after, in the parent and the child).
  */
 void tracer__signal_init(void) TRACER_HIDDEN;
+/* "SIGUSR1", "SIGRTMIN+3" into buf (16 bytes), for sig 1 to SIGRTMAX. */
+const char *tracer__signal_name(int sig, char *buf) TRACER_HIDDEN;
 void tracer__signal_fork_prepare(void) TRACER_HIDDEN;
 void tracer__signal_fork_after(void) TRACER_HIDDEN;
 

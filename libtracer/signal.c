@@ -263,8 +263,8 @@ static void default_action(int sig)
 	syscall(SYS_tgkill, getpid(), syscall(SYS_gettid), sig);
 }
 
-/* "SIGUSR1", "SIGRTMIN+3", "SIG40" into buf (16 bytes). */
-static const char *signal_name(int sig, char *buf)
+/* "SIGUSR1", "SIGRTMIN+3", "SIG40" into buf (16 bytes); sig 1 to SIGRTMAX. */
+const char *tracer__signal_name(int sig, char *buf)
 {
 	const char *abbrev = sig < SIGRTMIN ? sigabbrev_np(sig) : NULL;
 	unsigned v = (unsigned)sig;
@@ -299,7 +299,7 @@ static const char *signal_name(int sig, char *buf)
 static void record_signal(int sig, void *h)
 {
 	char buf[16];
-	const char *name = signal_name(sig, buf);
+	const char *name = tracer__signal_name(sig, buf);
 
 	tracer_record("proc:signal", "signal %d (%s) handler %p", sig, name,
 		      h);

@@ -222,12 +222,12 @@ WRAP_API T name params \
 }
 
 /*
- * IO_BLOCKING(T, name, (params), (args), "entry fmt", (entry values),
- * "exit fmt", (exit values), failed): libc:name_entry and libc:name_exit.
+ * IO_PAIR(T, name, (params), call, "entry fmt", (entry values), "exit
+ * fmt", (exit values), failed): the wrapper name, recording
+ * libc:name_entry before `call` (an expression) and libc:name_exit after.
  */
-#define IO_BLOCKING(T, name, params, args, efmt, evalues, xfmt, xvalues, \
-		    failed) \
-WRAP_DEFINE_REAL(T, name, params, args) \
+#define IO_PAIR(T, name, params, call, efmt, evalues, xfmt, xvalues, \
+		failed) \
 WRAP_API T name params \
 { \
 	char eb[WRAP_ERRBUF]; \
@@ -237,16 +237,34 @@ WRAP_API T name params \
 	WRAP_SITE(cs_out, 0, "libc:" #name "_exit", xfmt "%s", WRAP_U xvalues, \
 		  es); \
 	if (tracer_likely(!WRAP_ON2(cs_in, cs_out))) \
-		return WRAP_REAL(name) args; \
+		return call; \
 	if (WRAP_ON(cs_in)) \
 		WRAP_EMIT(cs_in, WRAP_U evalues); \
-	ret = WRAP_REAL(name) args; \
+	ret = call; \
 	if (WRAP_ON(cs_out)) { \
 		es = tracer__wrap_errno(failed, errno, eb); \
 		WRAP_EMIT(cs_out, WRAP_U xvalues, es); \
 	} \
 	return ret; \
 }
+
+/*
+ * IO_BLOCKING(T, name, (params), (args), "entry fmt", (entry values),
+ * "exit fmt", (exit values), failed): libc:name_entry and libc:name_exit
+ * around the next definition of name.
+ */
+#define IO_BLOCKING(T, name, params, args, efmt, evalues, xfmt, xvalues, \
+		    failed) \
+WRAP_DEFINE_REAL(T, name, params, args) \
+IO_PAIR(T, name, params, WRAP_REAL(name) args, efmt, evalues, xfmt, \
+	xvalues, failed)
+
+/*
+ * The descriptor under stream f (a FILE *), -1 for none (NULL, a stream on
+ * memory); without the stream's lock, errno kept (wrap_io.c).
+ */
+struct _IO_FILE;
+int tracer__wrap_stream_fd(struct _IO_FILE *f) TRACER_HIDDEN;
 
 /* Resolve the memory functions now (wrap_mem.c); called by tracer_init. */
 void tracer__wrap_mem_init(void) TRACER_HIDDEN;

@@ -625,25 +625,8 @@ static long long tv_ms(const struct timeval *t)
  * resuming call; failed when ret < 0.
  */
 #define IO_WAITING(T, name, params, args, efmt, evalues, xfmt, xvalues) \
-WRAP_API T name params \
-{ \
-	char eb[WRAP_ERRBUF]; \
-	const char *es = ""; \
-	T ret = 0; \
-	WRAP_SITE(cs_in, 0, "libc:" #name "_entry", efmt, WRAP_U evalues); \
-	WRAP_SITE(cs_out, 0, "libc:" #name "_exit", xfmt "%s", WRAP_U xvalues, \
-		  es); \
-	if (tracer_likely(!WRAP_ON2(cs_in, cs_out))) \
-		return name##_wait args; \
-	if (WRAP_ON(cs_in)) \
-		WRAP_EMIT(cs_in, WRAP_U evalues); \
-	ret = name##_wait args; \
-	if (WRAP_ON(cs_out)) { \
-		es = tracer__wrap_errno(ret < 0, errno, eb); \
-		WRAP_EMIT(cs_out, WRAP_U xvalues, es); \
-	} \
-	return ret; \
-}
+IO_PAIR(T, name, params, name##_wait args, efmt, evalues, xfmt, xvalues, \
+	ret < 0)
 
 WRAP_DEFINE_REAL(int, poll, (struct pollfd *fds, nfds_t n, int timeout),
 		 (fds, n, timeout))
@@ -859,11 +842,19 @@ IO_BLOCKING(ssize_t, splice, (int in, off_t *in_off, int out, off_t *out_off,
 /* ---- stdio streams ----------------------------------------------------- */
 
 /*
- * A stream's reads and writes happen inside the C library (its own calls
- * of read() and write() are not interposable): what is seen of a stream
- * is its opening, with the descriptor under it, and its closing.
+ * A stream's opening, with the descriptor under it, and its closing (its
+ * reads and writes: wrap_stdio.c).
  */
-#define STREAM_FD(f)	((f) ? fileno(f) : -1)
+int tracer__wrap_stream_fd(FILE *f)
+{
+	int err = errno;
+	int fd = f ? fileno_unlocked(f) : -1;
+
+	errno = err;	/* EBADF for a stream on memory */
+	return fd;
+}
+
+#define STREAM_FD(f)	tracer__wrap_stream_fd(f)
 
 IO_CALL(FILE *, fopen, (const char *path, const char *mode), (path, mode),
 	"path %s mode %s fd %d", (path, mode, STREAM_FD(ret)), ret == NULL)

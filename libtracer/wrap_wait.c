@@ -10,17 +10,22 @@
  *   futexes    sem_timedwait, sem_clockwait
  *   System V   semop, semtimedop, msgrcv, msgsnd
  *
- * They record no event. sleep(), usleep() and thrd_sleep() call the C
- * library's nanosleep internally, where no wrapper sees it: they are made
- * here of the resuming nanosleep, with the C library's results (glibc
- * 2.36: sleep() returns the whole seconds not slept and leaves errno
- * EINTR, or 0 and errno as it was; usleep() is nanosleep()'s result).
+ * The sleeps record libc:nanosleep_entry/_exit and
+ * libc:clock_nanosleep_entry/_exit, one pair around the whole resumed call
+ * (the update signal stays invisible); the other calls here record no
+ * event. sleep(), usleep() and thrd_sleep() call the C library's
+ * nanosleep internally, where no wrapper sees it: they are made here of
+ * the resuming nanosleep, with the C library's results (glibc 2.36:
+ * sleep() returns the whole seconds not slept and leaves errno EINTR, or
+ * 0 and errno as it was; usleep() is nanosleep()'s result), and record
+ * its events.
  *
  * The calls the kernel restarts (the update signal has SA_RESTART) need
  * nothing: read, write, accept, connect, waitpid, sem_wait,
  * pthread_cond_wait and pthread_cond_timedwait (the C library retries its
  * own interrupted futex waits) ...
  */
+#include <limits.h>
 #include <semaphore.h>
 #include <signal.h>
 #include <sys/msg.h>
@@ -101,21 +106,68 @@ static void __attribute__((constructor(101))) wait_resolve(void)
 
 /* ---- sleeping ------------------------------------------------------------ */
 
+/* A time in nanoseconds (-1 for none, saturated past 292 years either
+ * way: an invalid negative time is recorded as it is, if it fits). */
+static long long ts_ns(const struct timespec *t)
+{
+	if (!t)
+		return -1;
+	if (t->tv_sec >= (time_t)(LLONG_MAX / TRACER__NS))
+		return LLONG_MAX;
+	if (t->tv_sec <= -(time_t)(LLONG_MAX / TRACER__NS))
+		return -LLONG_MAX;
+	return (long long)t->tv_sec * TRACER__NS + t->tv_nsec;
+}
+
 /*
- * nanosleep(req, rem), resumed with the time the kernel says is left. rem
- * is written only when the call fails with EINTR, as the kernel would.
+ * nanosleep(req, left), resumed with the time the kernel says is left;
+ * *left is the kernel's answer when it failed with EINTR.
  */
-static int sleep_ns(const struct timespec *req, struct timespec *rem)
+static int sleep_loop(const struct timespec *req, struct timespec *left)
 {
 	struct tracer__resume r;
-	struct timespec next, left;
+	struct timespec next;
 	int ret;
 
 	tracer__resume_begin(&r);
-	while ((ret = REAL(nanosleep)(req, &left)) < 0 &&
+	while ((ret = REAL(nanosleep)(req, left)) < 0 &&
 	       tracer__resume_again(&r, errno)) {
-		next = left;
+		next = *left;
 		req = &next;
+	}
+	return ret;
+}
+
+/*
+ * nanosleep(req, rem), resumed. rem is written only when the call fails
+ * with EINTR, as the kernel would. Records one libc:nanosleep_entry /
+ * _exit pair around the whole resumed call (sleep(), usleep() and
+ * thrd_sleep() too: they are this call).
+ */
+static int sleep_ns(const struct timespec *req, struct timespec *rem)
+{
+	char eb[WRAP_ERRBUF];
+	const char *es = "";
+	struct timespec left = { 0, 0 };
+	long long ns = 0, left_ns = 0;
+	int ret = 0;
+	WRAP_SITE(in, 0, "libc:nanosleep_entry", "request_ns %lld", ns);
+	WRAP_SITE(out, 0, "libc:nanosleep_exit",
+		  "result %d remaining_ns %lld%s", ret, left_ns, es);
+
+	if (tracer_likely(!WRAP_ON2(in, out))) {
+		ret = sleep_loop(req, &left);
+	} else {
+		if (WRAP_ON(in)) {
+			ns = ts_ns(req);
+			WRAP_EMIT(in, ns);
+		}
+		ret = sleep_loop(req, &left);
+		if (WRAP_ON(out)) {
+			es = tracer__wrap_errno(ret < 0, errno, eb);
+			left_ns = ret < 0 && errno == EINTR ? ts_ns(&left) : 0;
+			WRAP_EMIT(out, ret, left_ns, es);
+		}
 	}
 	if (ret < 0 && errno == EINTR && rem)
 		*rem = left;
@@ -127,21 +179,60 @@ WRAP_API int nanosleep(const struct timespec *req, struct timespec *rem)
 	return sleep_ns(req, rem);
 }
 
-/* Returns 0 or an error number, and leaves errno alone. A relative sleep
- * resumes with the time left, an absolute one with the same deadline. */
-WRAP_API int clock_nanosleep(clockid_t clock, int flags,
-			     const struct timespec *req, struct timespec *rem)
+/* The resumed clock_nanosleep(): 0 or an error number (*left on EINTR). */
+static int clock_sleep_loop(clockid_t clock, int flags,
+			    const struct timespec *req, struct timespec *left)
 {
 	struct tracer__resume r;
-	struct timespec next, left;
+	struct timespec next;
 	int ret;
 
 	tracer__resume_begin(&r);
-	while ((ret = REAL(clock_nanosleep)(clock, flags, req, &left)) != 0 &&
+	while ((ret = REAL(clock_nanosleep)(clock, flags, req, left)) != 0 &&
 	       tracer__resume_again(&r, ret)) {
 		if (!(flags & TIMER_ABSTIME)) {
-			next = left;
+			next = *left;
 			req = &next;
+		}
+	}
+	return ret;
+}
+
+/*
+ * Returns 0 or an error number, and leaves errno alone. A relative sleep
+ * resumes with the time left, an absolute one with the same deadline.
+ * libc:clock_nanosleep_entry: the clock, the flags (TIMER_ABSTIME 0x1)
+ * and the request (a time on that clock when absolute); _exit: the error
+ * number returned, the time left when interrupted (relative sleeps), and
+ * its name.
+ */
+WRAP_API int clock_nanosleep(clockid_t clock, int flags,
+			     const struct timespec *req, struct timespec *rem)
+{
+	char eb[WRAP_ERRBUF];
+	const char *es = "";
+	struct timespec left = { 0, 0 };
+	long long ns = 0, left_ns = 0;
+	int ret = 0, id = (int)clock;
+	WRAP_SITE(in, 0, "libc:clock_nanosleep_entry",
+		  "clock %d flags %#x request_ns %lld", id, flags, ns);
+	WRAP_SITE(out, 0, "libc:clock_nanosleep_exit",
+		  "clock %d result %d remaining_ns %lld%s", id, ret, left_ns,
+		  es);
+
+	if (tracer_likely(!WRAP_ON2(in, out))) {
+		ret = clock_sleep_loop(clock, flags, req, &left);
+	} else {
+		if (WRAP_ON(in)) {
+			ns = ts_ns(req);
+			WRAP_EMIT(in, id, flags, ns);
+		}
+		ret = clock_sleep_loop(clock, flags, req, &left);
+		if (WRAP_ON(out)) {
+			es = tracer__wrap_errno(ret != 0, ret, eb);
+			left_ns = ret == EINTR && !(flags & TIMER_ABSTIME) ?
+				  ts_ns(&left) : 0;
+			WRAP_EMIT(out, id, ret, left_ns, es);
 		}
 	}
 	if (ret == EINTR && rem && !(flags & TIMER_ABSTIME))

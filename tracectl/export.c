@@ -14,6 +14,7 @@
 
 #include "export.h"
 #include "format.h"
+#include "fdnames.h"
 #include "hash_index.h"
 #include "trace_args.h"
 
@@ -773,7 +774,7 @@ static void write_head(FILE *f, const char *dir)
 
 /* The items, through the slicer, until the end or a write error. */
 static int export_items(struct export *x, struct tracer_out *out,
-			struct tracer_syms *syms)
+			struct tracer_syms *syms, struct tracer_fdnames *fdn)
 {
 	struct tracer_slicer s;
 	struct tracer_item it;
@@ -781,8 +782,11 @@ static int export_items(struct export *x, struct tracer_out *out,
 
 	tracer__slicer_init(&s, &export_ops, x, 0, syms);
 	while (!ret && !tracer__out_failed(out) &&
-	       tracer__merge_next(x->m, &it) == 1)
+	       tracer__merge_next(x->m, &it) == 1) {
+		if (fdn)
+			tracer__fdnames_item(fdn, &it);
 		ret = tracer__slicer_item(&s, &it);
+	}
 	if (!ret && !tracer__out_failed(out))
 		tracer__slicer_finish(&s, x->m);
 	tracer__slicer_free(&s);
@@ -791,28 +795,39 @@ static int export_items(struct export *x, struct tracer_out *out,
 
 /* Write the trace of an open merge. */
 static void export_merge(struct tracer_merge *m, const char *dir,
-			 const char *out_path, bool no_symbols)
+			 const char *out_path,
+			 const struct tracer_merge_opts *opts)
 {
 	struct export x = { .m = m, .first = true };
 	struct tracer_syms *syms = NULL;
+	struct tracer_fdnames *fdn = NULL;
 	struct tracer_out out;
 
-	if (!no_symbols && tracer__syms_new(&syms, m)) {
+	if ((!opts->no_symbols && tracer__syms_new(&syms, m)) ||
+	    (!opts->no_fd_names && tracer__fdnames_new(&fdn))) {
 		tracer__merge_error(m, "out of memory");
+		tracer__syms_free(syms);
 		return;
 	}
 	if (syms)
 		tracer__syms_attach(syms, m);
+	if (fdn) {
+		tracer__fdnames_attach(fdn, m);
+		tracer__fdnames_set_note(fdn, syms ? tracer__syms_note : NULL,
+					 syms);
+	}
 	if (tracer__out_open(&out, out_path, m)) {
 		x.f = out.f;
 		write_head(out.f, dir);
-		if (export_items(&x, &out, syms))
+		if (export_items(&x, &out, syms, fdn))
 			tracer__merge_error(m, "out of memory");
 		fputs("\n]}\n", out.f);
 		tracer__out_close(&out, m);
 	}
 	tracer__merge_set_note(m, NULL, NULL);
+	tracer__merge_set_watch(m, NULL, NULL);
 	tracer__syms_free(syms);
+	tracer__fdnames_free(fdn);
 }
 
 int tracer__export(const char *dir, const struct tracer_merge_opts *opts,
@@ -827,7 +842,7 @@ int tracer__export(const char *dir, const struct tracer_merge_opts *opts,
 			"tracectl: out of memory\n");
 	if (ret)
 		return 1;
-	export_merge(m, dir, out_path, opts->no_symbols);
+	export_merge(m, dir, out_path, opts);
 	status = tracer__merge_failed(m) ? 1 : 0;
 	tracer__merge_close(m);
 	return status;
@@ -841,7 +856,8 @@ static const char export_usage[] =
 	"usage: tracectl export [--format chrome] DIR [-o FILE] [--pid PID]\n"
 	"                       [--tid TID] [--events PATTERNS] "
 	"[--since TIME]\n"
-	"                       [--until TIME] [--no-symbols]\n";
+	"                       [--until TIME] [--no-symbols] "
+	"[--no-fd-names]\n";
 
 static const char export_help[] =
 	"\n"
@@ -856,8 +872,8 @@ static const char export_help[] =
 	"func:exit of -finstrument-functions become slices named by the\n"
 	"function's symbol; the library's proc:exit and pthread:exit never\n"
 	"pair. Other events are instants with their message; lost events are\n"
-	"'tracer:lost' instants. Addresses in messages are named as 'tracectl\n"
-	"view' names them. Each process image (a pid before and after exec,\n"
+	"'tracer:lost' instants. Addresses and descriptors in messages are\n"
+	"named as 'tracectl view' names them. Each process image (a pid before and after exec,\n"
 	"or a pid used again) is a process of its own: image N > 1 of a pid\n"
 	"is exported with its pid and tids plus (N - 1) x 4194304, and a\n"
 	"'pid P, image N' process label.\n"
@@ -873,7 +889,8 @@ static const char export_help[] =
 	"                     whole trace, whatever --pid and --tid select\n"
 	"                     (units s, ms, us, ns: '+250ms')\n"
 	"  --until TIME       up to TIME (included), same forms\n"
-	"  --no-symbols       addresses without their names\n";
+	"  --no-symbols       addresses without their names\n"
+	"  --no-fd-names      descriptors without their names\n";
 
 int tracer__output_arg(struct tracer_trace_args *a, int argc, char **argv,
 		       int *i, const char **path)

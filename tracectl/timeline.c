@@ -38,6 +38,7 @@
 #include <unistd.h>
 
 #include "export.h"
+#include "fdnames.h"
 #include "hash_index.h"
 #include "trace_args.h"
 #include "tracectl/timeline_page.h"
@@ -346,7 +347,7 @@ static void put_meta(FILE *f, const struct timeline *t,
  * items than the limit) or -ENOMEM. */
 static int timeline_items(struct timeline *t, struct tracer_slicer *s,
 			  struct tracer_merge *m, struct tracer_out *out,
-			  uint64_t limit)
+			  uint64_t limit, struct tracer_fdnames *fdn)
 {
 	struct tracer_item it;
 	int ret = 0;
@@ -358,6 +359,8 @@ static int timeline_items(struct timeline *t, struct tracer_slicer *s,
 		if (!t->items)
 			t->t0 = it.timestamp;
 		t->items++;
+		if (fdn)
+			tracer__fdnames_item(fdn, &it);
 		ret = tracer__slicer_item(s, &it);
 	}
 	return t->nomem ? -ENOMEM : ret;
@@ -366,7 +369,8 @@ static int timeline_items(struct timeline *t, struct tracer_slicer *s,
 /* Write the page of an open merge to out. Returns whether it was cut. */
 static bool timeline_write(struct timeline *t, struct tracer_merge *m,
 			   struct tracer_out *out, const char *dir,
-			   uint64_t limit, struct tracer_syms *syms)
+			   uint64_t limit, struct tracer_syms *syms,
+			   struct tracer_fdnames *fdn)
 {
 	struct tracer_slicer s;
 	size_t line = 0;
@@ -376,7 +380,7 @@ static bool timeline_write(struct timeline *t, struct tracer_merge *m,
 	page_part(out->f, &line);
 	fputs("<script type=\"application/json\" id=\"tl-events\">[",
 	      out->f);
-	ret = timeline_items(t, &s, m, out, limit);
+	ret = timeline_items(t, &s, m, out, limit, fdn);
 	if (ret >= 0)
 		tracer__slicer_finish(&s, ret == 0 ? m : NULL);
 	else
@@ -394,14 +398,17 @@ int tracer__timeline(const char *dir, const struct tracer_merge_opts *opts,
 	struct timeline t = { .first = true };
 	FILE *err = opts->err ? opts->err : stderr;
 	struct tracer_syms *syms = NULL;
+	struct tracer_fdnames *fdn = NULL;
 	struct tracer_merge *m;
 	struct tracer_out out;
 	bool cut = false;
 	int ret, status;
 
 	ret = tracer__merge_open(&m, dir, opts);
-	if (!ret && !opts->no_symbols && tracer__syms_new(&syms, m)) {
+	if (!ret && ((!opts->no_symbols && tracer__syms_new(&syms, m)) ||
+		     (!opts->no_fd_names && tracer__fdnames_new(&fdn)))) {
 		tracer__merge_close(m);
+		tracer__syms_free(syms);
 		ret = -ENOMEM;
 	}
 	if (ret == -ENOMEM)
@@ -410,9 +417,14 @@ int tracer__timeline(const char *dir, const struct tracer_merge_opts *opts,
 		return 1;
 	if (syms)
 		tracer__syms_attach(syms, m);
+	if (fdn) {
+		tracer__fdnames_attach(fdn, m);
+		tracer__fdnames_set_note(fdn, syms ? tracer__syms_note : NULL,
+					 syms);
+	}
 	if (tracer__out_open(&out, out_path, m)) {
 		t.f = out.f;
-		cut = timeline_write(&t, m, &out, dir, max_items, syms);
+		cut = timeline_write(&t, m, &out, dir, max_items, syms, fdn);
 		tracer__out_close(&out, m);
 	}
 	if (cut)
@@ -421,6 +433,7 @@ int tracer__timeline(const char *dir, const struct tracer_merge_opts *opts,
 			" (see --max-events)\n", max_items, max_items);
 	status = tracer__merge_failed(m) ? 1 : 0;
 	tracer__merge_close(m);
+	tracer__fdnames_free(fdn);
 	tracer__syms_free(syms);	/* after the names, some of which */
 	free(t.names);			/* are its */
 	free(t.hash);
@@ -436,7 +449,8 @@ static const char timeline_usage[] =
 	"[--pid PID]\n"
 	"                         [--tid TID] [--events PATTERNS] "
 	"[--since TIME]\n"
-	"                         [--until TIME] [--no-symbols]\n";
+	"                         [--until TIME] [--no-symbols] "
+	"[--no-fd-names]\n";
 
 static const char timeline_help[] =
 	"\n"
@@ -448,7 +462,8 @@ static const char timeline_help[] =
 	"and names functions) as slices, other events as marks, lost events\n"
 	"as shaded bands, a legend of the colours. A slice is always drawn\n"
 	"to its end, at any zoom. Wheel or +/- to zoom, drag or arrow keys\n"
-	"to pan; hover for an event's time, name and message.\n"
+	"to pan; hover for an event's time, name and message (descriptors\n"
+	"named as 'tracectl view' names them).\n"
 	"\n"
 	"  -o, --output FILE  write to FILE (default: standard output, if\n"
 	"                     it is not a terminal)\n"
@@ -463,7 +478,8 @@ static const char timeline_help[] =
 	"                     whole trace, whatever --pid and --tid select\n"
 	"                     (units s, ms, us, ns: '+250ms')\n"
 	"  --until TIME       up to TIME (included), same forms\n"
-	"  --no-symbols       addresses without their names\n";
+	"  --no-symbols       addresses without their names\n"
+	"  --no-fd-names      descriptors without their names\n";
 
 struct timeline_args {
 	struct tracer_trace_args a;

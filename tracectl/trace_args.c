@@ -153,6 +153,11 @@ int tracer__trace_arg(struct tracer_trace_args *a, int argc, char **argv,
 		(*i)++;
 		return 1;
 	}
+	if (!strcmp(arg, "--no-fd-names")) {
+		a->opts.no_fd_names = true;
+		(*i)++;
+		return 1;
+	}
 	for (k = 0; k < sizeof(names) / sizeof(names[0]); k++)
 		if (tracer__trace_is_opt(arg, names[k]))
 			return filter_opt(a, argc, argv, i, names[k]);

@@ -3,7 +3,7 @@
  * (`tracectl view`, `export`, `timeline`):
  *
  *   DIR [--pid PID] [--tid TID] [--events PATTERNS] [--since TIME]
- *       [--until TIME] [--no-symbols]
+ *       [--until TIME] [--no-symbols] [--no-fd-names]
  *
  * Options take their value as the next argument or after `=`. Mistakes are
  * one line on stderr, "tracectl: CMD: ... (see 'tracectl CMD --help')",

@@ -72,6 +72,8 @@ struct tracer_merge {
 	bool failed;
 	tracer_merge_note_fn note;	/* after %p values, or NULL */
 	void *note_ctx;
+	tracer_merge_watch_fn watch;	/* every record read, or NULL */
+	void *watch_ctx;
 	struct merge_name *names;	/* threads seen, by (proc, tid) */
 	size_t nnames, names_cap;
 	uint32_t *names_hash;		/* index + 1; 0: free */
@@ -960,6 +962,19 @@ static void next_of(struct tracer_merge *m, struct merge_src *s)
 		sift_down(m->heap, m->nheap, 0);
 }
 
+/* Show s's record to the watcher, if any. */
+static void watch_record(struct tracer_merge *m, const struct merge_src *s)
+{
+	const struct tracer__site *cs;
+
+	if (!m->watch || s->rec.lost)
+		return;
+	cs = tracer__meta_callsite(&s->proc->meta, s->rec.id);
+	if (cs)
+		m->watch(m->watch_ctx, s->proc, s->pid, s->rec.timestamp, cs,
+			 s->rec.payload, s->rec.payload_size);
+}
+
 /* The next item (tracer__merge_next()). */
 static int next_item(struct tracer_merge *m, struct tracer_item *it)
 {
@@ -977,6 +992,7 @@ static int next_item(struct tracer_merge *m, struct tracer_item *it)
 			continue;
 		}
 		note_name(m, s);
+		watch_record(m, s);
 		take = wanted(m, s);
 		if (take)
 			fill_item(m, s, it);	/* copies what it needs */
@@ -1199,6 +1215,13 @@ const struct tracer_merge_proc *tracer__merge_proc(
 	const struct tracer_merge *m, size_t i)
 {
 	return i < m->nprocs ? &m->procs[i] : NULL;
+}
+
+void tracer__merge_set_watch(struct tracer_merge *m, tracer_merge_watch_fn fn,
+			     void *ctx)
+{
+	m->watch = fn;
+	m->watch_ctx = ctx;
 }
 
 void tracer__merge_set_note(struct tracer_merge *m, tracer_merge_note_fn fn,

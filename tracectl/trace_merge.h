@@ -55,6 +55,8 @@ struct tracer_merge_opts {
 					   whatever pid and tid select */
 	bool until_relative;
 	bool no_symbols;		/* --no-symbols: addresses bare */
+	bool no_fd_names;		/* --no-fd-names: descriptors bare
+					   (fdnames.h; the merge ignores it) */
 	bool check;			/* say when the selection finds
 					   nothing (see below) */
 	FILE *err;			/* problems go here (stderr) */
@@ -170,6 +172,23 @@ typedef size_t (*tracer_merge_note_fn)(void *ctx,
 				       size_t size);
 void tracer__merge_set_note(struct tracer_merge *m, tracer_merge_note_fn fn,
 			    void *ctx);
+
+/*
+ * A watcher of every event record the merge reads, in time order, before
+ * the options' --events decide whether it is handed out (NULL: none): fn
+ * is called with the record's process (pid), time, call site (never
+ * NULL: records of unknown event ids are not watched) and recorded
+ * values (not checked). Records passed over before --since, and those
+ * of the processes and threads --pid and --tid leave out, are not read,
+ * so not watched. (fdnames.h follows the descriptors this way.)
+ */
+typedef void (*tracer_merge_watch_fn)(void *ctx,
+				      const struct tracer_merge_proc *p,
+				      uint32_t pid, uint64_t ts,
+				      const struct tracer__site *cs,
+				      const void *payload, size_t size);
+void tracer__merge_set_watch(struct tracer_merge *m, tracer_merge_watch_fn fn,
+			     void *ctx);
 
 /* Was any problem reported? (The exit status of a command is then 1.) */
 bool tracer__merge_failed(const struct tracer_merge *m);

@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "fdnames.h"
 #include "symbols.h"
 #include "trace_args.h"
 #include "trace_merge.h"
@@ -24,7 +25,7 @@ static const char usage[] =
 	"usage: tracectl view DIR [--pid PID] [--tid TID] [--events PATTERNS]"
 	"\n"
 	"                     [--since TIME] [--until TIME] [--no-symbols]\n"
-	"                     [--follow [--lag MS]]\n";
+	"                     [--no-fd-names] [--follow [--lag MS]]\n";
 
 static const char help[] =
 	"\n"
@@ -37,7 +38,11 @@ static const char help[] =
 	"lost, a line 'tracer:lost: N events lost ...' says how many. An\n"
 	"address (%p) in a function or object of a file the process loaded\n"
 	"is followed by its name, '0x55d0c3a1b139 <main+9>' (from the\n"
-	"file's symbol table, as it is now on disk).\n"
+	"file's symbol table, as it is now on disk). A descriptor is\n"
+	"followed by what the process had open there, as strace -y shows\n"
+	"it: 'fd 3</etc/hosts>', 'fds 4<pipe:[r]> 5<pipe:[w]>' (from the\n"
+	"opens, sockets, pipes, dups and closes read, and the parent's\n"
+	"table at fork; see tracectl(1)).\n"
 	"\n"
 	"  --pid PID          only this process\n"
 	"  --tid TID          only this thread\n"
@@ -49,6 +54,7 @@ static const char help[] =
 	"                     s, ms, us, ns: '+250ms')\n"
 	"  --until TIME       up to TIME (included), same forms\n"
 	"  --no-symbols       addresses without their names\n"
+	"  --no-fd-names      descriptors without their names\n"
 	"  --follow           then print new events as they are written, like\n"
 	"                     tail -f, until interrupted (or --until)\n"
 	"  --lag MS           with --follow, how late events are printed:\n"
@@ -136,8 +142,9 @@ static void print_item(FILE *out, const struct tracer_item *it)
 	putc_unlocked('\n', out);
 }
 
-int tracer__view(const char *dir, const struct tracer_merge_opts *opts,
-		 FILE *out)
+/* A view of dir, following descriptors with fdn (NULL: bare). */
+static int view_names(const char *dir, const struct tracer_merge_opts *opts,
+		      FILE *out, struct tracer_fdnames *fdn)
 {
 	struct tracer_merge_opts o = *opts;
 	struct tracer_syms *syms = NULL;
@@ -157,14 +164,49 @@ int tracer__view(const char *dir, const struct tracer_merge_opts *opts,
 		return 1;
 	if (syms)
 		tracer__syms_attach(syms, m);
-	while (tracer__merge_next(m, &it) == 1)
+	if (fdn) {
+		tracer__fdnames_attach(fdn, m);
+		tracer__fdnames_set_note(fdn, syms ? tracer__syms_note : NULL,
+					 syms);
+	}
+	while (tracer__merge_next(m, &it) == 1) {
+		if (fdn)
+			tracer__fdnames_item(fdn, &it);
 		print_item(out, &it);
+	}
 	if (fflush(out) != 0 || ferror(out))
 		tracer__merge_error(m, "cannot write the events: %s",
 				    strerror(errno));
 	status = tracer__merge_failed(m) ? 1 : 0;
 	tracer__merge_close(m);
 	tracer__syms_free(syms);
+	return status;
+}
+
+/* A set of descriptor tables, unless opts say --no-fd-names: NULL then,
+ * or when out of memory (said on opts->err; *status 1). */
+static struct tracer_fdnames *fdnames_for(const struct tracer_merge_opts *opts,
+					  int *status)
+{
+	struct tracer_fdnames *fdn = NULL;
+
+	if (!opts->no_fd_names && tracer__fdnames_new(&fdn)) {
+		fprintf(opts->err, "tracectl: out of memory\n");
+		*status = 1;
+	}
+	return fdn;
+}
+
+int tracer__view(const char *dir, const struct tracer_merge_opts *opts,
+		 FILE *out)
+{
+	int status = 0;
+	struct tracer_fdnames *fdn = fdnames_for(opts, &status);
+
+	if (status)
+		return status;
+	status = view_names(dir, opts, out, fdn);
+	tracer__fdnames_free(fdn);
 	return status;
 }
 
@@ -202,6 +244,14 @@ static int follow(const char *dir, const struct tracer_merge_opts *opts,
 	uint64_t upto, from = opts->since;
 	bool last = false, shown = false;
 	int status = 0;
+	/* One set for all rounds: each round reads on from the last. */
+	struct tracer_fdnames *fdn = fdnames_for(opts, &status);
+
+	if (status) {
+		if (quiet)
+			fclose(quiet);
+		return status;
+	}
 
 	/* Events may still come: a round that finds none is no mistake. */
 	o.check = false;
@@ -217,7 +267,7 @@ static int follow(const char *dir, const struct tracer_merge_opts *opts,
 		if (shown && quiet)
 			o.err = quiet;
 		if (from <= upto) {
-			status |= tracer__view(dir, &o, out);
+			status |= view_names(dir, &o, out, fdn);
 			if (ferror(out) || (status && !shown && !is_dir(dir)))
 				break;		/* gone, or never was: said */
 			shown = true;
@@ -228,6 +278,7 @@ static int follow(const char *dir, const struct tracer_merge_opts *opts,
 	}
 	if (quiet)
 		fclose(quiet);
+	tracer__fdnames_free(fdn);
 	return status;
 }
 

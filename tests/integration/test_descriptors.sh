@@ -21,7 +21,7 @@ traced() {
 
 # view DIR: the session's events, addresses bare.
 view() {
-	"$TRACECTL" view --no-symbols "$1"
+	"$TRACECTL" view --no-symbols --no-fd-names "$1"
 }
 
 # ---- numbers the program sees -------------------------------------------

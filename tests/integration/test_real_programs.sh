@@ -15,7 +15,7 @@ record() {
 		2>"$T/$name.err"
 	st=$?
 	dir=$(record_dir "$T/$name.err")
-	"$TRACECTL" view --no-symbols "$dir" >"$T/$name.view" || st=1
+	"$TRACECTL" view --no-symbols --no-fd-names "$dir" >"$T/$name.view" || st=1
 	return $st
 }
 

@@ -22,7 +22,7 @@ record() {
 		>"$T/$name.out" 2>"$T/$name.err"
 	local st=$?
 	dir=$(record_dir "$T/$name.err")
-	"$TRACECTL" view --no-symbols "$dir" >"$T/$name.view" 2>"$T/$name.verr" || st=1
+	"$TRACECTL" view --no-symbols --no-fd-names "$dir" >"$T/$name.view" 2>"$T/$name.verr" || st=1
 	return $st
 }
 
