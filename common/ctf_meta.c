@@ -314,13 +314,36 @@ static bool find_word(const char *s, size_t a, size_t b, bool last,
 	return found;
 }
 
+/* Is s[a..b) only blanks and punctuation (no letter, digit, or byte of
+ * a UTF-8 character)? */
+static bool only_separators(const char *s, size_t a, size_t b)
+{
+	for (; a < b; a++) {
+		unsigned char ch = (unsigned char)s[a];
+
+		if (ch >= 0x80 || ch == '_' || is_digit(ch) ||
+		    (unsigned)((ch | 0x20) - 'a') < 26u)
+			return false;
+	}
+	return true;
+}
+
+/* Where conversion k's word was found (name_conv()). */
+enum word_at { WORD_NONE, WORD_BEFORE, WORD_AFTER, WORD_AGAIN };
+
 /*
  * The word naming conversion k of format s into *w. *used is where the
  * text before it starts to be free: a conversion that took the first word
- * after it took it from the next conversion's text.
+ * after it took it from the next conversion's text. A format that names
+ * its values before them ("fds %d %d result %d", "signal %d (%s) handler
+ * %p") never lends the word after a conversion that has none (prev: where
+ * the previous one's was): that word is the next value's (WORD_AGAIN:
+ * the previous conversion's word serves again, numbered; WORD_NONE for
+ * one glued to the previous, as the wrappers' " errno E" suffix is).
  */
-static bool conv_word(const struct convs *c, const char *s, size_t k,
-		      size_t *used, struct span *w)
+static enum word_at conv_word(const struct convs *c, const char *s,
+			      size_t k, size_t *used, enum word_at prev,
+			      struct span *w)
 {
 	size_t before = k ? c->v[k - 1].end : 0;
 	size_t after = k + 1 < c->n ? c->v[k + 1].start : strlen(s);
@@ -328,11 +351,19 @@ static bool conv_word(const struct convs *c, const char *s, size_t k,
 	if (*used > before)
 		before = *used;
 	if (find_word(s, before, c->v[k].start, true, w))
-		return true;
+		return WORD_BEFORE;
+	/* (Glued to the previous one, "%d%s": a suffix of its own; after
+	 * text that is not a name, "\xc3\xa9=%d": none.) */
+	if ((prev == WORD_BEFORE || prev == WORD_AGAIN) &&
+	    c->v[k].start > before && only_separators(s, before,
+						      c->v[k].start))
+		return WORD_AGAIN;
+	if (prev == WORD_BEFORE || prev == WORD_AGAIN)
+		return WORD_NONE;
 	if (!find_word(s, c->v[k].end, after, false, w))
-		return false;
+		return WORD_NONE;
 	*used = w->end;
-	return true;
+	return WORD_AFTER;
 }
 
 /* w[0..n) as identifier characters into out: ASCII letters, digits and
@@ -370,15 +401,25 @@ static void set_base(name_t *base, size_t nargs, int arg, const char *word,
 		snprintf(base[arg], sizeof(base[arg]), "%s%s", word, suffix);
 }
 
+/* Name conversion k's arguments in base; *at: where the previous
+ * conversion's word was, then this one's. A word served again only names
+ * a value of the same type ("fds %d %d"; "pid %d %s": arg2). */
 static void name_conv(const struct convs *c, const char *s, size_t k,
-		      size_t *used, name_t *base, size_t nargs)
+		      size_t *used, enum word_at *at, name_t *base,
+		      const char *types, size_t nargs)
 {
 	const struct conv *cv = &c->v[k];
 	char word[TRACER_CTF_NAME_MAX] = "";
+	int prev = k ? c->v[k - 1].arg : -1;
 	struct span w;
 
-	if (conv_word(c, s, k, used, &w))
+	*at = conv_word(c, s, k, used, *at, &w);
+	if (*at == WORD_BEFORE || *at == WORD_AFTER)
 		copy_word(word, s + w.start, w.end - w.start);
+	else if (*at == WORD_AGAIN && prev >= 0 && (size_t)prev < nargs &&
+		 cv->arg >= 0 && (size_t)cv->arg < nargs &&
+		 types[prev] == types[cv->arg])
+		snprintf(word, sizeof(word), "%s", base[prev]);
 	if (!word[0] && cv->arg >= 0)
 		snprintf(word, sizeof(word), "arg%d", cv->arg + 1);
 	if (!word[0])
@@ -433,6 +474,7 @@ int tracer__ctf_field_names(const char *format, const char *types,
 	name_t base[TRACER_MAX_ARGS];
 	struct convs c;
 	size_t n, k, used = 0;
+	enum word_at at = WORD_NONE;
 
 	if (!types || (n = strlen(types)) > TRACER_MAX_ARGS)
 		return -EINVAL;
@@ -441,7 +483,7 @@ int tracer__ctf_field_names(const char *format, const char *types,
 	memset(base, 0, sizeof(base));
 	parse_format(&c, format);
 	for (k = 0; k < c.n; k++)
-		name_conv(&c, format, k, &used, base, n);
+		name_conv(&c, format, k, &used, &at, base, types, n);
 	for (k = 0; k < n; k++) {
 		if (!base[k][0])
 			snprintf(base[k], sizeof(base[k]), "arg%zu", k + 1);

@@ -98,8 +98,8 @@ static const struct {
 	  "pid %d killed by signal %d (%s)%s" },
 	{ EV_GONE, "tracer:process_gone", "is", "pid %d %s" },
 	{ EV_TORN, "tracer:torn", "iisi",
-	  "thread %d died while writing %d record(s) in its %s channel "
-	  "(%d bytes, dropped)" },
+	  "tid %d records %d channel %s bytes %d (its thread died while "
+	  "writing them: dropped)" },
 	{ EV_VANISHED, "tracer:thread_vanished", "is",
 	  "thread %d (%s) ended without its exit path; its buffer was "
 	  "salvaged and reused" },

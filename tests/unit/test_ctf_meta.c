@@ -53,6 +53,16 @@ static void test_words(void)
 	names("%d items, %d bytes", "ii", "items bytes",
 	      "a word taken after is not taken again before");
 	names("%d %d", "ii", "arg1 arg2", "no words: argN");
+	names("fds %d %d result %d", "iii", "fds fds_2 result",
+	      "a value without a word after a named one: its word again");
+	names("signal %d (%s) handler %p", "isp", "signal arg2 handler",
+	      "the next value's word is not taken");
+	names("pid %d %s", "is", "pid arg2",
+	      "a word serves again only a value of its type");
+	names("x %d \xc3\xa9=%d", "ii", "x arg2",
+	      "nor across text that is not a name");
+	names("fd %d result %d%s", "iis", "fd result arg3",
+	      "a suffix glued to a named value (errno): not its word");
 	names("", "ius", "arg1 arg2 arg3", "empty format");
 	names(NULL, "d", "arg1", "NULL format");
 	names("x=%d", "ids", "x arg2 arg3", "more arguments than conversions");
