@@ -30,6 +30,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/inotify.h>
+#include <sys/mman.h>
+#include <sys/signalfd.h>
+#include <sys/timerfd.h>
 #include <sys/sendfile.h>
 #include <sys/select.h>
 #include <sys/socket.h>
@@ -446,6 +451,29 @@ IO_BLOCKING(int, fdatasync, (int fd), (fd), "fd %d", (fd),
 	tracer__wrap_sockaddr((sa), (unsigned)(len), ab, sizeof(ab))
 #define PEER(sa, lenp) \
 	((sa) && (lenp) && ret >= 0 ? ADDR((sa), *(lenp)) : "-")
+
+/*
+ * Descriptors of the kernel's own objects: an epoll instance, an event
+ * counter, a memory file (its name as given), a timer, a signal queue, an
+ * inotify instance. (signalfd() with a descriptor changes that one's mask
+ * and returns it.)
+ */
+IO_CALL(int, epoll_create, (int size), (size), "size %d fd %d", (size, ret),
+	ret < 0)
+IO_CALL(int, epoll_create1, (int flags), (flags), "flags %#x fd %d",
+	(flags, ret), ret < 0)
+IO_CALL(int, eventfd, (unsigned initval, int flags), (initval, flags),
+	"initval %u flags %#x fd %d", (initval, flags, ret), ret < 0)
+IO_CALL(int, memfd_create, (const char *name, unsigned flags),
+	(name, flags), "name %s flags %#x fd %d", (name, flags, ret), ret < 0)
+IO_CALL(int, timerfd_create, (int clock, int flags), (clock, flags),
+	"clock %d flags %#x fd %d", (clock, flags, ret), ret < 0)
+IO_CALL(int, signalfd, (int fd, const sigset_t *mask, int flags),
+	(fd, mask, flags), "fd %d flags %#x result %d", (fd, flags, ret),
+	ret < 0)
+IO_CALL(int, inotify_init, (void), (), "fd %d", (ret), ret < 0)
+IO_CALL(int, inotify_init1, (int flags), (flags), "flags %#x fd %d",
+	(flags, ret), ret < 0)
 
 IO_CALL(int, socket, (int domain, int type, int protocol),
 	(domain, type, protocol), "domain %d type %#x protocol %d fd %d",

@@ -56,8 +56,30 @@ enum act {
 	ACT_NONE, ACT_OPEN, ACT_SOCKET, ACT_BIND, ACT_CONNECT,
 	ACT_CONNECT_EXIT, ACT_ACCEPT, ACT_PAIR, ACT_DUP, ACT_FCNTL, ACT_CLOSE,
 	ACT_CLOSE_RANGE, ACT_CLOSEFROM, ACT_FORK, ACT_START, ACT_SPAWN,
-	ACT_EXEC, ACT_EXEC_FAILED, ACT_EXIT,
+	ACT_EXEC, ACT_EXEC_FAILED, ACT_EXIT, ACT_KERNEL,
 };
+
+/* Descriptors of the kernel's own objects, named as /proc/PID/fd does
+ * (a memfd: "/memfd:" and its name). */
+static const struct { const char *call, *name; } kernel_fds[] = {
+	{ "epoll_create", "anon_inode:[eventpoll]" },
+	{ "epoll_create1", "anon_inode:[eventpoll]" },
+	{ "eventfd", "anon_inode:[eventfd]" },
+	{ "timerfd_create", "anon_inode:[timerfd]" },
+	{ "inotify_init", "anon_inode:inotify" },
+	{ "inotify_init1", "anon_inode:inotify" },
+	{ "memfd_create", "/memfd:" },
+};
+
+static const char *kernel_fd_name(const char *call)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(kernel_fds) / sizeof(kernel_fds[0]); i++)
+		if (!strcmp(call, kernel_fds[i].call))
+			return kernel_fds[i].name;
+	return NULL;
+}
 
 /* A conversion of a format and the word before it. */
 struct field {
@@ -324,6 +346,8 @@ static enum act act_of(const struct plan *p, const char *provider,
 		return ACT_FCNTL;
 	if (!strcmp(base, "close_range"))
 		return ACT_CLOSE_RANGE;
+	if (fd && kernel_fd_name(base))
+		return ACT_KERNEL;
 	if (!strcmp(base, "closefrom"))
 		return ACT_CLOSEFROM;
 	if (field_of(p, "fds", 1) && (strstr(base, "pipe") ||
@@ -832,6 +856,30 @@ static void on_fcntl(struct tracer_fdnames *f, struct fd_table *t,
 	}
 }
 
+/* A descriptor of the kernel's own (ACT_KERNEL); memfd_create's flags
+ * say close-on-exec with MFD_CLOEXEC (1). */
+static void on_kernel_fd(struct tracer_fdnames *f, struct fd_table *t,
+			 const struct plan *p, const struct values *vs,
+			 int64_t fd, bool ce)
+{
+	const char *base = strchr(p->cs->name, ':'), *name, *given;
+	char buf[NAME_CUT];
+	int64_t flags;
+
+	base = base ? base + 1 : p->cs->name;
+	name = kernel_fd_name(base);
+	if (!name)
+		return;
+	if (strcmp(base, "memfd_create")) {
+		name_fd(f, t, fd, name, false, ce);
+		return;
+	}
+	given = str_field(p, vs, "name");
+	snprintf(buf, sizeof(buf), "%s%s", name, given ? given : "");
+	name_fd(f, t, fd, buf, false,
+		int_field(p, vs, "flags", 0, &flags) && (flags & 1));
+}
+
 /* Descriptors made: named at once. */
 static void on_open(struct tracer_fdnames *f, struct fd_table *t,
 		    const struct plan *p, const struct values *vs)
@@ -845,6 +893,9 @@ static void on_open(struct tracer_fdnames *f, struct fd_table *t,
 	switch (p->act) {
 	case ACT_OPEN:
 		name_fd(f, t, fd, str_field(p, vs, "path"), false, ce);
+		break;
+	case ACT_KERNEL:
+		on_kernel_fd(f, t, p, vs, fd, ce);
 		break;
 	case ACT_SOCKET:
 		if (int_field(p, vs, "domain", 0, &a))

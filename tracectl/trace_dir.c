@@ -427,7 +427,12 @@ static int meta_finish(struct meta_parse *p, const char *path, char *err,
 	return 0;
 }
 
-/* Parse every line of the open file f. */
+/*
+ * Parse every line of the open file f. A last line without its newline
+ * is one tracerd is still appending (it writes through a buffer, flushed
+ * wherever it fills: a reader of a live session, view --follow, sees
+ * part of a call site's line): left for the next read, once whole.
+ */
 static int meta_read(struct meta_parse *p, FILE *f, const char *path,
 		     char *err, size_t err_size)
 {
@@ -437,6 +442,8 @@ static int meta_read(struct meta_parse *p, FILE *f, const char *path,
 	int ret = 0;
 
 	while (!ret && (len = getline(&line, &line_cap, f)) >= 0) {
+		if (len > 0 && line[len - 1] != '\n' && p->lineno > 0)
+			break;		/* still being written */
 		p->lineno++;
 		if (len > 0 && line[len - 1] == '\n')
 			line[len - 1] = '\0';

@@ -9,6 +9,11 @@
  *   runs itself again: "fdnamer after KEPT CLOEXEC", which reads both
  *   descriptors (the second is closed by then).
  *
+ *   fdnamer kernel: makes an epoll instance (fd 3), an eventfd (4), a
+ *   memfd named "scratch" (5), a timerfd (6) and an inotify instance (7),
+ *   adds the eventfd to the epoll set, writes and reads the eventfd,
+ *   sizes the memfd.
+ *
  * Prints "ok" and exits 0 when every call did what it should.
  */
 #define _GNU_SOURCE
@@ -16,7 +21,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/inotify.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
+#include <sys/timerfd.h>
 #include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -50,6 +60,30 @@ static int after_exec(const char *kept, const char *gone)
 	return 0;
 }
 
+/* Descriptors of the kernel's own objects (the "kernel" mode). */
+static int kernel(void)
+{
+	struct epoll_event ev = { .events = EPOLLIN };
+	uint64_t v = 1;
+	int ep, efd, mfd, tfd, ifd;
+
+	closefrom(3);
+	ep = epoll_create1(EPOLL_CLOEXEC);
+	efd = eventfd(0, 0);
+	mfd = memfd_create("scratch", MFD_CLOEXEC);
+	tfd = timerfd_create(CLOCK_MONOTONIC, 0);
+	ifd = inotify_init1(0);
+	if (ep != 3 || efd != 4 || mfd != 5 || tfd != 6 || ifd != 7)
+		return fail("kernel descriptors 3 to 7");
+	ev.data.fd = efd;
+	if (epoll_ctl(ep, EPOLL_CTL_ADD, efd, &ev) ||
+	    write(efd, &v, sizeof(v)) != sizeof(v) ||
+	    read(efd, &v, sizeof(v)) != sizeof(v) || ftruncate(mfd, 4096))
+		return fail("using them");
+	printf("ok\n");
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct sockaddr_un un = { .sun_family = AF_UNIX };
@@ -59,6 +93,8 @@ int main(int argc, char **argv)
 
 	if (argc == 4 && !strcmp(argv[1], "after"))
 		return after_exec(argv[2], argv[3]);
+	if (argc == 2 && !strcmp(argv[1], "kernel"))
+		return kernel();
 	if (argc != 2)
 		return 2;
 	closefrom(3);	/* what the test harness left open */

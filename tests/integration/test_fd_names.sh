@@ -133,4 +133,18 @@ check "bash: cat's standard input is the pipe (inherited through fork)" \
 check "bash: cat's standard output is the file" \
 	has sh " cat .* libc:write_entry: fd 1<$D/out.txt> count 6\$"
 
+# ---- descriptors of the kernel's own objects --------------------------------
+record k -- "$FDNAMER" kernel
+check "fdnamer kernel runs traced" [ $? -eq 0 -a "$(cat "$T/k.out")" = ok ]
+check "epoll_create1, eventfd, memfd_create, timerfd_create, inotify_init1 recorded with their fd" \
+	eval 'has k " libc:epoll_create1: flags 0x80000 fd 3<anon_inode:\[eventpoll\]>\$" &&
+	      has k " libc:eventfd: initval 0 flags 0 fd 4<anon_inode:\[eventfd\]>\$" &&
+	      has k " libc:memfd_create: name scratch flags 0x1 fd 5</memfd:scratch>\$" &&
+	      has k " libc:timerfd_create: clock 1 flags 0 fd 6<anon_inode:\[timerfd\]>\$" &&
+	      has k " libc:inotify_init1: flags 0 fd 7<anon_inode:inotify>\$"'
+check "epoll_ctl names the epoll instance and the eventfd" \
+	has k " libc:epoll_ctl: epfd 3<anon_inode:\[eventpoll\]> op ADD fd 4<anon_inode:\[eventfd\]> "
+check "the eventfd's write and the memfd's ftruncate name them" \
+	eval 'has k " libc:write_entry: fd 4<anon_inode:\[eventfd\]> count 8\$" &&
+	      has k " libc:ftruncate: fd 5</memfd:scratch> length 4096 "'
 finish

@@ -871,11 +871,26 @@ static void test_meta_load(void)
 	if (ret == 0)
 		tracer__meta_free(&m);
 	free(path);
+
+	/* tracerd in the middle of appending a call site's line (a live
+	 * session: view --follow): the part is left for the next read. */
+	write_file("direct/process.meta",
+		   "tracer-process 2\npid 4242\nname a\n"
+		   "callsite 2 0 i 3 f p:f x%3D%25d\n"
+		   "callsite 3 0 i");
+	path = path_of("direct/process.meta");
+	ret = tracer__meta_load(&m, path, err, sizeof(err));
+	ok(ret == 0 && m.ncallsites == 1 && m.callsites[0].id == 2,
+	   "meta: a last line without its newline is not read yet (%s)",
+	   ret ? err : "read");
+	if (ret == 0)
+		tracer__meta_free(&m);
+	free(path);
 }
 
 int main(void)
 {
-	plan(68);
+	plan(69);
 	if (!mkdtemp(root))
 		bail_out("mkdtemp: %s", strerror(errno));
 	test_good();
