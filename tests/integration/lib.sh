@@ -120,6 +120,19 @@ record_dir() {
 		tail -n 1
 }
 
+# trace_run NAME ARG...: `tracectl record ARG...` with the tests' preload,
+# its output in $T/NAME.out and $T/NAME.err, its session directory in
+# $dir; its status is record's.
+trace_run() {
+	local name=$1 st
+	shift
+	LD_PRELOAD=$RECORD_PRELOAD "$TRACECTL" record "$@" >"$T/$name.out" \
+		2>"$T/$name.err"
+	st=$?
+	dir=$(record_dir "$T/$name.err")
+	return $st
+}
+
 # await_log PATTERN N: until tracerd's log has N lines matching PATTERN
 # (polling what tracerd writes, 15 s at most); prints how many it has.
 await_log() {

@@ -11,10 +11,8 @@ check "tracerd starts" start_daemon
 record() {
 	local name=$1 dir st
 	shift
-	LD_PRELOAD=$RECORD_PRELOAD "$TRACECTL" record "$@" >"$T/$name.out" \
-		2>"$T/$name.err"
+	trace_run "$name" "$@"
 	st=$?
-	dir=$(record_dir "$T/$name.err")
 	"$TRACECTL" view --no-symbols --no-fd-names "$dir" >"$T/$name.view" || st=1
 	return $st
 }

@@ -322,13 +322,12 @@ ok $([ $rc -eq 1 ] && [ "$(wc -l <"$T/bad.err")" -eq 1 ] &&
 	[ "$(json "$T/bad.json" 'r["events_total"]')" -gt 0 ]; echo $?) \
 	"a damaged trace: exit 1, one line naming the file, the rest reported"
 
-# Lost events: a flight recorder of two 4 KiB sub-buffers overwrites most
-# of them; the report counts what view's tracer:lost lines say, per
-# thread and channel.
+# Lost events: the flight recorder's default ring keeps the newest 4 MiB
+# of a thread's events, and 40000 rounds are more; the report counts what
+# view's tracer:lost lines say, per thread and channel.
 LD_PRELOAD=$RECORD_PRELOAD "$TRACECTL" record --mode flight \
-	--subbuf-size 4K --subbuf-count 2 -o "$T/lossy" -- "$REPORTEE" 5000 0 \
-	>/dev/null 2>&1
-ok $? "reportee recorded in a small flight recorder"
+	-o "$T/lossy" -- "$REPORTEE" 40000 0 >/dev/null 2>&1
+ok $? "reportee recorded in a flight recorder it overflows"
 "$TRACECTL" view "$T/lossy" >"$T/lossy.view"
 "$TRACECTL" report "$T/lossy" --json >"$T/lossy.json"
 ok $(python3 - "$T/lossy.view" "$T/lossy.json" <<'EOF'

@@ -16,12 +16,10 @@ check "tracerd starts" start_daemon
 # stderr in $T/NAME.err, the session view in $T/NAME.view, the session
 # directory in $dir.
 record() {
-	local name=$1
+	local name=$1 st
 	shift
-	LD_PRELOAD=$RECORD_PRELOAD "$TRACECTL" record "$@" \
-		>"$T/$name.out" 2>"$T/$name.err"
-	local st=$?
-	dir=$(record_dir "$T/$name.err")
+	trace_run "$name" "$@"
+	st=$?
 	"$TRACECTL" view --no-symbols --no-fd-names "$dir" >"$T/$name.view" 2>"$T/$name.verr" || st=1
 	return $st
 }

@@ -17,10 +17,8 @@ check "tracerd starts" start_daemon
 record() {
 	local name=$1
 	shift
-	LD_PRELOAD=$RECORD_PRELOAD "$TRACECTL" record --events '*' -- "$@" \
-		>"$T/$name.out" 2>"$T/$name.err"
+	trace_run "$name" --events '*' -- "$@"
 	rc=$?
-	dir=$(record_dir "$T/$name.err")
 	"$TRACECTL" view --no-symbols "$dir" >"$T/$name.view" 2>"$T/$name.verr"
 }
 # msgs VIEW EVENT: the messages of EVENT (pid tid message), in order,

@@ -18,12 +18,10 @@ check "tracerd starts" start_daemon
 # record NAME -- CMD...: trace CMD; its output in $T/NAME.out and
 # $T/NAME.err, the session view in $T/NAME.view.
 record() {
-	local name=$1
+	local name=$1 st
 	shift
-	LD_PRELOAD=$RECORD_PRELOAD "$TRACECTL" record "$@" \
-		>"$T/$name.out" 2>"$T/$name.err"
-	local st=$?
-	dir=$(record_dir "$T/$name.err")
+	trace_run "$name" "$@"
+	st=$?
 	"$TRACECTL" view --no-symbols "$dir" >"$T/$name.view" \
 		2>"$T/$name.verr" || st=1
 	return $st
