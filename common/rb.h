@@ -164,6 +164,10 @@ struct tracer_rb_reader {
 	char *stage;
 	uint64_t stage_pos;
 	uint64_t stage_len;
+	/* A private copy of tracerd's reader (a snapshot, a trigger's
+	 * scan; read_count_shared points to its own word): it writes
+	 * nothing into the shared header. */
+	bool quiet;
 };
 
 /* Complete sub-buffers waiting at the read position (tracer__rb_ready()). */

@@ -693,6 +693,8 @@ static void publish_partial(struct tracer_rb_reader *r)
 	struct tracer_rb_header *h = (struct tracer_rb_header *)
 		(uintptr_t)r->hdr;	/* line 2 is the reader's */
 
+	if (r->quiet)
+		return;
 	TRACER_WRITE_ONCE(h->partial_pos, r->partial_pos);
 	TRACER_WRITE_ONCE(h->partial_records, r->partial_records);
 	TRACER_WRITE_ONCE(h->partial_len, r->partial_len);

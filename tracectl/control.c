@@ -864,6 +864,33 @@ static const char snapshot_usage[] =
 	"print it last.\n"
 	"\n" SOCKET_HELP;
 
+static const char trigger_usage[] =
+	"usage: tracectl trigger add --on PATTERNS [--pid PID] [--interval T]\n"
+	"                            --snapshot\n"
+	"       tracectl trigger list [--json]\n"
+	"       tracectl trigger remove ID|--all\n"
+	"\n"
+	"Have tracerd take a snapshot of the flight-recorder session when a\n"
+	"traced process records an event PATTERNS select (the program's own\n"
+	"'app:error', or 'tracer:process_killed': a traced program killed by a\n"
+	"signal), at most one per interval; it names its trigger in the file\n"
+	"'trigger' of the snapshot directory. Triggers stay with tracerd until\n"
+	"removed, and act in flight-mode sessions (tracectl start --mode\n"
+	"flight). tracerd looks at what was recorded every 100 ms: an event\n"
+	"the ring overwrote before that is missed (tracer_record_vital()\n"
+	"keeps it far longer).\n"
+	"\n"
+	"  --on PATTERNS         event-name globs as for 'filter' ('-' in front\n"
+	"                        excludes)\n"
+	"  --pid PID             only events of this traced process\n"
+	"  --interval T          at least T between two snapshots of this\n"
+	"                        trigger: 1ms to 24h, as 10s, 500ms, 2 (seconds;\n"
+	"                        default 10s); matches in between are counted\n"
+	"  --snapshot            the action: take a snapshot (required)\n"
+	"  --json                list: a JSON array, one object per trigger\n"
+	"  --all                 remove: every trigger\n"
+	SOCKET_HELP;
+
 static const char status_usage[] =
 	"usage: tracectl status [--json]\n"
 	"\n"
@@ -915,6 +942,8 @@ const struct tracer__ctl_cmd tracer__ctl_cmds[] = {
 	  switch_cmd },
 	{ "snapshot", "write the flight-mode buffers out now",
 	  snapshot_usage, snapshot_cmd },
+	{ "trigger", "snapshots taken when an event is recorded",
+	  trigger_usage, tracer__ctl_trigger },
 	{ "status", "the daemon, session, processes and threads",
 	  status_usage, tracer__ctl_status },
 	{ "list", "the events traced processes registered", list_usage,

@@ -37,6 +37,9 @@ struct tracer__ctl_cmd {
 	int (*run)(struct tracer__ctl *c, int argc, char **argv);
 };
 
+/* `tracectl trigger add|list|remove` (trigger.c). */
+int tracer__ctl_trigger(struct tracer__ctl *c, int argc, char **argv);
+
 /* The subcommands, NULL-terminated; NULL if name is not one. */
 extern const struct tracer__ctl_cmd tracer__ctl_cmds[];
 const struct tracer__ctl_cmd *tracer__ctl_find(const char *name);

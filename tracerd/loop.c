@@ -21,6 +21,7 @@ static void on_scan(uv_timer_t *t)
 		tracerd_process_scan(p);
 		tracerd_process_check(p);	/* may free p */
 	}
+	tracerd_triggers_scan(d);
 	tracerd_waiters_check(d);
 	tracerd_server_sweep(d);
 	tracerd_priority_tick(d);
@@ -70,6 +71,7 @@ int tracerd_open(struct tracerd *d, uv_loop_t *loop, bool signals)
 	uv_idle_init(d->loop, &d->spill.idle);	/* tracerd_spill_kick() */
 	d->spill.idle.data = d;
 	tracerd_ends_init(d);
+	tracerd_triggers_init(d);
 	tracerd_stock_init(d);	/* pools ready before the first program */
 	return 0;
 }
@@ -98,6 +100,7 @@ void tracerd_close(struct tracerd *d)
 		;
 	tracerd_spill_free_all(d);
 	tracerd_scratch_free(d);
+	tracerd_triggers_free(d);
 	tracerd_site_text_free();
 	tracerd_relay_quit(d);
 	uv_walk(d->loop, close_walk, NULL);

@@ -629,6 +629,7 @@ void tracerd_process_free(struct tracerd_process *p)
 	snprintf(who, sizeof(who), "pid %d", (int)p->pid);
 	tracerd_rate_done(&p->log_rate, who);
 	tracerd_end_forget(p);
+	tracerd_triggers_forget(p);
 	tracerd_process_close_files(p);
 	tracerd_pool_free(p);
 	if (p->control)

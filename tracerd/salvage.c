@@ -557,6 +557,7 @@ static void tell_end(struct tracerd_process *p, enum tracerd_end how)
 	struct synth s;
 	union sarg v[4];
 	char sig[24], why[160];
+	const char *ev;
 	int status;
 	bool known = how == TRACERD_END_DIED && exit_status(p, &status);
 
@@ -574,11 +575,13 @@ static void tell_end(struct tracerd_process *p, enum tracerd_end how)
 		v[2].s = sig;
 		v[3].s = WCOREDUMP(status) ? ", core dumped" : "";
 		synth_add(&s, EV_KILLED, "iiss", v, now);
+		ev = "tracer:process_killed";
 		tracerd_log("pid %d was killed by signal %d (%s)%s",
 			    (int)p->pid, WTERMSIG(status), sig, v[3].s);
 	} else if (known) {
 		v[1].i = WEXITSTATUS(status);
 		synth_add(&s, EV_EXIT, "ii", v, now);
+		ev = "tracer:process_exit";
 		tracerd_log("pid %d exited with status %d", (int)p->pid,
 			    WEXITSTATUS(status));
 	} else {
@@ -588,7 +591,9 @@ static void tell_end(struct tracerd_process *p, enum tracerd_end how)
 								   sizeof(why))
 		       : "closed its connection to tracerd";
 		synth_add(&s, EV_GONE, "is", v, now);
+		ev = "tracer:process_gone";
 	}
+	tracerd_triggers_own(p, ev);
 	if (b) {
 		end_in_main(p, b, &s);
 		return;
@@ -623,6 +628,7 @@ static void begin_end(struct tracerd_process *p, enum tracerd_end how)
 	/* Call sites it sent before dying describe records we are to read. */
 	if (p->client)
 		tracerd_client_read_all(p->client);
+	tracerd_triggers_scan_ending(p);	/* before the end reads them */
 }
 
 /* Its buffers are read: its end in the trace, then p is freed. */

@@ -282,6 +282,12 @@ static void dispatch(struct tracerd_client *c, tracer_msg *m)
 		{ tracerd_session_snapshot(c); return; }
 	case TRACER__MESSAGE__BODY_LIST_REQUEST:
 		{ tracerd_list(c, m->list_request); return; }
+	case TRACER__MESSAGE__BODY_TRIGGER_ADD:
+		{ tracerd_trigger_add(c, m->trigger_add); return; }
+	case TRACER__MESSAGE__BODY_TRIGGER_REMOVE:
+		{ tracerd_trigger_remove(c, m->trigger_remove); return; }
+	case TRACER__MESSAGE__BODY_TRIGGER_LIST_REQUEST:
+		{ tracerd_trigger_list(c); return; }
 	default:
 		{ reject(c, -EPROTO, "unexpected message type"); return; }
 	}

@@ -763,50 +763,83 @@ static int snapshot_one(struct tracerd_process *p, const char *dir)
 	return ret;
 }
 
-void tracerd_session_snapshot(struct tracerd_client *c)
+/* The note of a snapshot a trigger took: dir/trigger, one line. */
+static int write_note(const char *dir, const char *note)
 {
-	struct tracerd *d = c->d;
-	struct tracerd_process *p;
-	char dir[4200], why[4300];
-	unsigned n = 0, failed = 0;
+	char path[4300];
+	FILE *f;
 
-	if (no_session(c))
-		return;
+	snprintf(path, sizeof(path), "%s/trigger", dir);
+	f = fopen(path, "we");
+	if (!f)
+		return -errno;
+	fprintf(f, "%s\n", note);
+	return close_file(f, 0);
+}
+
+int tracerd_snapshot_take(struct tracerd *d, const char *note, char *dir,
+			  size_t dir_size, unsigned *failed, char *why,
+			  size_t why_size)
+{
+	struct tracerd_process *p;
+	unsigned n = 0;
+	char name[600];
+	int ret;
+
+	*failed = 0;
 	if (d->sess.mode != TRACER_MODE_FLIGHT) {
-		tracerd_send_error(c, -EINVAL, "snapshot needs a flight-recorder"
-				   " session (tracectl start --mode flight); "
-				   "in discard mode use tracectl switch");
-		return;
+		snprintf(why, why_size, "snapshot needs a flight-recorder "
+			 "session (tracectl start --mode flight); in discard "
+			 "mode use tracectl switch");
+		return -EINVAL;
 	}
 	tracerd_finish_ends(d);	/* the processes just ended are in it */
 	if (cds_list_empty(&d->processes) && !d->nended) {
-		tracerd_send_error(c, -ENODATA, d->snapshots ?
-				   "nothing to snapshot: no traced process "
-				   "since the last snapshot" :
-				   "nothing to snapshot: no traced process "
-				   "since the session started");
-		return;
+		snprintf(why, why_size, "nothing to snapshot: no traced "
+			 "process since the %s", d->snapshots ?
+			 "last snapshot" : "session started");
+		return -ENODATA;
 	}
-	snprintf(dir, sizeof(dir), "%s/snapshot-%" PRIu64, d->session_dir,
+	snprintf(dir, dir_size, "%s/snapshot-%" PRIu64, d->session_dir,
 		 ++d->snapshots);
 	if (mkdir(dir, 0755) < 0) {
-		snprintf(why, sizeof(why), "cannot create '%s': %s", dir,
+		snprintf(why, why_size, "cannot create '%s': %s", dir,
 			 strerror(errno));
-		tracerd_send_error(c, -errno, why);
-		return;
+		return -errno;
 	}
 	publish(d, d->session_id, true);
 	cds_list_for_each_entry(p, &d->processes, node) {
 		n++;
-		failed += snapshot_one(p, dir) != 0;
+		*failed += snapshot_one(p, dir) != 0;
 	}
-	n += tracerd_ended_snapshot(d, dir, &failed);
-	snprintf(why, sizeof(why), "%s-%s", base_name(d->session_dir),
+	n += tracerd_ended_snapshot(d, dir, failed);
+	ret = note ? write_note(dir, note) : 0;
+	if (ret)
+		tracerd_log("cannot write '%s/trigger': %s", dir,
+			    strerror(-ret));
+	snprintf(name, sizeof(name), "%s-%s", base_name(d->session_dir),
 		 base_name(dir));
-	tracerd_relay_send_dir(d, dir, why);	/* with a relay */
+	tracerd_relay_send_dir(d, dir, name);	/* with a relay */
+	return (int)n;
+}
+
+void tracerd_session_snapshot(struct tracerd_client *c)
+{
+	char dir[4200], why[4300];
+	unsigned failed;
+	int n;
+
+	if (no_session(c))
+		return;
+	n = tracerd_snapshot_take(c->d, NULL, dir, sizeof(dir), &failed, why,
+				  sizeof(why));
+	if (n < 0) {
+		tracerd_send_error(c, n, why);
+		return;
+	}
 	snprintf(why, sizeof(why), "%u process(es) could not be written "
 		 "(see tracerd's log)", failed);
-	tracerd_reply_done(c, n, dir, failed ? why : NULL);
+	tracerd_reply_done(c, (uint32_t)n, dir, failed ? why : NULL);
 }
 
 /* ------------------------------------------------------------------ */

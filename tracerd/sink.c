@@ -1067,6 +1067,7 @@ int tracerd_sink_snapshot_channel(struct tracerd_process *p,
 	int ret, tries;
 
 	r.read_count_shared = &shadow;	/* the writer never sees it */
+	r.quiet = true;
 	r.slot_records = malloc(n * sizeof(uint64_t));
 	if (!r.slot_records)
 		return -ENOMEM;

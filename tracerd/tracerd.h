@@ -39,6 +39,7 @@
 #include "clock_make.h"
 #include "compiler.h"
 #include "event_format.h"	/* struct tracer__site: a call site */
+#include "pattern.h"
 #include "pool_layout.h"
 #include "rb.h"
 #include "ratelimit.h"
@@ -129,6 +130,42 @@ struct tracerd_prio {
 	uint64_t last_ms;		/* a drain was last behind */
 };
 
+/*
+ * A flight-recorder trigger (trigger.c): when tracerd sees a record of an
+ * event that `pats` selects (of process pid, 0: any), recorded after the
+ * trigger was added (`since`, trace clock), it takes a snapshot, at most
+ * one per interval_ms.
+ */
+struct tracerd_trigger {
+	struct cds_list_head node;
+	uint32_t id;			/* from 1, never reused */
+	uint32_t bit;			/* its bit in the scans' masks */
+	char *on;			/* the patterns, as given */
+	struct tracer__patterns pats;
+	pid_t pid;
+	uint64_t interval_ms;
+	uint64_t since;			/* trace clock when added */
+	uint64_t matched, fired;
+	uint64_t last_ms;		/* monotonic ms of the last snapshot */
+	char *last_snapshot;		/* its directory, NULL: none yet */
+	char last_event[200];		/* what fired it */
+	bool hit;			/* matched, not acted on yet */
+	char hit_event[200];
+};
+
+#define TRACERD_TRIGGERS_MAX	64	/* a bit each in a uint64_t */
+
+struct tracerd_triggers {
+	struct cds_list_head list;	/* struct tracerd_trigger, by id */
+	uint32_t n, next_id;
+	uint64_t bits;			/* bits in use */
+	uint64_t gen;			/* changes with the list */
+	bool any_hit;			/* a trigger to act on */
+	uv_timer_t fire;		/* acts out of the current callback */
+	void *buf;			/* a packet copy, 64-byte aligned */
+	uint64_t buf_size;
+};
+
 struct tracerd {
 	uv_loop_t *loop;
 	struct tracerd_config cfg;
@@ -201,6 +238,7 @@ struct tracerd {
 	uint64_t refused;		/* registrations that failed */
 	char last_refusal[160];		/* "pid N: why" (status) */
 	/* The trace clock the pages carry (clock.c). */
+	struct tracerd_triggers trig;	/* trigger.c */
 	struct tracerd_clock {
 		struct tracer_clock c;	/* published */
 		struct tracer_clock_sample anchor;	/* c's (or the first) */
@@ -455,6 +493,7 @@ struct tracerd_process {
 	bool lazy;			/* runs no listener yet: do not wait
 					   for its confirmations */
 	struct tracerd_rate log_rate;	/* its damage, in the log */
+	struct tracerd_trig_scan *tscan;	/* trigger.c, NULL: none */
 };
 
 /* Bytes of packets gathered per write(2): the scratch buffer's least size. */
@@ -904,6 +943,35 @@ void tracerd_session_append_callsites(struct tracerd_process *p, size_t from);
 void tracerd_quit(struct tracerd *d);
 /* Monotonic milliseconds. */
 uint64_t tracerd_now_ms(void);
+
+/*
+ * Take the session's next snapshot, SESSION/snapshot-N, of every process
+ * and of those ended since the last one; note, if not NULL, goes into its
+ * file `trigger`. Returns how many processes it holds (dir filled, *failed
+ * those that could not be written), or a negative errno with why: -EINVAL
+ * (not a flight-recorder session), -ENODATA (nothing to snapshot), or
+ * mkdir's.
+ */
+int tracerd_snapshot_take(struct tracerd *d, const char *note, char *dir,
+			  size_t dir_size, unsigned *failed, char *why,
+			  size_t why_size);
+
+/* trigger.c */
+void tracerd_triggers_init(struct tracerd *d);
+void tracerd_triggers_free(struct tracerd *d);
+/* tracectl trigger add / remove / list: answered with TriggerList. */
+void tracerd_trigger_add(struct tracerd_client *c, const Tracer__TriggerAdd *r);
+void tracerd_trigger_remove(struct tracerd_client *c,
+			    const Tracer__TriggerRemove *r);
+void tracerd_trigger_list(struct tracerd_client *c);
+/* The scan timer: read every ring a trigger may match in (flight mode). */
+void tracerd_triggers_scan(struct tracerd *d);
+/* p's end begins: the records it left, looked at before they are read. */
+void tracerd_triggers_scan_ending(struct tracerd_process *p);
+/* tracerd recorded its own event `name` for p (its end). */
+void tracerd_triggers_own(struct tracerd_process *p, const char *name);
+/* The session ended or p is freed: forget what was read of its rings. */
+void tracerd_triggers_forget(struct tracerd_process *p);
 
 /*
  * priority.c. Init: tracerd may take nice `boost` (0: never) when a drain

@@ -21,6 +21,8 @@
  *            the signals the program's handler got (handler)
  *   r N      the main thread records N events "test:burst" (seq, check)
  *   v        the main thread records one vital event "test:vital"
+ *   e        the main thread records one event "test:error" (default
+ *            channel)
  *   w N      a new thread records N events "test:worker" and exits
  *   p        print the signal mask bit and pending state of SIGRTMIN+3
  *   q        stop and exit 0
@@ -162,6 +164,10 @@ static int serve(void)
 			tracer_record_vital("test:vital", "vital %lu",
 					    burst_seq);
 			printf("ok vital\n");
+			break;
+		case 'e':
+			tracer_record("test:error", "error %lu", burst_seq);
+			printf("ok error\n");
 			break;
 		case 'w': run_worker(atol(line + 1)); break;
 		case 'p': print_sigstate(); break;
