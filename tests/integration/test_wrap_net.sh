@@ -171,12 +171,15 @@ check "the pair spans the whole 0.6 s ($(( (${t1:-0} - ${t0:-0}) / 1000 )) us)" 
 script='bash -c "exit 3" & echo $!; sleep 10 & echo $!; kill -KILL $!; wait; echo $?'
 bash -c "$script" >"$T/sh-plain.out" 2>"$T/sh-plain.err"
 record sh bash -c "$script"
-check "the shell runs the same traced and untraced (two pids, 0, 'Killed')" \
-	eval '[ $rc -eq 0 ] && [ "$(sed -n 3p "$T/sh.out")" = 0 ] &&
+check "the shell exits 0 traced ($rc)" [ "$rc" -eq 0 ]
+check "it prints two pids and wait's 0, as untraced ($(tr '\n' ' ' <"$T/sh.out"), $(tr '\n' ' ' <"$T/sh-plain.out"))" \
+	eval '[ "$(sed -n 3p "$T/sh.out")" = 0 ] &&
 	      [ "$(sed -n 3p "$T/sh-plain.out")" = 0 ] &&
-	      [ "$(wc -l <"$T/sh.out")" -eq 3 ] &&
-	      grep -q "Killed  *sleep 10" "$T/sh-plain.err" &&
+	      [ "$(wc -l <"$T/sh.out")" -eq 3 ]'
+check "it says 'Killed' of sleep, as untraced ($(grep -c Killed "$T/sh.err"), $(grep -c Killed "$T/sh-plain.err"))" \
+	eval 'grep -q "Killed  *sleep 10" "$T/sh-plain.err" &&
 	      grep -q "Killed  *sleep 10" "$T/sh.err"'
+sed 's/^/# sh.err: /' "$T/sh.err"
 read -r c3 ck < <(head -n 2 "$T/sh.out" | tr '\n' ' ')
 pid=$(msgs "$T/sh.view" proc:start | awk 'NR == 1 { print $1 }')
 check "the shell's kill of its background sleep: pid $ck, SIGKILL" \
