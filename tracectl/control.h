@@ -29,13 +29,21 @@ struct tracer__ctl {
 	char socket[TRACER_PATH_MAX];	/* --socket, "" for the default */
 };
 
-/* A subcommand's table entry (main.c dispatches through it). */
+/* A subcommand's entry in the one table (commands.c; main.c dispatches
+ * through it). */
 struct tracer__ctl_cmd {
 	const char *name;
 	const char *summary;		/* for `tracectl --help` */
-	const char *usage;
+	const char *usage;		/* NULL: `run` prints its own help */
 	int (*run)(struct tracer__ctl *c, int argc, char **argv);
 };
+
+/* The subcommands of control.c. */
+int tracer__ctl_start(struct tracer__ctl *c, int argc, char **argv);
+int tracer__ctl_stop(struct tracer__ctl *c, int argc, char **argv);
+int tracer__ctl_filter(struct tracer__ctl *c, int argc, char **argv);
+int tracer__ctl_switch(struct tracer__ctl *c, int argc, char **argv);
+int tracer__ctl_snapshot(struct tracer__ctl *c, int argc, char **argv);
 
 /* `tracectl trigger add|list|remove` (trigger.c). */
 int tracer__ctl_trigger(struct tracer__ctl *c, int argc, char **argv);

@@ -3,9 +3,9 @@
  *
  *   tracectl [--socket PATH] COMMAND [OPTIONS]
  *
- * COMMAND is one of control.c's table (start, stop, filter, switch,
- * snapshot, status, list, record), view (view.c), export (export.c) or
- * timeline (timeline.c). Every command takes
+ * COMMAND is one of the table of commands.c: start, stop, filter,
+ * switch, snapshot, trigger, status, list, record, view, export,
+ * timeline, report. Every command takes
  * --help; mistakes are one line on stderr, git style: exit 2 for usage
  * mistakes, 1 for failures.
  */
@@ -14,9 +14,6 @@
 #include <string.h>
 
 #include "control.h"
-#include "export.h"
-#include "report.h"
-#include "view.h"
 
 static void usage(FILE *f)
 {
@@ -28,14 +25,6 @@ static void usage(FILE *f)
 	      "Commands:\n", f);
 	for (cmd = tracer__ctl_cmds; cmd->name; cmd++)
 		fprintf(f, "  %-10s %s\n", cmd->name, cmd->summary);
-	fprintf(f, "  %-10s %s\n", "view", "print the events of a trace "
-		"directory");
-	fprintf(f, "  %-10s %s\n", "export", "write a trace directory as a "
-		"Chrome trace (JSON, for Perfetto)");
-	fprintf(f, "  %-10s %s\n", "timeline", "write a trace directory as "
-		"an HTML timeline");
-	fprintf(f, "  %-10s %s\n", "report", "summarise a trace directory "
-		"(counts, durations, errors)");
 	fputs("\n'tracectl COMMAND --help' describes a command's options.\n"
 	      "--socket PATH: tracerd's socket (default: $TRACER_SOCKET, else\n"
 	      "the per-user or system-wide socket).\n", f);
@@ -48,35 +37,31 @@ static int syntax(const char *what, const char *arg)
 	return CTL_USAGE;
 }
 
-/* The commands that read a trace directory: no daemon, no --socket. */
-typedef int trace_cmd_fn(int argc, char **argv);
-
-static trace_cmd_fn *trace_cmd(const char *name)
+/* The command called name, ready to run in c; NULL: none. */
+static const struct tracer__ctl_cmd *command(const char *name,
+					     struct tracer__ctl *c)
 {
-	if (!strcmp(name, "view"))
-		return tracer__ctl_view;
-	if (!strcmp(name, "export"))
-		return tracer__ctl_export;
-	if (!strcmp(name, "timeline"))
-		return tracer__ctl_timeline;
-	if (!strcmp(name, "report"))
-		return tracer__ctl_report;
-	return NULL;
+	const struct tracer__ctl_cmd *cmd = tracer__ctl_find(name);
+
+	if (cmd) {
+		c->cmd = cmd->name;
+		c->usage = cmd->usage;
+	}
+	return cmd;
 }
 
 /* `tracectl help [COMMAND]`. */
-static int help(int argc, char **argv)
+static int help(int argc, char **argv, struct tracer__ctl *c)
 {
-	const struct tracer__ctl_cmd *cmd = argc > 1 ?
-		tracer__ctl_find(argv[1]) : NULL;
-	trace_cmd_fn *run = argc > 1 ? trace_cmd(argv[1]) : NULL;
+	const struct tracer__ctl_cmd *cmd = argc > 1 ? command(argv[1], c)
+						     : NULL;
 	char *cmd_help[] = { argc > 1 ? argv[1] : NULL, (char *)"--help",
 			     NULL };
 
-	if (run)
-		return run(2, cmd_help);
 	if (argc > 1 && !cmd)
 		return syntax("unknown command", argv[1]);
+	if (cmd && !cmd->usage)		/* it prints its own */
+		return cmd->run(c, 2, cmd_help);
 	if (cmd)
 		fputs(cmd->usage, stdout);
 	else
@@ -136,14 +121,10 @@ int main(int argc, char **argv)
 	}
 	argc -= optind;
 	argv += optind;
-	if (trace_cmd(argv[0]))
-		return trace_cmd(argv[0])(argc, argv);
 	if (!strcmp(argv[0], "help"))
-		return help(argc, argv);
-	cmd = tracer__ctl_find(argv[0]);
+		return help(argc, argv, &c);
+	cmd = command(argv[0], &c);
 	if (!cmd)
 		return syntax("unknown command", argv[0]);
-	c.cmd = cmd->name;
-	c.usage = cmd->usage;
 	return cmd->run(&c, argc, argv);
 }
