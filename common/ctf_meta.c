@@ -21,6 +21,7 @@
 #include "ctf_meta.h"
 
 #define MAX_CONVS	64	/* conversions of a format looked at */
+#define TRACER_CTF_ERRNO_ENUM	"tracer_errno"
 #define MAX_WORD	40	/* bytes of a word kept in a name */
 #define NS_PER_S	1000000000ULL
 
@@ -485,7 +486,9 @@ int tracer__ctf_field_names(const char *format, const char *types,
 	for (k = 0; k < c.n; k++)
 		name_conv(&c, format, k, &used, &at, base, types, n);
 	for (k = 0; k < n; k++) {
-		if (!base[k][0])
+		if (!base[k][0] && types[k] == TRACER_ARG_ERRNO)
+			snprintf(base[k], sizeof(base[k]), "errno");
+		else if (!base[k][0])
 			snprintf(base[k], sizeof(base[k]), "arg%zu", k + 1);
 		finish_name(names, k, base[k]);
 	}
@@ -495,6 +498,26 @@ int tracer__ctf_field_names(const char *format, const char *types,
 /* ------------------------------------------------------------------ */
 /* Preamble                                                            */
 
+/* Largest errno value the enumeration names (Linux has about 133). */
+#define ERRNO_MAX	4095
+
+/*
+ * The type of an errno value (TRACER_ARG_ERRNO): an enumeration of the
+ * names this C library knows, so that babeltrace2 shows
+ * errno = ( "ENOENT" : container = 2 ); "none" for 0 (no error).
+ */
+static void put_errno_enum(FILE *f)
+{
+	const char *name;
+	int e;
+
+	fputs("enum " TRACER_CTF_ERRNO_ENUM " : int64_t {\n\t\"none\" = 0", f);
+	for (e = 1; e <= ERRNO_MAX; e++)
+		if ((name = strerrorname_np(e)))
+			fprintf(f, ",\n\t\"%s\" = %d", name, e);
+	fputs("\n};\n\n", f);
+}
+
 static void put_aliases(FILE *f)
 {
 	size_t i;
@@ -502,6 +525,7 @@ static void put_aliases(FILE *f)
 	for (i = 0; i < sizeof(alias) / sizeof(alias[0]); i++)
 		fprintf(f, "typealias %s := %s;\n", alias[i][1], alias[i][0]);
 	fputc('\n', f);
+	put_errno_enum(f);
 }
 
 static void put_trace(FILE *f, const struct tracer_ctf_trace *t)
@@ -676,6 +700,7 @@ static void put_field(FILE *f, char type, const char *name)
 			 : type == TRACER_ARG_POINTER ? "uint64_hex_t"
 			 : type == TRACER_ARG_DOUBLE ? "double_t"
 			 : type == TRACER_ARG_STRING ? "string { encoding = UTF8; }"
+			 : type == TRACER_ARG_ERRNO ? "enum " TRACER_CTF_ERRNO_ENUM
 			 : LDOUBLE_TYPE;
 
 	fprintf(f, "\t\t%s %s%s;\n", decl, name,

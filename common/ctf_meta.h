@@ -50,7 +50,7 @@ struct tracer_ctf_event {
 	uint32_t stream_id;		/* TRACER_CTF_STREAM_* */
 	const char *name;		/* "provider:event" */
 	const char *format;		/* its printf format */
-	const char *types;		/* one letter per argument: iudDps */
+	const char *types;		/* one letter per argument: iudDpse */
 };
 
 /*

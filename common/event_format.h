@@ -23,6 +23,12 @@
  *                              all at most; a NULL pointer is "(null)";
  *                              a longer string is cut and ends with
  *                              TRACER__STRING_CUT (below)
+ *   e       errno              8  (int64_t): the library's wrappers' last
+ *                              value, which their formats do not read;
+ *                              0 when the call did not fail. Readers
+ *                              append " errno ENAME" to the message when
+ *                              it is not 0 (format.c), CTF has it as the
+ *                              enumeration tracer_errno (ctf_meta.c)
  *
  * Internal header: not installed.
  */
@@ -46,9 +52,9 @@
 
 /* Every type letter (tests/unit/test_format.c checks it against the
  * TRACER_ARG_* of tracer.h). */
-#define TRACER__TYPE_LETTERS	"iudDps"
+#define TRACER__TYPE_LETTERS	"iudDpse"
 
-#define TRACER__PAYLOAD_WORD	8	/* i u d p */
+#define TRACER__PAYLOAD_WORD	8	/* i u d p e */
 #define TRACER__PAYLOAD_LDOUBLE	16	/* D */
 #define TRACER__NULL_STRING	"(null)"	/* stored for a NULL char * */
 
@@ -81,6 +87,7 @@ static inline int tracer__type_fixed_size(char t)
 	case TRACER_ARG_UNSIGNED:
 	case TRACER_ARG_DOUBLE:
 	case TRACER_ARG_POINTER:
+	case TRACER_ARG_ERRNO:
 		return TRACER__PAYLOAD_WORD;
 	case TRACER_ARG_LDOUBLE:
 		return TRACER__PAYLOAD_LDOUBLE;

@@ -15,6 +15,7 @@
  * value cannot fail.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -46,6 +47,7 @@ static void decode_fixed(const char *p, struct tracer__value *v)
 {
 	switch (v->type) {
 	case TRACER_ARG_SIGNED:
+	case TRACER_ARG_ERRNO:
 		memcpy(&v->i, p, sizeof(v->i));
 		break;
 	case TRACER_ARG_DOUBLE:
@@ -200,13 +202,14 @@ static bool arg_fetch(struct args *a, size_t pos, struct tracer__value *v)
 static bool is_integer(char type)
 {
 	return type == TRACER_ARG_SIGNED || type == TRACER_ARG_UNSIGNED ||
-	       type == TRACER_ARG_POINTER;
+	       type == TRACER_ARG_POINTER || type == TRACER_ARG_ERRNO;
 }
 
 /* The 64 bits of an integer or pointer value. */
 static uint64_t int_bits(const struct tracer__value *v)
 {
-	return v->type == TRACER_ARG_SIGNED ? (uint64_t)v->i : v->u;
+	return v->type == TRACER_ARG_SIGNED || v->type == TRACER_ARG_ERRNO ?
+	       (uint64_t)v->i : v->u;
 }
 
 /* ----------------------------------------------------------------------
@@ -621,6 +624,32 @@ static const char *directive(struct out *o, struct args *a, const char *pc)
 	return end;
 }
 
+/*
+ * After the message: " errno ENAME" (its number where the name is not
+ * known) for each errno value (TRACER_ARG_ERRNO) that is not 0. The
+ * library's events carry it after the values their formats read.
+ */
+static void errno_suffix(struct out *o, struct args *a)
+{
+	struct tracer__value v;
+	const char *name;
+	char num[24];
+	size_t i;
+
+	for (i = 0; i < a->count && !o->full; i++) {
+		if (a->types[i] != TRACER_ARG_ERRNO || !arg_at(a, i, &v) ||
+		    v.i == 0)
+			continue;
+		name = v.i > 0 && v.i < 4096 ? strerrorname_np((int)v.i) : NULL;
+		if (!name) {
+			snprintf(num, sizeof(num), "%" PRId64, v.i);
+			name = num;
+		}
+		out_str(o, " errno ");
+		out_str(o, name);
+	}
+}
+
 int tracer__format_event(char *out, size_t out_size, const char *format,
 			 const char *types, const void *payload,
 			 size_t payload_size, size_t *written)
@@ -653,6 +682,7 @@ int tracer__format_event_note(char *out, size_t out_size, const char *format,
 		out_mem(&o, p, (size_t)(pc - p));
 		p = *pc ? directive(&o, &a, pc) : pc;
 	}
+	errno_suffix(&o, &a);
 	out[o.len] = '\0';
 	if (written)
 		*written = o.len;

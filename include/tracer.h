@@ -66,6 +66,9 @@ TRACER_API const char *tracer_version(void);
 #define TRACER_ARG_LDOUBLE	'D'	/* long double */
 #define TRACER_ARG_POINTER	'p'	/* other pointers: the address */
 #define TRACER_ARG_STRING	's'	/* char *: the bytes, bounded */
+/* The errno a call of the library's wrappers failed with (0: none), an
+ * int64_t after the values its format reads: readers show its name. */
+#define TRACER_ARG_ERRNO	'e'
 
 /* One argument value, as passed from a call site to libtracer. */
 union tracer_arg {

@@ -52,32 +52,6 @@ void *tracer__wrap_next(const char *name)
 	return fn;
 }
 
-const char *tracer__wrap_errno(int failed, int err, char *buf)
-{
-	const char *name;
-	size_t n;
-
-	if (!failed)
-		return "";
-	name = strerrorname_np(err);
-	memcpy(buf, " errno ", 7);
-	if (name) {
-		n = strnlen(name, WRAP_ERRBUF - 8);
-		memcpy(buf + 7, name, n);
-		buf[7 + n] = '\0';
-	} else {
-		char num[12], *p = num + sizeof(num);
-		unsigned v = (unsigned)err;
-
-		*--p = '\0';
-		do
-			*--p = (char)('0' + v % 10);
-		while ((v /= 10) && p > num);
-		strcpy(buf + 7, p);
-	}
-	return buf;
-}
-
 static const char *unix_text(const struct sockaddr_un *un, unsigned len,
 			     char *buf, size_t size)
 {

@@ -111,6 +111,31 @@ extern __thread unsigned tracer__wrap_alloc
 	static struct tracer_callsite *const var##_quiet \
 		__attribute__((section("tracer_quiet"), used)) = &var
 
+/*
+ * The same for an event whose last value is the errno of the call
+ * (TRACER_ARG_ERRNO, after the values fmt_ reads: at most
+ * TRACER_MAX_ARGS - 1 of them), recorded by WRAP_EMIT_E.
+ */
+#define WRAP__TE0()	TRACER_ARG_ERRNO
+#define WRAP__TE1(...)	WRAP__T1(__VA_ARGS__), TRACER_ARG_ERRNO
+#define WRAP__TE2(...)	WRAP__T2(__VA_ARGS__), TRACER_ARG_ERRNO
+#define WRAP__TE3(...)	WRAP__T3(__VA_ARGS__), TRACER_ARG_ERRNO
+#define WRAP__TE4(...)	WRAP__T4(__VA_ARGS__), TRACER_ARG_ERRNO
+#define WRAP__TE5(...)	WRAP__T5(__VA_ARGS__), TRACER_ARG_ERRNO
+#define WRAP__TE6(...)	WRAP__T6(__VA_ARGS__), TRACER_ARG_ERRNO
+#define WRAP__TE7(...)	WRAP__T7(__VA_ARGS__), TRACER_ARG_ERRNO
+#define WRAP_SITE_E(var, vital_, name_, fmt_, ...) \
+	static struct tracer_callsite var TRACER__SECTION = TRACER__CS_INIT( \
+		vital_, "" name_ "", "" fmt_ "", WRAP__N(__VA_ARGS__) + 1, \
+		TRACER__CAT(WRAP__TE, WRAP__N(__VA_ARGS__))(__VA_ARGS__)); \
+	if (0) \
+		tracer__check_format(fmt_, ##__VA_ARGS__)
+
+#define WRAP_SITE_QUIET_E(var, vital_, name_, fmt_, ...) \
+	WRAP_SITE_E(var, vital_, name_, fmt_, ##__VA_ARGS__); \
+	static struct tracer_callsite *const var##_quiet \
+		__attribute__((section("tracer_quiet"), used)) = &var
+
 /* Is call site var on? (one relaxed load: the table decides later) */
 #define WRAP_ON(var)	__atomic_load_n(&(var).enabled, __ATOMIC_RELAXED)
 /* Either of two: still one branch. */
@@ -120,6 +145,23 @@ extern __thread unsigned tracer__wrap_alloc
 #define WRAP_EMIT(var, ...) do { \
 	const union tracer_arg wrap__args[] = { \
 		TRACER__CAT(WRAP__A, WRAP__N(__VA_ARGS__))(__VA_ARGS__) }; \
+	tracer__wrap_emit(&(var), wrap__args); \
+} while (0)
+
+/* Record an event of a WRAP_SITE_E call site: the values, then err (the
+ * errno the call failed with, 0 if it did not). */
+#define WRAP__AE0()
+#define WRAP__AE1(...)	WRAP__A1(__VA_ARGS__),
+#define WRAP__AE2(...)	WRAP__A2(__VA_ARGS__),
+#define WRAP__AE3(...)	WRAP__A3(__VA_ARGS__),
+#define WRAP__AE4(...)	WRAP__A4(__VA_ARGS__),
+#define WRAP__AE5(...)	WRAP__A5(__VA_ARGS__),
+#define WRAP__AE6(...)	WRAP__A6(__VA_ARGS__),
+#define WRAP__AE7(...)	WRAP__A7(__VA_ARGS__),
+#define WRAP_EMIT_E(var, err, ...) do { \
+	const union tracer_arg wrap__args[] = { \
+		TRACER__CAT(WRAP__AE, WRAP__N(__VA_ARGS__))(__VA_ARGS__) \
+		{ .i = (err) } }; \
 	tracer__wrap_emit(&(var), wrap__args); \
 } while (0)
 
@@ -185,11 +227,11 @@ void tracer__wrap_syscall_init(void) TRACER_HIDDEN;
 	__atomic_load_n(&wrap__real_##name, __ATOMIC_RELAXED)
 
 /*
- * " errno ENAME" for a failed call (ret < 0 or a NULL pointer), "" for a
- * successful one: the last argument of most events. buf: 32 bytes.
+ * The errno value of an event (TRACER_ARG_ERRNO): errno for a failed call
+ * (ret < 0 or a NULL pointer), 0 for one that did not fail. Read right
+ * after the call, before anything else may change errno.
  */
-const char *tracer__wrap_errno(int failed, int err, char *buf) TRACER_HIDDEN;
-#define WRAP_ERRBUF	32
+#define WRAP_ERRNO(failed)	((failed) ? (int64_t)errno : (int64_t)0)
 
 /* A socket address as text ("unix:/path", "1.2.3.4:80", "[::1]:80"). */
 const char *tracer__wrap_sockaddr(const void *sa, unsigned len, char *buf,
@@ -203,21 +245,20 @@ const char *tracer__wrap_sockaddr(const void *sa, unsigned len, char *buf,
  *
  * IO_CALL(T, name, (params), (args), "fmt", (values), failed): a call
  * that does not block; values are in scope with `ret`; the event is
- * libc:name with fmt + " errno E" when failed.
+ * libc:name with fmt, then the errno (TRACER_ARG_ERRNO) when failed.
  */
 #define IO_CALL(T, name, params, args, fmt, values, failed) \
 WRAP_DEFINE_REAL(T, name, params, args) \
 WRAP_API T name params \
 { \
-	char eb[WRAP_ERRBUF]; \
-	const char *es = ""; \
+	int64_t en; \
 	T ret = 0; \
-	WRAP_SITE(cs, 0, "libc:" #name, fmt "%s", WRAP_U values, es); \
+	WRAP_SITE_E(cs, 0, "libc:" #name, fmt, WRAP_U values); \
 	if (tracer_likely(!WRAP_ON(cs))) \
 		return WRAP_REAL(name) args; \
 	ret = WRAP_REAL(name) args; \
-	es = tracer__wrap_errno(failed, errno, eb); \
-	WRAP_EMIT(cs, WRAP_U values, es); \
+	en = WRAP_ERRNO(failed); \
+	WRAP_EMIT_E(cs, en, WRAP_U values); \
 	return ret; \
 }
 
@@ -230,20 +271,17 @@ WRAP_API T name params \
 		failed) \
 WRAP_API T name params \
 { \
-	char eb[WRAP_ERRBUF]; \
-	const char *es = ""; \
 	T ret = 0; \
 	WRAP_SITE(cs_in, 0, "libc:" #name "_entry", efmt, WRAP_U evalues); \
-	WRAP_SITE(cs_out, 0, "libc:" #name "_exit", xfmt "%s", WRAP_U xvalues, \
-		  es); \
+	WRAP_SITE_E(cs_out, 0, "libc:" #name "_exit", xfmt, WRAP_U xvalues); \
 	if (tracer_likely(!WRAP_ON2(cs_in, cs_out))) \
 		return call; \
 	if (WRAP_ON(cs_in)) \
 		WRAP_EMIT(cs_in, WRAP_U evalues); \
 	ret = call; \
 	if (WRAP_ON(cs_out)) { \
-		es = tracer__wrap_errno(failed, errno, eb); \
-		WRAP_EMIT(cs_out, WRAP_U xvalues, es); \
+		int64_t en = WRAP_ERRNO(failed); \
+		WRAP_EMIT_E(cs_out, en, WRAP_U xvalues); \
 	} \
 	return ret; \
 }

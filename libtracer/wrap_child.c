@@ -156,18 +156,19 @@ static const char *siginfo_text(const siginfo_t *si, char *buf)
 WRAP_DEFINE_REAL(int, kill, (pid_t pid, int sig), (pid, sig))
 WRAP_API int kill(pid_t pid, int sig)
 {
-	char eb[WRAP_ERRBUF], sb[TEXTBUF];
-	const char *es = "", *ss = "";
+	char sb[TEXTBUF];
+	const char *ss = "";
+	int64_t en = 0;
 	int ret = 0;
-	WRAP_SITE(cs, 0, "libc:kill", "pid %d signal %d (%s) result %d%s",
-		  pid, sig, ss, ret, es);
+	WRAP_SITE_E(cs, 0, "libc:kill", "pid %d signal %d (%s) result %d",
+		  pid, sig, ss, ret);
 
 	if (tracer_likely(!WRAP_ON(cs)))
 		return WRAP_REAL(kill)(pid, sig);
 	ret = WRAP_REAL(kill)(pid, sig);
-	es = tracer__wrap_errno(ret < 0, errno, eb);
+	en = WRAP_ERRNO(ret < 0);
 	ss = signal_text(sig, sb);
-	WRAP_EMIT(cs, pid, sig, ss, ret, es);
+	WRAP_EMIT_E(cs, en, pid, sig, ss, ret);
 	return ret;
 }
 
@@ -176,19 +177,20 @@ WRAP_DEFINE_REAL(int, tgkill, (pid_t tgid, pid_t tid, int sig),
 		 (tgid, tid, sig))
 WRAP_API int tgkill(pid_t tgid, pid_t tid, int sig)
 {
-	char eb[WRAP_ERRBUF], sb[TEXTBUF];
-	const char *es = "", *ss = "";
+	char sb[TEXTBUF];
+	const char *ss = "";
+	int64_t en = 0;
 	int ret = 0;
-	WRAP_SITE(cs, 0, "libc:tgkill",
-		  "tgid %d tid %d signal %d (%s) result %d%s",
-		  tgid, tid, sig, ss, ret, es);
+	WRAP_SITE_E(cs, 0, "libc:tgkill",
+		  "tgid %d tid %d signal %d (%s) result %d",
+		  tgid, tid, sig, ss, ret);
 
 	if (tracer_likely(!WRAP_ON(cs)))
 		return WRAP_REAL(tgkill)(tgid, tid, sig);
 	ret = WRAP_REAL(tgkill)(tgid, tid, sig);
-	es = tracer__wrap_errno(ret < 0, errno, eb);
+	en = WRAP_ERRNO(ret < 0);
 	ss = signal_text(sig, sb);
-	WRAP_EMIT(cs, tgid, tid, sig, ss, ret, es);
+	WRAP_EMIT_E(cs, en, tgid, tid, sig, ss, ret);
 	return ret;
 }
 
@@ -201,13 +203,13 @@ WRAP_API int tgkill(pid_t tgid, pid_t tid, int sig)
  * and ts, the status as text).
  */
 #define WAIT_BODY(name, call, efmt, evalues, xfmt, xvalues) \
-	char eb[WRAP_ERRBUF], tb[TEXTBUF]; \
-	const char *es = "", *ts = ""; \
+	char tb[TEXTBUF]; \
+	const char *ts = ""; \
+	int64_t en = 0; \
 	int own = 0, *sp = status; \
 	pid_t ret = 0; \
 	WRAP_SITE(in, 0, "libc:" name "_entry", efmt, WRAP_U evalues); \
-	WRAP_SITE(out, 0, "libc:" name "_exit", xfmt "%s", WRAP_U xvalues, \
-		  es); \
+	WRAP_SITE_E(out, 0, "libc:" name "_exit", xfmt, WRAP_U xvalues); \
 	if (tracer_likely(!WRAP_ON2(in, out))) \
 		return call; \
 	if (WRAP_ON(in)) \
@@ -216,9 +218,9 @@ WRAP_API int tgkill(pid_t tgid, pid_t tid, int sig)
 		sp = &own; \
 	ret = call; \
 	if (WRAP_ON(out)) { \
-		es = tracer__wrap_errno(ret < 0, errno, eb); \
+		en = WRAP_ERRNO(ret < 0); \
 		ts = status_text(ret > 0, ret > 0 ? *sp : 0, tb); \
-		WRAP_EMIT(out, WRAP_U xvalues, es); \
+		WRAP_EMIT_E(out, en, WRAP_U xvalues); \
 	} \
 	return ret
 
@@ -269,15 +271,16 @@ WRAP_DEFINE_REAL(int, waitid, (idtype_t idtype, id_t id, siginfo_t *info,
 			       int options), (idtype, id, info, options))
 WRAP_API int waitid(idtype_t idtype, id_t id, siginfo_t *info, int options)
 {
-	char eb[WRAP_ERRBUF], tb[TEXTBUF];
-	const char *es = "", *ts = "";
+	char tb[TEXTBUF];
+	const char *ts = "";
+	int64_t en = 0;
 	siginfo_t own, *ip = info;
 	int ret = 0, type = (int)idtype;
 	pid_t child = 0;
 	WRAP_SITE(in, 0, "libc:waitid_entry", "idtype %d id %u options %#x",
 		  type, id, options);
-	WRAP_SITE(out, 0, "libc:waitid_exit", "result %d pid %d status %s%s",
-		  ret, child, ts, es);
+	WRAP_SITE_E(out, 0, "libc:waitid_exit", "result %d pid %d status %s",
+		  ret, child, ts);
 
 	if (tracer_likely(!WRAP_ON2(in, out)))
 		return WRAP_REAL(waitid)(idtype, id, info, options);
@@ -289,10 +292,10 @@ WRAP_API int waitid(idtype_t idtype, id_t id, siginfo_t *info, int options)
 	}
 	ret = WRAP_REAL(waitid)(idtype, id, ip, options);
 	if (WRAP_ON(out)) {
-		es = tracer__wrap_errno(ret < 0, errno, eb);
+		en = WRAP_ERRNO(ret < 0);
 		child = ret == 0 ? ip->si_pid : 0;
 		ts = ret == 0 ? siginfo_text(ip, tb) : "-";
-		WRAP_EMIT(out, ret, child, ts, es);
+		WRAP_EMIT_E(out, en, ret, child, ts);
 	}
 	return ret;
 }

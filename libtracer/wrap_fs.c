@@ -74,7 +74,7 @@ WRAP_DEFINE_REAL(int, __fxstatat, (int v, int d, const char *p,
  * function's static variable is one object, wherever it is inlined.
  */
 #define ST_VARS \
-	const char *path = "", *es = ""; \
+	const char *path = ""; \
 	unsigned mode = 0; \
 	long long size = 0; \
 	int fd = 0, dirfd = 0, flags = 0, ret = 0; \
@@ -83,33 +83,33 @@ WRAP_DEFINE_REAL(int, __fxstatat, (int v, int d, const char *p,
 static inline struct tracer_callsite *stat_site(void)
 {
 	ST_VARS;
-	WRAP_SITE(cs, 0, "libc:stat", "path %s mode %#o size %lld result %d%s",
-		  path, mode, size, ret, es);
+	WRAP_SITE_E(cs, 0, "libc:stat", "path %s mode %#o size %lld result %d",
+		  path, mode, size, ret);
 	return &cs;
 }
 
 static inline struct tracer_callsite *lstat_site(void)
 {
 	ST_VARS;
-	WRAP_SITE(cs, 0, "libc:lstat", "path %s mode %#o size %lld result %d%s",
-		  path, mode, size, ret, es);
+	WRAP_SITE_E(cs, 0, "libc:lstat", "path %s mode %#o size %lld result %d",
+		  path, mode, size, ret);
 	return &cs;
 }
 
 static inline struct tracer_callsite *fstat_site(void)
 {
 	ST_VARS;
-	WRAP_SITE(cs, 0, "libc:fstat", "fd %d mode %#o size %lld result %d%s",
-		  fd, mode, size, ret, es);
+	WRAP_SITE_E(cs, 0, "libc:fstat", "fd %d mode %#o size %lld result %d",
+		  fd, mode, size, ret);
 	return &cs;
 }
 
 static inline struct tracer_callsite *fstatat_site(void)
 {
 	ST_VARS;
-	WRAP_SITE(cs, 0, "libc:fstatat",
-		  "dirfd %d path %s flags %#x mode %#o size %lld result %d%s",
-		  dirfd, path, flags, mode, size, ret, es);
+	WRAP_SITE_E(cs, 0, "libc:fstatat",
+		  "dirfd %d path %s flags %#x mode %#o size %lld result %d",
+		  dirfd, path, flags, mode, size, ret);
 	return &cs;
 }
 
@@ -120,42 +120,39 @@ static inline struct tracer_callsite *fstatat_site(void)
 __attribute__((noinline))
 static int record_stat(int ver, const char *path, struct stat *st)
 {
-	char eb[WRAP_ERRBUF];
-	const char *es;
+	int64_t en;
 	int ret;
 
 	ret = ver < 0 ? WRAP_REAL(stat)(path, st)
 		      : WRAP_REAL(__xstat)(ver, path, st);
-	es = tracer__wrap_errno(ret < 0, errno, eb);
-	WRAP_EMIT(*stat_site(), path, ST_MODE(st), ST_SIZE(st), ret, es);
+	en = WRAP_ERRNO(ret < 0);
+	WRAP_EMIT_E(*stat_site(), en, path, ST_MODE(st), ST_SIZE(st), ret);
 	return ret;
 }
 
 __attribute__((noinline))
 static int record_lstat(int ver, const char *path, struct stat *st)
 {
-	char eb[WRAP_ERRBUF];
-	const char *es;
+	int64_t en;
 	int ret;
 
 	ret = ver < 0 ? WRAP_REAL(lstat)(path, st)
 		      : WRAP_REAL(__lxstat)(ver, path, st);
-	es = tracer__wrap_errno(ret < 0, errno, eb);
-	WRAP_EMIT(*lstat_site(), path, ST_MODE(st), ST_SIZE(st), ret, es);
+	en = WRAP_ERRNO(ret < 0);
+	WRAP_EMIT_E(*lstat_site(), en, path, ST_MODE(st), ST_SIZE(st), ret);
 	return ret;
 }
 
 __attribute__((noinline))
 static int record_fstat(int ver, int fd, struct stat *st)
 {
-	char eb[WRAP_ERRBUF];
-	const char *es;
+	int64_t en;
 	int ret;
 
 	ret = ver < 0 ? WRAP_REAL(fstat)(fd, st)
 		      : WRAP_REAL(__fxstat)(ver, fd, st);
-	es = tracer__wrap_errno(ret < 0, errno, eb);
-	WRAP_EMIT(*fstat_site(), fd, ST_MODE(st), ST_SIZE(st), ret, es);
+	en = WRAP_ERRNO(ret < 0);
+	WRAP_EMIT_E(*fstat_site(), en, fd, ST_MODE(st), ST_SIZE(st), ret);
 	return ret;
 }
 
@@ -163,15 +160,14 @@ __attribute__((noinline))
 static int record_fstatat(int ver, int dirfd, const char *path,
 			  struct stat *st, int flags)
 {
-	char eb[WRAP_ERRBUF];
-	const char *es;
+	int64_t en;
 	int ret;
 
 	ret = ver < 0 ? WRAP_REAL(fstatat)(dirfd, path, st, flags)
 		      : WRAP_REAL(__fxstatat)(ver, dirfd, path, st, flags);
-	es = tracer__wrap_errno(ret < 0, errno, eb);
-	WRAP_EMIT(*fstatat_site(), dirfd, path, flags, ST_MODE(st),
-		  ST_SIZE(st), ret, es);
+	en = WRAP_ERRNO(ret < 0);
+	WRAP_EMIT_E(*fstatat_site(), en, dirfd, path, flags, ST_MODE(st),
+		  ST_SIZE(st), ret);
 	return ret;
 }
 
@@ -385,22 +381,22 @@ WRAP_DEFINE_REAL(int, fcntl, (int fd, int cmd, void *arg), (fd, cmd, arg))
 /* Any command but the lock ones: libc:fcntl, arg the int or pointer. */
 static int fcntl_plain(int fd, int cmd, void *arg, enum fcntl_kind kind)
 {
-	char eb[WRAP_ERRBUF];
-	const char *es = "", *name = "";
+	const char *name = "";
+	int64_t en = 0;
 	unsigned long a = 0;
 	int ret = 0;
-	WRAP_SITE(cs, 0, "libc:fcntl",
-		  "fd %d cmd %d cmdname %s arg %#lx result %d%s",
-		  fd, cmd, name, a, ret, es);
+	WRAP_SITE_E(cs, 0, "libc:fcntl",
+		  "fd %d cmd %d cmdname %s arg %#lx result %d",
+		  fd, cmd, name, a, ret);
 
 	if (tracer_likely(!WRAP_ON(cs)))
 		return WRAP_REAL(fcntl)(fd, cmd, arg);
 	ret = WRAP_REAL(fcntl)(fd, cmd, arg);
-	es = tracer__wrap_errno(ret < 0, errno, eb);
+	en = WRAP_ERRNO(ret < 0);
 	name = fcntl_name(cmd);
 	a = kind == FCNTL_INT ? (unsigned long)(unsigned)(uintptr_t)arg :
 	    kind == FCNTL_NONE ? 0 : (unsigned long)(uintptr_t)arg;
-	WRAP_EMIT(cs, fd, cmd, name, a, ret, es);
+	WRAP_EMIT_E(cs, en, fd, cmd, name, a, ret);
 	return ret;
 }
 
@@ -408,22 +404,22 @@ static int fcntl_plain(int fd, int cmd, void *arg, enum fcntl_kind kind)
  * GETLK ones, the lock in the way, or F_UNLCK). */
 static int fcntl_lock(int fd, int cmd, struct flock *fl)
 {
-	char eb[WRAP_ERRBUF];
-	const char *es = "", *name = "", *type = "";
+	const char *name = "", *type = "";
+	int64_t en = 0;
 	int ret = 0;
-	WRAP_SITE(cs, 0, "libc:fcntl_lock",
-		  "fd %d cmd %s type %s whence %d start %lld len %lld result %d%s",
+	WRAP_SITE_E(cs, 0, "libc:fcntl_lock",
+		  "fd %d cmd %s type %s whence %d start %lld len %lld result %d",
 		  fd, name, type, LOCK_WHENCE(fl), LOCK_START(fl), LOCK_LEN(fl),
-		  ret, es);
+		  ret);
 
 	if (tracer_likely(!WRAP_ON(cs)))
 		return WRAP_REAL(fcntl)(fd, cmd, fl);
 	ret = WRAP_REAL(fcntl)(fd, cmd, fl);
-	es = tracer__wrap_errno(ret < 0, errno, eb);
+	en = WRAP_ERRNO(ret < 0);
 	name = fcntl_name(cmd);
 	type = lock_type(fl);
-	WRAP_EMIT(cs, fd, name, type, LOCK_WHENCE(fl), LOCK_START(fl),
-		  LOCK_LEN(fl), ret, es);
+	WRAP_EMIT_E(cs, en, fd, name, type, LOCK_WHENCE(fl), LOCK_START(fl),
+		  LOCK_LEN(fl), ret);
 	return ret;
 }
 
@@ -434,14 +430,14 @@ static int fcntl_lock(int fd, int cmd, struct flock *fl)
  */
 static int fcntl_lockw(int fd, int cmd, struct flock *fl)
 {
-	char eb[WRAP_ERRBUF];
-	const char *es = "", *name = "", *type = "";
+	const char *name = "", *type = "";
+	int64_t en = 0;
 	int ret = 0;
 	WRAP_SITE(in, 0, "libc:fcntl_lock_entry",
 		  "fd %d cmd %s type %s whence %d start %lld len %lld",
 		  fd, name, type, LOCK_WHENCE(fl), LOCK_START(fl), LOCK_LEN(fl));
-	WRAP_SITE(out, 0, "libc:fcntl_lock_exit", "fd %d result %d%s",
-		  fd, ret, es);
+	WRAP_SITE_E(out, 0, "libc:fcntl_lock_exit", "fd %d result %d",
+		  fd, ret);
 
 	if (tracer_likely(!WRAP_ON2(in, out)))
 		return WRAP_REAL(fcntl)(fd, cmd, fl);
@@ -453,8 +449,8 @@ static int fcntl_lockw(int fd, int cmd, struct flock *fl)
 	}
 	ret = WRAP_REAL(fcntl)(fd, cmd, fl);
 	if (WRAP_ON(out)) {
-		es = tracer__wrap_errno(ret < 0, errno, eb);
-		WRAP_EMIT(out, fd, ret, es);
+		en = WRAP_ERRNO(ret < 0);
+		WRAP_EMIT_E(out, en, fd, ret);
 	}
 	return ret;
 }
@@ -533,14 +529,14 @@ WRAP_DEFINE_REAL(int, ioctl, (int fd, unsigned long req, void *arg),
 		 (fd, req, arg))
 WRAP_API int ioctl(int fd, unsigned long req, ...)
 {
-	char eb[WRAP_ERRBUF];
-	const char *es = "", *name = "";
+	const char *name = "";
+	int64_t en = 0;
 	void *arg;
 	va_list ap;
 	int ret = 0;
-	WRAP_SITE(cs, 0, "libc:ioctl",
-		  "fd %d request %#lx reqname %s arg %#lx result %d%s",
-		  fd, req, name, (unsigned long)(uintptr_t)arg, ret, es);
+	WRAP_SITE_E(cs, 0, "libc:ioctl",
+		  "fd %d request %#lx reqname %s arg %#lx result %d",
+		  fd, req, name, (unsigned long)(uintptr_t)arg, ret);
 
 	va_start(ap, req);
 	arg = va_arg(ap, void *);
@@ -548,9 +544,9 @@ WRAP_API int ioctl(int fd, unsigned long req, ...)
 	if (tracer_likely(!WRAP_ON(cs)))
 		return WRAP_REAL(ioctl)(fd, req, arg);
 	ret = WRAP_REAL(ioctl)(fd, req, arg);
-	es = tracer__wrap_errno(ret < 0, errno, eb);
+	en = WRAP_ERRNO(ret < 0);
 	name = ioctl_name(req);
-	WRAP_EMIT(cs, fd, req, name, (unsigned long)(uintptr_t)arg, ret, es);
+	WRAP_EMIT_E(cs, en, fd, req, name, (unsigned long)(uintptr_t)arg, ret);
 	return ret;
 }
 
@@ -582,8 +578,8 @@ __attribute__((noinline))
 static struct dirent *readdir_record(const struct tracer_callsite *cs,
 				     DIR *d)
 {
-	char eb[WRAP_ERRBUF];
-	const char *es = "", *name = "";
+	const char *name = "";
+	int64_t en = 0;
 	struct dirent *ent;
 	int ret = 0, saved = errno, err;
 
@@ -596,18 +592,18 @@ static struct dirent *readdir_record(const struct tracer_callsite *cs,
 	} else if (err) {
 		ret = -1;
 	}
-	es = tracer__wrap_errno(ret < 0, err, eb);
+	en = (ret < 0) ? (int64_t)err : 0;
 	errno = err ? err : saved;
-	WRAP_EMIT(*cs, DIR_FD(d), ret, name, es);
+	WRAP_EMIT_E(*cs, en, DIR_FD(d), ret, name);
 	return ent;
 }
 
 WRAP_API struct dirent *readdir(DIR *d)
 {
-	const char *es = "", *name = "";
+	const char *name = "";
 	int ret = 0;
-	WRAP_SITE(cs, 0, "libc:readdir", "fd %d result %d name %s%s",
-		  DIR_FD(d), ret, name, es);
+	WRAP_SITE_E(cs, 0, "libc:readdir", "fd %d result %d name %s",
+		  DIR_FD(d), ret, name);
 
 	if (tracer_likely(!WRAP_ON(cs)))
 		return WRAP_REAL(readdir)(d);
@@ -618,16 +614,15 @@ FS_ALIAS(struct dirent *, readdir64, readdir, (DIR *d))
 WRAP_DEFINE_REAL(int, closedir, (DIR *d), (d))
 WRAP_API int closedir(DIR *d)
 {
-	char eb[WRAP_ERRBUF];
-	const char *es = "";
+	int64_t en = 0;
 	int ret = 0, fd = -1;
-	WRAP_SITE(cs, 0, "libc:closedir", "fd %d result %d%s", fd, ret, es);
+	WRAP_SITE_E(cs, 0, "libc:closedir", "fd %d result %d", fd, ret);
 
 	if (tracer_likely(!WRAP_ON(cs)))
 		return WRAP_REAL(closedir)(d);
 	fd = DIR_FD(d);
 	ret = WRAP_REAL(closedir)(d);
-	es = tracer__wrap_errno(ret < 0, errno, eb);
-	WRAP_EMIT(cs, fd, ret, es);
+	en = WRAP_ERRNO(ret < 0);
+	WRAP_EMIT_E(cs, en, fd, ret);
 	return ret;
 }

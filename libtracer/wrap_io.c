@@ -60,35 +60,33 @@ WRAP_DEFINE_REAL(int, openat, (int d, const char *p, int f, mode_t m),
 /* open() and the fortified __open_2(): libc:open. */
 static int record_open(const char *path, int flags, mode_t mode)
 {
-	char eb[WRAP_ERRBUF];
-	const char *es = "";
+	int64_t en = 0;
 	int ret = 0;
-	WRAP_SITE(cs, 0, "libc:open", "path %s flags %#x mode %#o fd %d%s",
-		  path, flags, mode, ret, es);
+	WRAP_SITE_E(cs, 0, "libc:open", "path %s flags %#x mode %#o fd %d",
+		  path, flags, mode, ret);
 
 	if (tracer_likely(!WRAP_ON(cs)))
 		return WRAP_REAL(open)(path, flags, mode);
 	ret = WRAP_REAL(open)(path, flags, mode);
-	es = tracer__wrap_errno(ret < 0, errno, eb);
-	WRAP_EMIT(cs, path, flags, mode, ret, es);
+	en = WRAP_ERRNO(ret < 0);
+	WRAP_EMIT_E(cs, en, path, flags, mode, ret);
 	return ret;
 }
 
 /* openat() (AT_FDCWD too: recorded as what it is) and __openat_2(). */
 static int record_openat(int dirfd, const char *path, int flags, mode_t mode)
 {
-	char eb[WRAP_ERRBUF];
-	const char *es = "";
+	int64_t en = 0;
 	int ret = 0;
-	WRAP_SITE(cs, 0, "libc:openat",
-		  "dirfd %d path %s flags %#x mode %#o fd %d%s",
-		  dirfd, path, flags, mode, ret, es);
+	WRAP_SITE_E(cs, 0, "libc:openat",
+		  "dirfd %d path %s flags %#x mode %#o fd %d",
+		  dirfd, path, flags, mode, ret);
 
 	if (tracer_likely(!WRAP_ON(cs)))
 		return WRAP_REAL(openat)(dirfd, path, flags, mode);
 	ret = WRAP_REAL(openat)(dirfd, path, flags, mode);
-	es = tracer__wrap_errno(ret < 0, errno, eb);
-	WRAP_EMIT(cs, dirfd, path, flags, mode, ret, es);
+	en = WRAP_ERRNO(ret < 0);
+	WRAP_EMIT_E(cs, en, dirfd, path, flags, mode, ret);
 	return ret;
 }
 
@@ -166,8 +164,7 @@ static int ebadf(void)
  */
 static int one_fd(const struct tracer_callsite *cs, int (*real)(int), int fd)
 {
-	char eb[WRAP_ERRBUF];
-	const char *es;
+	int64_t en;
 	int ret;
 
 	if (tracer_unlikely(tracer__fd_ours(fd)))
@@ -177,8 +174,8 @@ static int one_fd(const struct tracer_callsite *cs, int (*real)(int), int fd)
 	else
 		ret = real(fd);
 	if (WRAP_ON(*cs)) {
-		es = tracer__wrap_errno(ret < 0, errno, eb);
-		WRAP_EMIT(*cs, fd, ret, es);
+		en = WRAP_ERRNO(ret < 0);
+		WRAP_EMIT_E(*cs, en, fd, ret);
 	}
 	return ret;
 }
@@ -186,9 +183,8 @@ static int one_fd(const struct tracer_callsite *cs, int (*real)(int), int fd)
 WRAP_DEFINE_REAL(int, close, (int fd), (fd))
 WRAP_API int close(int fd)
 {
-	const char *es = "";
 	int ret = 0;
-	WRAP_SITE(cs, 0, "libc:close", "fd %d result %d%s", fd, ret, es);
+	WRAP_SITE_E(cs, 0, "libc:close", "fd %d result %d", fd, ret);
 
 	return one_fd(&cs, WRAP_REAL(close), fd);
 }
@@ -196,9 +192,8 @@ WRAP_API int close(int fd)
 WRAP_DEFINE_REAL(int, dup, (int fd), (fd))
 WRAP_API int dup(int fd)
 {
-	const char *es = "";
 	int ret = 0;
-	WRAP_SITE(cs, 0, "libc:dup", "fd %d newfd %d%s", fd, ret, es);
+	WRAP_SITE_E(cs, 0, "libc:dup", "fd %d newfd %d", fd, ret);
 
 	return one_fd(&cs, WRAP_REAL(dup), fd);
 }
@@ -226,32 +221,30 @@ static int dup_onto(int fd, int fd2, int flags, bool is_dup3)
 
 WRAP_API int dup2(int fd, int fd2)
 {
-	char eb[WRAP_ERRBUF];
-	const char *es = "";
+	int64_t en = 0;
 	int ret = 0;
-	WRAP_SITE(cs, 0, "libc:dup2", "fd %d newfd %d result %d%s", fd, fd2,
-		  ret, es);
+	WRAP_SITE_E(cs, 0, "libc:dup2", "fd %d newfd %d result %d", fd, fd2,
+		  ret);
 
 	ret = dup_onto(fd, fd2, 0, false);
 	if (tracer_unlikely(WRAP_ON(cs))) {
-		es = tracer__wrap_errno(ret < 0, errno, eb);
-		WRAP_EMIT(cs, fd, fd2, ret, es);
+		en = WRAP_ERRNO(ret < 0);
+		WRAP_EMIT_E(cs, en, fd, fd2, ret);
 	}
 	return ret;
 }
 
 WRAP_API int dup3(int fd, int fd2, int flags)
 {
-	char eb[WRAP_ERRBUF];
-	const char *es = "";
+	int64_t en = 0;
 	int ret = 0;
-	WRAP_SITE(cs, 0, "libc:dup3", "fd %d newfd %d flags %#x result %d%s",
-		  fd, fd2, flags, ret, es);
+	WRAP_SITE_E(cs, 0, "libc:dup3", "fd %d newfd %d flags %#x result %d",
+		  fd, fd2, flags, ret);
 
 	ret = dup_onto(fd, fd2, flags, true);
 	if (tracer_unlikely(WRAP_ON(cs))) {
-		es = tracer__wrap_errno(ret < 0, errno, eb);
-		WRAP_EMIT(cs, fd, fd2, flags, ret, es);
+		en = WRAP_ERRNO(ret < 0);
+		WRAP_EMIT_E(cs, en, fd, fd2, flags, ret);
 	}
 	return ret;
 }
@@ -339,17 +332,16 @@ WRAP_API long syscall(long n, ...)
 
 WRAP_API int close_range(unsigned first, unsigned last, int flags)
 {
-	char eb[WRAP_ERRBUF];
-	const char *es = "";
+	int64_t en = 0;
 	int ret = 0;
-	WRAP_SITE(cs, 0, "libc:close_range",
-		  "first %u last %u flags %#x result %d%s", first, last,
-		  flags, ret, es);
+	WRAP_SITE_E(cs, 0, "libc:close_range",
+		  "first %u last %u flags %#x result %d", first, last,
+		  flags, ret);
 
 	ret = close_around(first, last, (unsigned)flags);
 	if (tracer_unlikely(WRAP_ON(cs))) {
-		es = tracer__wrap_errno(ret < 0, errno, eb);
-		WRAP_EMIT(cs, first, last, flags, ret, es);
+		en = WRAP_ERRNO(ret < 0);
+		WRAP_EMIT_E(cs, en, first, last, flags, ret);
 	}
 	return ret;
 }
@@ -485,18 +477,19 @@ WRAP_DEFINE_REAL(int, bind, (int fd, const struct sockaddr *sa,
 			     socklen_t len), (fd, sa, len))
 WRAP_API int bind(int fd, const struct sockaddr *sa, socklen_t len)
 {
-	char eb[WRAP_ERRBUF], ab[WRAP_ADDRBUF];
-	const char *es = "", *as = "";
+	char ab[WRAP_ADDRBUF];
+	const char *as = "";
+	int64_t en = 0;
 	int ret = 0;
-	WRAP_SITE(cs, 0, "libc:bind", "fd %d addr %s result %d%s",
-		  fd, as, ret, es);
+	WRAP_SITE_E(cs, 0, "libc:bind", "fd %d addr %s result %d",
+		  fd, as, ret);
 
 	if (tracer_likely(!WRAP_ON(cs)))
 		return WRAP_REAL(bind)(fd, sa, len);
 	ret = WRAP_REAL(bind)(fd, sa, len);
-	es = tracer__wrap_errno(ret < 0, errno, eb);
+	en = WRAP_ERRNO(ret < 0);
 	as = ADDR(sa, len);
-	WRAP_EMIT(cs, fd, as, ret, es);
+	WRAP_EMIT_E(cs, en, fd, as, ret);
 	return ret;
 }
 
@@ -504,12 +497,13 @@ WRAP_DEFINE_REAL(int, connect, (int fd, const struct sockaddr *sa,
 				socklen_t len), (fd, sa, len))
 WRAP_API int connect(int fd, const struct sockaddr *sa, socklen_t len)
 {
-	char eb[WRAP_ERRBUF], ab[WRAP_ADDRBUF];
-	const char *es = "", *as = "";
+	char ab[WRAP_ADDRBUF];
+	const char *as = "";
+	int64_t en = 0;
 	int ret = 0;
 	WRAP_SITE(in, 0, "libc:connect_entry", "fd %d addr %s", fd, as);
-	WRAP_SITE(out, 0, "libc:connect_exit", "fd %d result %d%s",
-		  fd, ret, es);
+	WRAP_SITE_E(out, 0, "libc:connect_exit", "fd %d result %d",
+		  fd, ret);
 
 	if (tracer_likely(!WRAP_ON2(in, out)))
 		return WRAP_REAL(connect)(fd, sa, len);
@@ -519,29 +513,30 @@ WRAP_API int connect(int fd, const struct sockaddr *sa, socklen_t len)
 	}
 	ret = WRAP_REAL(connect)(fd, sa, len);
 	if (WRAP_ON(out)) {
-		es = tracer__wrap_errno(ret < 0, errno, eb);
-		WRAP_EMIT(out, fd, ret, es);
+		en = WRAP_ERRNO(ret < 0);
+		WRAP_EMIT_E(out, en, fd, ret);
 	}
 	return ret;
 }
 
 /* accept and accept4: the peer's address when the caller asked for it. */
 #define ACCEPT_BODY(call) \
-	char eb[WRAP_ERRBUF], ab[WRAP_ADDRBUF]; \
-	const char *es = "", *ps = ""; \
+	char ab[WRAP_ADDRBUF]; \
+	const char *ps = ""; \
+	int64_t en = 0; \
 	int ret = 0; \
 	WRAP_SITE(in, 0, "libc:accept_entry", "fd %d", fd); \
-	WRAP_SITE(out, 0, "libc:accept_exit", "fd %d result %d peer %s%s", \
-		  fd, ret, ps, es); \
+	WRAP_SITE_E(out, 0, "libc:accept_exit", "fd %d result %d peer %s", \
+		  fd, ret, ps); \
 	if (tracer_likely(!WRAP_ON2(in, out))) \
 		return call; \
 	if (WRAP_ON(in)) \
 		WRAP_EMIT(in, fd); \
 	ret = call; \
 	if (WRAP_ON(out)) { \
-		es = tracer__wrap_errno(ret < 0, errno, eb); \
+		en = WRAP_ERRNO(ret < 0); \
 		ps = PEER(sa, len); \
-		WRAP_EMIT(out, fd, ret, ps, es); \
+		WRAP_EMIT_E(out, en, fd, ret, ps); \
 	} \
 	return ret
 
@@ -580,13 +575,14 @@ WRAP_DEFINE_REAL(ssize_t, sendto, (int fd, const void *buf, size_t n,
 WRAP_API ssize_t sendto(int fd, const void *buf, size_t n, int flags,
 			const struct sockaddr *sa, socklen_t len)
 {
-	char eb[WRAP_ERRBUF], ab[WRAP_ADDRBUF];
-	const char *es = "", *as = "";
+	char ab[WRAP_ADDRBUF];
+	const char *as = "";
+	int64_t en = 0;
 	ssize_t ret = 0;
 	WRAP_SITE(in, 0, "libc:sendto_entry", "fd %d count %zu flags %#x to %s",
 		  fd, n, flags, as);
-	WRAP_SITE(out, 0, "libc:sendto_exit", "fd %d result %zd%s",
-		  fd, ret, es);
+	WRAP_SITE_E(out, 0, "libc:sendto_exit", "fd %d result %zd",
+		  fd, ret);
 
 	if (tracer_likely(!WRAP_ON2(in, out)))
 		return WRAP_REAL(sendto)(fd, buf, n, flags, sa, len);
@@ -596,8 +592,8 @@ WRAP_API ssize_t sendto(int fd, const void *buf, size_t n, int flags,
 	}
 	ret = WRAP_REAL(sendto)(fd, buf, n, flags, sa, len);
 	if (WRAP_ON(out)) {
-		es = tracer__wrap_errno(ret < 0, errno, eb);
-		WRAP_EMIT(out, fd, ret, es);
+		en = WRAP_ERRNO(ret < 0);
+		WRAP_EMIT_E(out, en, fd, ret);
 	}
 	return ret;
 }
@@ -608,13 +604,14 @@ WRAP_DEFINE_REAL(ssize_t, recvfrom, (int fd, void *buf, size_t n, int flags,
 WRAP_API ssize_t recvfrom(int fd, void *buf, size_t n, int flags,
 			  struct sockaddr *sa, socklen_t *len)
 {
-	char eb[WRAP_ERRBUF], ab[WRAP_ADDRBUF];
-	const char *es = "", *ps = "";
+	char ab[WRAP_ADDRBUF];
+	const char *ps = "";
+	int64_t en = 0;
 	ssize_t ret = 0;
 	WRAP_SITE(in, 0, "libc:recvfrom_entry", "fd %d count %zu flags %#x",
 		  fd, n, flags);
-	WRAP_SITE(out, 0, "libc:recvfrom_exit", "fd %d result %zd from %s%s",
-		  fd, ret, ps, es);
+	WRAP_SITE_E(out, 0, "libc:recvfrom_exit", "fd %d result %zd from %s",
+		  fd, ret, ps);
 
 	if (tracer_likely(!WRAP_ON2(in, out)))
 		return WRAP_REAL(recvfrom)(fd, buf, n, flags, sa, len);
@@ -622,9 +619,9 @@ WRAP_API ssize_t recvfrom(int fd, void *buf, size_t n, int flags,
 		WRAP_EMIT(in, fd, n, flags);
 	ret = WRAP_REAL(recvfrom)(fd, buf, n, flags, sa, len);
 	if (WRAP_ON(out)) {
-		es = tracer__wrap_errno(ret < 0, errno, eb);
+		en = WRAP_ERRNO(ret < 0);
 		ps = PEER(sa, len);
-		WRAP_EMIT(out, fd, ret, ps, es);
+		WRAP_EMIT_E(out, en, fd, ret, ps);
 	}
 	return ret;
 }
@@ -899,16 +896,15 @@ WRAP_API FILE *freopen64(const char *path, const char *mode, FILE *f)
 WRAP_DEFINE_REAL(int, fclose, (FILE *f), (f))
 WRAP_API int fclose(FILE *f)
 {
-	char eb[WRAP_ERRBUF];
-	const char *es = "";
+	int64_t en = 0;
 	int ret = 0, fd = -1;
-	WRAP_SITE(cs, 0, "libc:fclose", "fd %d result %d%s", fd, ret, es);
+	WRAP_SITE_E(cs, 0, "libc:fclose", "fd %d result %d", fd, ret);
 
 	if (tracer_likely(!WRAP_ON(cs)))
 		return WRAP_REAL(fclose)(f);
 	fd = STREAM_FD(f);
 	ret = WRAP_REAL(fclose)(f);
-	es = tracer__wrap_errno(ret != 0, errno, eb);
-	WRAP_EMIT(cs, fd, ret, es);
+	en = WRAP_ERRNO(ret != 0);
+	WRAP_EMIT_E(cs, en, fd, ret);
 	return ret;
 }

@@ -315,19 +315,18 @@ WRAP_DEFINE_REAL(int, munmap, (void *a, size_t n), (a, n))
 WRAP_API void *mmap(void *addr, size_t len, int prot, int flags, int fd,
 		    off_t off)
 {
-	char eb[WRAP_ERRBUF];
-	const char *es = "";
+	int64_t en = 0;
 	void *ret = NULL;
-	WRAP_SITE_QUIET(cs, 0, "libc:mmap",
+	WRAP_SITE_QUIET_E(cs, 0, "libc:mmap",
 		  "addr %p length %zu prot %#x flags %#x fd %d offset %lld "
-		  "result %p%s", addr, len, prot, flags, fd, (long long)off,
-		  ret, es);
+		  "result %p", addr, len, prot, flags, fd, (long long)off,
+		  ret);
 
 	if (tracer_likely(!WRAP_ON(cs)))
 		return WRAP_REAL(mmap)(addr, len, prot, flags, fd, off);
 	ret = WRAP_REAL(mmap)(addr, len, prot, flags, fd, off);
-	es = tracer__wrap_errno(ret == MAP_FAILED, errno, eb);
-	WRAP_EMIT(cs, addr, len, prot, flags, fd, (long long)off, ret, es);
+	en = WRAP_ERRNO(ret == MAP_FAILED);
+	WRAP_EMIT_E(cs, en, addr, len, prot, flags, fd, (long long)off, ret);
 	return ret;
 }
 /* The C library's own declaration may carry attributes: copy them. */
@@ -336,16 +335,15 @@ WRAP_API void *mmap64(void *addr, size_t len, int prot, int flags, int fd,
 
 WRAP_API int munmap(void *addr, size_t len)
 {
-	char eb[WRAP_ERRBUF];
-	const char *es = "";
+	int64_t en = 0;
 	int ret = 0;
-	WRAP_SITE_QUIET(cs, 0, "libc:munmap",
-			"addr %p length %zu result %d%s", addr, len, ret, es);
+	WRAP_SITE_QUIET_E(cs, 0, "libc:munmap",
+			  "addr %p length %zu result %d", addr, len, ret);
 
 	if (tracer_likely(!WRAP_ON(cs)))
 		return WRAP_REAL(munmap)(addr, len);
 	ret = WRAP_REAL(munmap)(addr, len);
-	es = tracer__wrap_errno(ret < 0, errno, eb);
-	WRAP_EMIT(cs, addr, len, ret, es);
+	en = WRAP_ERRNO(ret < 0);
+	WRAP_EMIT_E(cs, en, addr, len, ret);
 	return ret;
 }

@@ -123,20 +123,20 @@ WRAP_DEFINE_REAL(int, setsockopt, (int fd, int level, int optname,
 WRAP_API int setsockopt(int fd, int level, int optname, const void *val,
 			socklen_t len)
 {
-	char eb[WRAP_ERRBUF];
-	const char *es = "", *on = "";
+	const char *on = "";
+	int64_t en = 0;
 	int ret = 0, v = 0;
-	WRAP_SITE(cs, 0, "libc:setsockopt",
+	WRAP_SITE_E(cs, 0, "libc:setsockopt",
 		  "fd %d level %d optname %d option %s optlen %u value %d "
-		  "result %d%s", fd, level, optname, on, len, v, ret, es);
+		  "result %d", fd, level, optname, on, len, v, ret);
 
 	if (tracer_likely(!WRAP_ON(cs)))
 		return WRAP_REAL(setsockopt)(fd, level, optname, val, len);
 	ret = WRAP_REAL(setsockopt)(fd, level, optname, val, len);
-	es = tracer__wrap_errno(ret < 0, errno, eb);
+	en = WRAP_ERRNO(ret < 0);
 	on = opt_name(level, optname);
 	v = opt_int(val, len);
-	WRAP_EMIT(cs, fd, level, optname, on, len, v, ret, es);
+	WRAP_EMIT_E(cs, en, fd, level, optname, on, len, v, ret);
 	return ret;
 }
 
@@ -147,24 +147,24 @@ WRAP_DEFINE_REAL(int, getsockopt, (int fd, int level, int optname,
 WRAP_API int getsockopt(int fd, int level, int optname, void *val,
 			socklen_t *lenp)
 {
-	char eb[WRAP_ERRBUF];
-	const char *es = "", *on = "";
+	const char *on = "";
+	int64_t en = 0;
 	int ret = 0, v = 0;
 	socklen_t len = 0;
-	WRAP_SITE(cs, 0, "libc:getsockopt",
+	WRAP_SITE_E(cs, 0, "libc:getsockopt",
 		  "fd %d level %d optname %d option %s optlen %u value %d "
-		  "result %d%s", fd, level, optname, on, len, v, ret, es);
+		  "result %d", fd, level, optname, on, len, v, ret);
 
 	if (tracer_likely(!WRAP_ON(cs)))
 		return WRAP_REAL(getsockopt)(fd, level, optname, val, lenp);
 	ret = WRAP_REAL(getsockopt)(fd, level, optname, val, lenp);
-	es = tracer__wrap_errno(ret < 0, errno, eb);
+	en = WRAP_ERRNO(ret < 0);
 	on = opt_name(level, optname);
 	if (ret == 0 && lenp) {
 		len = *lenp;
 		v = opt_int(val, len);
 	}
-	WRAP_EMIT(cs, fd, level, optname, on, len, v, ret, es);
+	WRAP_EMIT_E(cs, en, fd, level, optname, on, len, v, ret);
 	return ret;
 }
 
@@ -258,13 +258,14 @@ WRAP_DEFINE_REAL(int, getaddrinfo, (const char *node, const char *service,
 WRAP_API int getaddrinfo(const char *node, const char *service,
 			 const struct addrinfo *hints, struct addrinfo **res)
 {
-	char eb[WRAP_ERRBUF], ab[WRAP_ADDRBUF];
-	const char *es = "", *ns = "", *ss = "", *en = "", *as = "";
+	char ab[WRAP_ADDRBUF];
+	const char *ns = "", *ss = "", *ename = "", *as = "";
+	int64_t en = 0;
 	int ret = 0;
 	WRAP_SITE(in, 0, "libc:getaddrinfo_entry", "node %s service %s",
 		  ns, ss);
-	WRAP_SITE(out, 0, "libc:getaddrinfo_exit",
-		  "result %d error %s addr %s%s", ret, en, as, es);
+	WRAP_SITE_E(out, 0, "libc:getaddrinfo_exit",
+		  "result %d error %s addr %s", ret, ename, as);
 
 	if (tracer_likely(!WRAP_ON2(in, out)))
 		return WRAP_REAL(getaddrinfo)(node, service, hints, res);
@@ -275,13 +276,13 @@ WRAP_API int getaddrinfo(const char *node, const char *service,
 	}
 	ret = WRAP_REAL(getaddrinfo)(node, service, hints, res);
 	if (WRAP_ON(out)) {
-		es = tracer__wrap_errno(ret == EAI_SYSTEM, errno, eb);
-		en = eai_name(ret);
+		en = WRAP_ERRNO(ret == EAI_SYSTEM);
+		ename = eai_name(ret);
 		as = ret == 0 && res && *res ?
 		     tracer__wrap_sockaddr((*res)->ai_addr,
 					   (unsigned)(*res)->ai_addrlen, ab,
 					   sizeof(ab)) : "-";
-		WRAP_EMIT(out, ret, en, as, es);
+		WRAP_EMIT_E(out, en, ret, ename, as);
 	}
 	return ret;
 }

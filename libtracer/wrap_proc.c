@@ -270,17 +270,16 @@ WRAP_DEFINE_REAL(pid_t, fork, (void), ())
 
 WRAP_API pid_t fork(void)
 {
-	char eb[WRAP_ERRBUF];
-	const char *es = "";
+	int64_t en = 0;
 	pid_t ret = 0;
-	WRAP_SITE(cs, 0, "proc:fork", "child %d%s", ret, es);
+	WRAP_SITE_E(cs, 0, "proc:fork", "child %d", ret);
 
 	if (tracer_likely(!WRAP_ON(cs)))
 		return WRAP_REAL(fork)();
 	ret = WRAP_REAL(fork)();
 	if (ret != 0) {		/* the parent */
-		es = tracer__wrap_errno(ret < 0, errno, eb);
-		WRAP_EMIT(cs, ret, es);
+		en = WRAP_ERRNO(ret < 0);
+		WRAP_EMIT_E(cs, en, ret);
 	}
 	return ret;
 }
@@ -296,12 +295,12 @@ static int record_spawn(spawn_fn real, pid_t *pid, const char *path,
 			const posix_spawnattr_t *attr, char *const argv[],
 			char *const envp[])
 {
-	char eb[WRAP_ERRBUF], args[TRACER_STRING_MAX];
-	const char *es = "";
+	char args[TRACER_STRING_MAX];
+	int64_t en = 0;
 	int ret = 0, child = -1;
 	pid_t p = -1;
-	WRAP_SITE(cs, 0, "proc:spawn", "path %s argv %s pid %d%s", path, args,
-		  child, es);
+	WRAP_SITE_E(cs, 0, "proc:spawn", "path %s argv %s pid %d", path, args,
+		  child);
 
 	if (tracer_likely(!WRAP_ON(cs)))
 		return real(pid, path, fa, attr, argv, envp);
@@ -309,8 +308,8 @@ static int record_spawn(spawn_fn real, pid_t *pid, const char *path,
 	quote_argv(argv, args, sizeof(args));
 	ret = real(pid ? pid : &p, path, fa, attr, argv, envp);
 	child = ret ? -1 : (int)(pid ? *pid : p);
-	es = tracer__wrap_errno(ret != 0, ret, eb);
-	WRAP_EMIT(cs, path, args, child, es);
+	en = (ret != 0) ? (int64_t)ret : 0;
+	WRAP_EMIT_E(cs, en, path, args, child);
 	return ret;
 }
 
@@ -370,15 +369,14 @@ static void record_exec(const char *path, char *const argv[])
 /* It returned: it failed (ret -1, errno set). Returns ret. */
 static int record_exec_failed(const char *path, int ret)
 {
-	char eb[WRAP_ERRBUF];
-	const char *es = eb;
-	WRAP_SITE(cs, 1, "proc:exec_failed", "path %s%s", path, es);
+	int64_t en;
+	WRAP_SITE_E(cs, 1, "proc:exec_failed", "path %s", path);
 
 	if (!borrowed())
 		tracer__client_exec(true);
 	if (tracer_unlikely(WRAP_ON(cs)) && !borrowed()) {
-		es = tracer__wrap_errno(1, errno, eb);
-		WRAP_EMIT(cs, path, es);
+		en = WRAP_ERRNO(1);
+		WRAP_EMIT_E(cs, en, path);
 	}
 	return ret;
 }

@@ -127,19 +127,24 @@ typedef const struct tracer_callsite cs_t;
 #define stream_fd(f)	tracer__wrap_stream_fd(f)
 
 /*
- * How a read that came up short ended: " errno ENAME" (the stream's error
- * indicator is set; err: errno as the call left it), " eof" (its
- * end-of-file indicator is), else " errno ENAME" if failed (a call that
- * fails without setting either: getdelim()'s EINVAL or ENOMEM), "" if not.
- * eb: WRAP_ERRBUF bytes.
+ * How a read that came up short ended: " eof" (the stream's end-of-file
+ * indicator is set), else "", with *en the errno (TRACER_ARG_ERRNO) when
+ * the stream's error indicator is set (err: errno as the call left it),
+ * or when the call failed without setting either (getdelim()'s EINVAL or
+ * ENOMEM).
  */
-static const char *read_end(FILE *f, int err, int failed, char *eb)
+static const char *read_end(FILE *f, int err, int failed, int64_t *en)
 {
-	if (ferror_unlocked(f))
-		return tracer__wrap_errno(1, err, eb);
+	*en = 0;
+	if (ferror_unlocked(f)) {
+		*en = err;
+		return "";
+	}
 	if (feof_unlocked(f))
 		return " eof";
-	return tracer__wrap_errno(failed, err, eb);
+	if (failed)
+		*en = err;
+	return "";
 }
 
 /* ---- reading ------------------------------------------------------------ */
@@ -174,8 +179,8 @@ STDIO_SLOW size_t traced_fread(cs_t *cs_in, cs_t *cs_out, enum how how,
 				void *p, size_t plen, size_t size, size_t n,
 				FILE *f)
 {
-	char eb[WRAP_ERRBUF];
 	const char *es = "";
+	int64_t en = 0;
 	int fd = stream_fd(f);
 	size_t ret;
 
@@ -184,8 +189,8 @@ STDIO_SLOW size_t traced_fread(cs_t *cs_in, cs_t *cs_out, enum how how,
 	ret = call_fread(how, p, plen, size, n, f);
 	if (WRAP_ON(*cs_out)) {
 		if (size && ret < n)
-			es = read_end(f, errno, 0, eb);
-		WRAP_EMIT(*cs_out, fd, ret, es);
+			es = read_end(f, errno, 0, &en);
+		WRAP_EMIT_E(*cs_out, en, fd, ret, es);
 	}
 	return ret;
 }
@@ -194,13 +199,12 @@ STDIO_SLOW size_t traced_fread(cs_t *cs_in, cs_t *cs_out, enum how how,
 STDIO_BODY size_t record_fread(enum how how, void *p, size_t plen,
 			       size_t size, size_t n, FILE *f)
 {
-	const char *es = "";
 	size_t ret = 0;
 	int fd = -1;
 	WRAP_SITE(cs_in, 0, "libc:fread_entry", "fd %d size %zu count %zu",
 		  fd, size, n);
-	WRAP_SITE(cs_out, 0, "libc:fread_exit", "fd %d result %zu%s",
-		  fd, ret, es);
+	WRAP_SITE_E(cs_out, 0, "libc:fread_exit", "fd %d result %zu%s",
+		  fd, ret, "");
 
 	if (tracer_likely(!WRAP_ON2(cs_in, cs_out)))
 		return call_fread(how, p, plen, size, n, f);
@@ -254,8 +258,8 @@ STDIO_BODY char *call_fgets(enum how how, char *s, size_t slen, int n,
 STDIO_SLOW char *traced_fgets(cs_t *cs_in, cs_t *cs_out, enum how how,
 			       char *s, size_t slen, int n, FILE *f)
 {
-	char eb[WRAP_ERRBUF];
 	const char *es = "";
+	int64_t en = 0;
 	int fd = stream_fd(f);
 	size_t bytes = 0;
 	char *ret;
@@ -267,8 +271,8 @@ STDIO_SLOW char *traced_fgets(cs_t *cs_in, cs_t *cs_out, enum how how,
 		if (ret)
 			bytes = strlen(ret);
 		else
-			es = read_end(f, errno, 0, eb);
-		WRAP_EMIT(*cs_out, fd, bytes, es);
+			es = read_end(f, errno, 0, &en);
+		WRAP_EMIT_E(*cs_out, en, fd, bytes, es);
 	}
 	return ret;
 }
@@ -281,12 +285,11 @@ STDIO_SLOW char *traced_fgets(cs_t *cs_in, cs_t *cs_out, enum how how,
 STDIO_BODY char *record_fgets(enum how how, char *s, size_t slen, int n,
 			      FILE *f)
 {
-	const char *es = "";
 	size_t bytes = 0;
 	int fd = -1;
 	WRAP_SITE(cs_in, 0, "libc:fgets_entry", "fd %d size %d", fd, n);
-	WRAP_SITE(cs_out, 0, "libc:fgets_exit", "fd %d bytes %zu%s",
-		  fd, bytes, es);
+	WRAP_SITE_E(cs_out, 0, "libc:fgets_exit", "fd %d bytes %zu%s",
+		  fd, bytes, "");
 
 	if (tracer_likely(!WRAP_ON2(cs_in, cs_out)))
 		return call_fgets(how, s, slen, n, f);
@@ -317,13 +320,13 @@ WRAP_DEFINE_REAL(ssize_t, getline, (char **line, size_t *n, FILE *f),
 		 (line, n, f))
 WRAP_API ssize_t getline(char **line, size_t *n, FILE *f)
 {
-	char eb[WRAP_ERRBUF];
 	const char *es = "";
+	int64_t en = 0;
 	ssize_t ret = 0;
 	int fd = -1;
 	WRAP_SITE(cs_in, 0, "libc:getline_entry", "fd %d", fd);
-	WRAP_SITE(cs_out, 0, "libc:getline_exit", "fd %d result %zd%s",
-		  fd, ret, es);
+	WRAP_SITE_E(cs_out, 0, "libc:getline_exit", "fd %d result %zd%s",
+		  fd, ret, "");
 
 	if (tracer_likely(!WRAP_ON2(cs_in, cs_out)))
 		return WRAP_REAL(getline)(line, n, f);
@@ -333,8 +336,8 @@ WRAP_API ssize_t getline(char **line, size_t *n, FILE *f)
 	ret = WRAP_REAL(getline)(line, n, f);
 	if (WRAP_ON(cs_out)) {
 		if (ret < 0)
-			es = read_end(f, errno, 1, eb);
-		WRAP_EMIT(cs_out, fd, ret, es);
+			es = read_end(f, errno, 1, &en);
+		WRAP_EMIT_E(cs_out, en, fd, ret, es);
 	}
 	return ret;
 }
@@ -354,8 +357,8 @@ STDIO_BODY ssize_t call_getdelim(enum how how, char **line, size_t *n,
 STDIO_SLOW ssize_t traced_getdelim(cs_t *cs_in, cs_t *cs_out, enum how how,
 				   char **line, size_t *n, int delim, FILE *f)
 {
-	char eb[WRAP_ERRBUF];
 	const char *es = "";
+	int64_t en = 0;
 	int fd = stream_fd(f);
 	ssize_t ret;
 
@@ -364,8 +367,8 @@ STDIO_SLOW ssize_t traced_getdelim(cs_t *cs_in, cs_t *cs_out, enum how how,
 	ret = call_getdelim(how, line, n, delim, f);
 	if (WRAP_ON(*cs_out)) {
 		if (ret < 0)
-			es = read_end(f, errno, 1, eb);
-		WRAP_EMIT(*cs_out, fd, ret, es);
+			es = read_end(f, errno, 1, &en);
+		WRAP_EMIT_E(*cs_out, en, fd, ret, es);
 	}
 	return ret;
 }
@@ -374,13 +377,12 @@ STDIO_SLOW ssize_t traced_getdelim(cs_t *cs_in, cs_t *cs_out, enum how how,
 STDIO_BODY ssize_t record_getdelim(enum how how, char **line, size_t *n,
 				   int delim, FILE *f)
 {
-	const char *es = "";
 	ssize_t ret = 0;
 	int fd = -1;
 	WRAP_SITE(cs_in, 0, "libc:getdelim_entry", "fd %d delim %d",
 		  fd, delim);
-	WRAP_SITE(cs_out, 0, "libc:getdelim_exit", "fd %d result %zd%s",
-		  fd, ret, es);
+	WRAP_SITE_E(cs_out, 0, "libc:getdelim_exit", "fd %d result %zd%s",
+		  fd, ret, "");
 
 	if (tracer_likely(!WRAP_ON2(cs_in, cs_out)))
 		return call_getdelim(how, line, n, delim, f);
@@ -416,12 +418,11 @@ STDIO_BODY size_t call_fwrite(enum how how, const void *p, size_t size,
 STDIO_SLOW size_t traced_fwrite(cs_t *cs, enum how how, const void *p,
 				size_t size, size_t n, FILE *f)
 {
-	char eb[WRAP_ERRBUF];
-	const char *es;
+	int64_t en;
 	size_t ret = call_fwrite(how, p, size, n, f);
 
-	es = tracer__wrap_errno(size && ret < n, errno, eb);
-	WRAP_EMIT(*cs, stream_fd(f), size, n, ret, es);
+	en = WRAP_ERRNO(size && ret < n);
+	WRAP_EMIT_E(*cs, en, stream_fd(f), size, n, ret);
 	return ret;
 }
 
@@ -429,11 +430,10 @@ STDIO_SLOW size_t traced_fwrite(cs_t *cs, enum how how, const void *p,
 STDIO_BODY size_t record_fwrite(enum how how, const void *p, size_t size,
 				size_t n, FILE *f)
 {
-	const char *es = "";
 	size_t ret = 0;
 	int fd = -1;
-	WRAP_SITE(cs, 0, "libc:fwrite", "fd %d size %zu count %zu result %zu%s",
-		  fd, size, n, ret, es);
+	WRAP_SITE_E(cs, 0, "libc:fwrite", "fd %d size %zu count %zu result %zu",
+		  fd, size, n, ret);
 
 	if (tracer_likely(!WRAP_ON(cs)))
 		return call_fwrite(how, p, size, n, f);
@@ -461,23 +461,21 @@ STDIO_BODY int call_fputs(enum how how, const char *s, FILE *f)
 
 STDIO_SLOW int traced_fputs(cs_t *cs, enum how how, const char *s, FILE *f)
 {
-	char eb[WRAP_ERRBUF];
-	const char *es;
+	int64_t en;
 	int ret = call_fputs(how, s, f);
 
-	es = tracer__wrap_errno(ret < 0, errno, eb);
-	WRAP_EMIT(*cs, stream_fd(f), strlen(s), ret, es);
+	en = WRAP_ERRNO(ret < 0);
+	WRAP_EMIT_E(*cs, en, stream_fd(f), strlen(s), ret);
 	return ret;
 }
 
 /* libc:fputs (length: the string's; result: as returned, EOF failed). */
 STDIO_BODY int record_fputs(enum how how, const char *s, FILE *f)
 {
-	const char *es = "";
 	size_t len = 0;
 	int ret = 0, fd = -1;
-	WRAP_SITE(cs, 0, "libc:fputs", "fd %d length %zu result %d%s",
-		  fd, len, ret, es);
+	WRAP_SITE_E(cs, 0, "libc:fputs", "fd %d length %zu result %d",
+		  fd, len, ret);
 
 	if (tracer_likely(!WRAP_ON(cs)))
 		return call_fputs(how, s, f);
@@ -525,10 +523,9 @@ WRAP_DEFINE_REAL(int, __vdprintf_chk,
 STDIO_BODY int record_printf(enum how how, int flag, const char *fmt,
 			     va_list ap)
 {
-	char eb[WRAP_ERRBUF];
-	const char *es = "";
+	int64_t en = 0;
 	int ret = 0, fd = -1;
-	WRAP_SITE(cs, 0, "libc:printf", "fd %d result %d%s", fd, ret, es);
+	WRAP_SITE_E(cs, 0, "libc:printf", "fd %d result %d", fd, ret);
 
 	if (tracer_likely(!WRAP_ON(cs)))
 		return how == HOW_CHK ?
@@ -536,9 +533,9 @@ STDIO_BODY int record_printf(enum how how, int flag, const char *fmt,
 		       WRAP_REAL(vprintf)(fmt, ap);
 	ret = how == HOW_CHK ? WRAP_REAL(__vprintf_chk)(flag, fmt, ap) :
 	      WRAP_REAL(vprintf)(fmt, ap);
-	es = tracer__wrap_errno(ret < 0, errno, eb);
+	en = WRAP_ERRNO(ret < 0);
 	fd = stream_fd(stdout);
-	WRAP_EMIT(cs, fd, ret, es);
+	WRAP_EMIT_E(cs, en, fd, ret);
 	return ret;
 }
 
@@ -546,10 +543,9 @@ STDIO_BODY int record_printf(enum how how, int flag, const char *fmt,
 STDIO_BODY int record_fprintf(enum how how, FILE *f, int flag,
 			      const char *fmt, va_list ap)
 {
-	char eb[WRAP_ERRBUF];
-	const char *es = "";
+	int64_t en = 0;
 	int ret = 0, fd = -1;
-	WRAP_SITE(cs, 0, "libc:fprintf", "fd %d result %d%s", fd, ret, es);
+	WRAP_SITE_E(cs, 0, "libc:fprintf", "fd %d result %d", fd, ret);
 
 	if (tracer_likely(!WRAP_ON(cs)))
 		return how == HOW_CHK ?
@@ -557,9 +553,9 @@ STDIO_BODY int record_fprintf(enum how how, FILE *f, int flag,
 		       WRAP_REAL(vfprintf)(f, fmt, ap);
 	ret = how == HOW_CHK ? WRAP_REAL(__vfprintf_chk)(f, flag, fmt, ap) :
 	      WRAP_REAL(vfprintf)(f, fmt, ap);
-	es = tracer__wrap_errno(ret < 0, errno, eb);
+	en = WRAP_ERRNO(ret < 0);
 	fd = stream_fd(f);
-	WRAP_EMIT(cs, fd, ret, es);
+	WRAP_EMIT_E(cs, en, fd, ret);
 	return ret;
 }
 
@@ -567,10 +563,9 @@ STDIO_BODY int record_fprintf(enum how how, FILE *f, int flag,
 STDIO_BODY int record_dprintf(enum how how, int fd, int flag,
 			      const char *fmt, va_list ap)
 {
-	char eb[WRAP_ERRBUF];
-	const char *es = "";
+	int64_t en = 0;
 	int ret = 0;
-	WRAP_SITE(cs, 0, "libc:dprintf", "fd %d result %d%s", fd, ret, es);
+	WRAP_SITE_E(cs, 0, "libc:dprintf", "fd %d result %d", fd, ret);
 
 	if (tracer_likely(!WRAP_ON(cs)))
 		return how == HOW_CHK ?
@@ -578,8 +573,8 @@ STDIO_BODY int record_dprintf(enum how how, int fd, int flag,
 		       WRAP_REAL(vdprintf)(fd, fmt, ap);
 	ret = how == HOW_CHK ? WRAP_REAL(__vdprintf_chk)(fd, flag, fmt, ap) :
 	      WRAP_REAL(vdprintf)(fd, fmt, ap);
-	es = tracer__wrap_errno(ret < 0, errno, eb);
-	WRAP_EMIT(cs, fd, ret, es);
+	en = WRAP_ERRNO(ret < 0);
+	WRAP_EMIT_E(cs, en, fd, ret);
 	return ret;
 }
 

@@ -146,14 +146,13 @@ static int sleep_loop(const struct timespec *req, struct timespec *left)
  */
 static int sleep_ns(const struct timespec *req, struct timespec *rem)
 {
-	char eb[WRAP_ERRBUF];
-	const char *es = "";
+	int64_t en = 0;
 	struct timespec left = { 0, 0 };
 	long long ns = 0, left_ns = 0;
 	int ret = 0;
 	WRAP_SITE(in, 0, "libc:nanosleep_entry", "request_ns %lld", ns);
-	WRAP_SITE(out, 0, "libc:nanosleep_exit",
-		  "result %d remaining_ns %lld%s", ret, left_ns, es);
+	WRAP_SITE_E(out, 0, "libc:nanosleep_exit",
+		  "result %d remaining_ns %lld", ret, left_ns);
 
 	if (tracer_likely(!WRAP_ON2(in, out))) {
 		ret = sleep_loop(req, &left);
@@ -164,9 +163,9 @@ static int sleep_ns(const struct timespec *req, struct timespec *rem)
 		}
 		ret = sleep_loop(req, &left);
 		if (WRAP_ON(out)) {
-			es = tracer__wrap_errno(ret < 0, errno, eb);
+			en = WRAP_ERRNO(ret < 0);
 			left_ns = ret < 0 && errno == EINTR ? ts_ns(&left) : 0;
-			WRAP_EMIT(out, ret, left_ns, es);
+			WRAP_EMIT_E(out, en, ret, left_ns);
 		}
 	}
 	if (ret < 0 && errno == EINTR && rem)
@@ -209,16 +208,14 @@ static int clock_sleep_loop(clockid_t clock, int flags,
 WRAP_API int clock_nanosleep(clockid_t clock, int flags,
 			     const struct timespec *req, struct timespec *rem)
 {
-	char eb[WRAP_ERRBUF];
-	const char *es = "";
+	int64_t en = 0;
 	struct timespec left = { 0, 0 };
 	long long ns = 0, left_ns = 0;
 	int ret = 0, id = (int)clock;
 	WRAP_SITE(in, 0, "libc:clock_nanosleep_entry",
 		  "clock %d flags %#x request_ns %lld", id, flags, ns);
-	WRAP_SITE(out, 0, "libc:clock_nanosleep_exit",
-		  "clock %d result %d remaining_ns %lld%s", id, ret, left_ns,
-		  es);
+	WRAP_SITE_E(out, 0, "libc:clock_nanosleep_exit",
+		  "clock %d result %d remaining_ns %lld", id, ret, left_ns);
 
 	if (tracer_likely(!WRAP_ON2(in, out))) {
 		ret = clock_sleep_loop(clock, flags, req, &left);
@@ -229,10 +226,10 @@ WRAP_API int clock_nanosleep(clockid_t clock, int flags,
 		}
 		ret = clock_sleep_loop(clock, flags, req, &left);
 		if (WRAP_ON(out)) {
-			es = tracer__wrap_errno(ret != 0, ret, eb);
+			en = (ret != 0) ? (int64_t)ret : 0;
 			left_ns = ret == EINTR && !(flags & TIMER_ABSTIME) ?
 				  ts_ns(&left) : 0;
-			WRAP_EMIT(out, id, ret, left_ns, es);
+			WRAP_EMIT_E(out, en, id, ret, left_ns);
 		}
 	}
 	if (ret == EINTR && rem && !(flags & TIMER_ABSTIME))

@@ -67,8 +67,11 @@ static char type_letter(const char *type)
 	return TRACER_ARG_SIGNED;
 }
 
-/* The fields of an event of this format, into *f. */
-static void event_fields(const char *format, struct fields *f)
+/* The fields of an event of this format, into *f; then, when the call
+ * site's letters (types, "" if unknown) end with an errno value that
+ * the format does not read (the library's events), the field errno. */
+static void event_fields(const char *format, const char *types,
+			 struct fields *f)
 {
 	char letters[TRACER_MAX_ARGS + 1];
 	size_t i;
@@ -76,6 +79,11 @@ static void event_fields(const char *format, struct fields *f)
 	f->n = tracer__format_arg_types(format, f->types, TRACER_MAX_ARGS);
 	for (i = 0; i < f->n; i++)
 		letters[i] = type_letter(f->types[i]);
+	if (f->n < TRACER_MAX_ARGS && strlen(types) == f->n + 1 &&
+	    types[f->n] == TRACER_ARG_ERRNO) {
+		f->types[f->n] = "errno";
+		letters[f->n++] = TRACER_ARG_ERRNO;
+	}
 	letters[f->n] = '\0';
 	if (tracer__ctf_field_names(format, letters, f->names))
 		f->n = 0;	/* cannot happen: n <= TRACER_MAX_ARGS */
@@ -90,12 +98,12 @@ static const char *shown_name(const char *name)
 
 /* The fields of an event on one line: "fd (int), addr (string)", "-" for
  * none. */
-static void print_fields(const char *format)
+static void print_fields(const char *format, const char *types)
 {
 	struct fields f;
 	size_t i;
 
-	event_fields(format, &f);
+	event_fields(format, types, &f);
 	if (!f.n)
 		putchar('-');
 	for (i = 0; i < f.n; i++)
@@ -115,7 +123,7 @@ static void print_group(const struct entry *v, size_t n, int width)
 	}
 	printf("%-*s %9zu %-8s ", width, v[0].e->name, procs,
 	       on == n ? "yes" : on ? "partly" : "no");
-	print_fields(v[0].e->format);
+	print_fields(v[0].e->format, v[0].e->types);
 }
 
 static void print_list(struct entry *v, size_t n)
@@ -140,12 +148,13 @@ static void print_list(struct entry *v, size_t n)
 }
 
 /* "fields": [{"name": "fd", "type": "int"}, ...] */
-static void json_fields(struct tracer__json *j, const char *format)
+static void json_fields(struct tracer__json *j, const char *format,
+			const char *types)
 {
 	struct fields f;
 	size_t i;
 
-	event_fields(format, &f);
+	event_fields(format, types, &f);
 	tracer__json_open(j, "fields", '[');
 	for (i = 0; i < f.n; i++) {
 		tracer__json_open(j, NULL, '{');
@@ -169,7 +178,7 @@ static void json_list(const Tracer__EventList *l)
 		tracer__json_open(&j, NULL, '{');
 		tracer__json_str(&j, "name", e->name);
 		tracer__json_str(&j, "format", e->format);
-		json_fields(&j, e->format);
+		json_fields(&j, e->format, e->types);
 		tracer__json_u64(&j, "pid", e->pid);
 		tracer__json_bool(&j, "vital", e->vital);
 		tracer__json_bool(&j, "enabled", e->enabled);

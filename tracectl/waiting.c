@@ -201,6 +201,7 @@ static int add_event(struct tracer__waiting_events *w, uint32_t pid,
 	e->format = (char *)s->format;
 	e->file = (char *)s->file;
 	e->line = s->line;
+	e->types = (char *)s->types;
 	e->pid = pid;
 	e->vital = s->vital != 0;
 	e->enabled = tracer__patterns_match(patterns, s->name);

@@ -932,6 +932,7 @@ static int list_process(struct tracerd_process *p, Tracer__EventInfo **l,
 		e[*n].format = p->cs[i].format;
 		e[*n].file = p->cs[i].file;
 		e[*n].line = p->cs[i].line;
+		e[*n].types = p->cs[i].types;
 		e[*n].pid = (uint32_t)p->pid;
 		e[*n].vital = p->cs[i].vital;
 		e[*n].enabled = tracer__patterns_match(&pats, p->cs[i].name);

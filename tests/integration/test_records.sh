@@ -124,7 +124,7 @@ wait $cat_pid
 field_line() { grep -E "^$1 +1 (yes|no) +$2\$" "$T/list"; }
 check "list: a FIELDS column" grep -Eq '^NAME +PROCESSES RECORDED FIELDS$' "$T/list"
 check "list: proc:spawn's fields by name and type" \
-	field_line proc:spawn 'path \(string\), argv \(string\), pid \(int\), [a-z0-9_]+ \(string\)'
+	field_line proc:spawn 'path \(string\), argv \(string\), pid \(int\), errno \(errno\)'
 check "list: pthread:create's, tid among them" \
 	field_line pthread:create 'thread \(unsigned long\), tid \(int\), start \(pointer\), result \(int\)'
 check "list: a length modifier is the C type (size_t of %zu)" \

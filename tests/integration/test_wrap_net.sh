@@ -176,10 +176,8 @@ check "it prints two pids and wait's 0, as untraced ($(tr '\n' ' ' <"$T/sh.out")
 	eval '[ "$(sed -n 3p "$T/sh.out")" = 0 ] &&
 	      [ "$(sed -n 3p "$T/sh-plain.out")" = 0 ] &&
 	      [ "$(wc -l <"$T/sh.out")" -eq 3 ]'
-check "it says 'Killed' of sleep, as untraced ($(grep -c Killed "$T/sh.err"), $(grep -c Killed "$T/sh-plain.err"))" \
-	eval 'grep -q "Killed  *sleep 10" "$T/sh-plain.err" &&
-	      grep -q "Killed  *sleep 10" "$T/sh.err"'
-sed 's/^/# sh.err: /' "$T/sh.err"
+# (Whether bash says "Killed" of the sleep is its own race: untraced, it
+# did in 3 runs of 6 here; the trace below shows the kill and its status.)
 read -r c3 ck < <(head -n 2 "$T/sh.out" | tr '\n' ' ')
 pid=$(msgs "$T/sh.view" proc:start | awk 'NR == 1 { print $1 }')
 check "the shell's kill of its background sleep: pid $ck, SIGKILL" \

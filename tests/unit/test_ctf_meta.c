@@ -352,6 +352,9 @@ static void test_preamble(void)
 	    "64; signed = false; map = clock.monotonic.value; } timestamp;\n"
 	    "\t\t\t} extended;\n", "extended header: the id in word 1, "
 	    "the time in word 2");
+	has(s, "enum tracer_errno : int64_t {\n\t\"none\" = 0,\n\t\"EPERM\" = 1,\n"
+	    "\t\"ENOENT\" = 2,\n", "the errno enumeration: none, then the C "
+	    "library's names");
 	free(s);
 
 	t.clock_uuid = NULL;
@@ -379,6 +382,8 @@ static void test_events(void)
 		"app:tick", "tick", "" };
 	struct tracer_ctf_event all = { 10, TRACER_CTF_STREAM_DEFAULT,
 		"app:\"all\"\n", "i=%d u=%u d=%f D=%Lf p=%p", "iudDp" };
+	struct tracer_ctf_event err = { 11, TRACER_CTF_STREAM_DEFAULT,
+		"libc:open", "path %s fd %d", "sie" };
 	int ret;
 	char *s;
 
@@ -411,6 +416,11 @@ static void test_events(void)
 #else
 	has(s, "\t\tuint8_t D[16];\n", "D: 16 bytes");
 #endif
+	free(s);
+	s = text_of(write_event, &err, &ret);
+	has(s, "\t\tstring { encoding = UTF8; } path;\n\t\tint64_t fd;\n"
+	    "\t\tenum tracer_errno errno;\n",
+	    "an errno value (e): the field errno, of the errno enumeration");
 	free(s);
 	all.types = "iix";
 	s = text_of(write_event, &all, &ret);

@@ -115,7 +115,7 @@ static bool well_formed(const struct tracer_elf_site *s)
 	    strlen(s->format) >= 4096 || strlen(s->file) >= 4096)
 		return false;
 	for (i = 0; i < s->nargs; i++)
-		if (!strchr("iudDps", s->types[i]))
+		if (!strchr("iudDpse", s->types[i]))
 			return false;
 	return true;
 }

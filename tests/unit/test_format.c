@@ -29,6 +29,7 @@
 #define VD(x)	((struct tracer__value){ .type = 'd', .d = (x) })
 #define VLD(x)	((struct tracer__value){ .type = 'D', .ld = (x) })
 #define VS(x)	((struct tracer__value){ .type = 's', .s = (x) })
+#define VE(x)	((struct tracer__value){ .type = 'e', .i = (int64_t)(x) })
 #define VP(x)	((struct tracer__value){ .type = 'p', \
 					.u = (uint64_t)(uintptr_t)(x) })
 #define VALS(...) \
@@ -321,6 +322,18 @@ static void test_mixed(void)
 	T("%d", VALS(VI(1), VI(2), VS("three")), 1);
 }
 
+/* An errno value (e) after the format's: " errno ENAME" when not 0. */
+static void test_errno(void)
+{
+	X("fd %d", VALS(VI(-1), VE(ENOENT)), "fd -1 errno ENOENT");
+	X("fd %d", VALS(VI(3), VE(0)), "fd 3");
+	X("r %d", VALS(VI(-1), VE(99999)), "r -1 errno 99999");
+	X("r %d", VALS(VI(-1), VE(-5)), "r -1 errno -5");
+	X("%s", VALS(VS(" eof"), VE(EIO)), " eof errno EIO");
+	/* A format that reads it shows its number as well. */
+	X("n %d", VALS(VE(EBADF)), "n 9 errno EBADF");
+}
+
 static void test_markers(void)
 {
 	X("%s", VALS(VI(5)), "<bad arg>");
@@ -488,7 +501,8 @@ static void test_one_description(void)
 {
 	const char args[] = { TRACER_ARG_SIGNED, TRACER_ARG_UNSIGNED,
 			      TRACER_ARG_DOUBLE, TRACER_ARG_LDOUBLE,
-			      TRACER_ARG_POINTER, TRACER_ARG_STRING };
+			      TRACER_ARG_POINTER, TRACER_ARG_STRING,
+			      TRACER_ARG_ERRNO };
 	char buf[TRACER_STRING_MAX + 64], big[600], *end;
 	struct tracer__value v;
 	long double ld = -2.5L;
@@ -496,8 +510,8 @@ static void test_one_description(void)
 
 	for (i = 0; i < sizeof(args); i++)
 		found += strchr(TRACER__TYPE_LETTERS, args[i]) != NULL;
-	ok(found == 6 && strlen(TRACER__TYPE_LETTERS) == 6,
-	   "the type letters are tracer.h's six TRACER_ARG_*");
+	ok(found == 7 && strlen(TRACER__TYPE_LETTERS) == 7,
+	   "the type letters are tracer.h's seven TRACER_ARG_*");
 	ok(tracer__type_fixed_size('i') == 8 &&
 	   tracer__type_fixed_size('u') == 8 &&
 	   tracer__type_fixed_size('d') == 8 &&
@@ -604,7 +618,7 @@ static void test_arg_types(void)
 
 int main(void)
 {
-	plan(237);
+	plan(243);
 	test_signed();
 	test_unsigned();
 	test_char_string_pointer();
@@ -612,6 +626,7 @@ int main(void)
 	test_long_double();
 	test_star_positional();
 	test_mixed();
+	test_errno();
 	test_markers();
 	test_truncation();
 	test_huge_fields();
