@@ -161,7 +161,7 @@ WRAP_API int kill(pid_t pid, int sig)
 	int64_t en = 0;
 	int ret = 0;
 	WRAP_SITE_E(cs, 0, "libc:kill", "pid %d signal %d (%s) result %d",
-		  pid, sig, ss, ret);
+		    pid, sig, ss, ret);
 
 	if (tracer_likely(!WRAP_ON(cs)))
 		return WRAP_REAL(kill)(pid, sig);
@@ -182,8 +182,8 @@ WRAP_API int tgkill(pid_t tgid, pid_t tid, int sig)
 	int64_t en = 0;
 	int ret = 0;
 	WRAP_SITE_E(cs, 0, "libc:tgkill",
-		  "tgid %d tid %d signal %d (%s) result %d",
-		  tgid, tid, sig, ss, ret);
+		    "tgid %d tid %d signal %d (%s) result %d",
+		    tgid, tid, sig, ss, ret);
 
 	if (tracer_likely(!WRAP_ON(cs)))
 		return WRAP_REAL(tgkill)(tgid, tid, sig);
@@ -280,7 +280,7 @@ WRAP_API int waitid(idtype_t idtype, id_t id, siginfo_t *info, int options)
 	WRAP_SITE(in, 0, "libc:waitid_entry", "idtype %d id %u options %#x",
 		  type, id, options);
 	WRAP_SITE_E(out, 0, "libc:waitid_exit", "result %d pid %d status %s",
-		  ret, child, ts);
+		    ret, child, ts);
 
 	if (tracer_likely(!WRAP_ON2(in, out)))
 		return WRAP_REAL(waitid)(idtype, id, info, options);

@@ -84,7 +84,7 @@ static inline struct tracer_callsite *stat_site(void)
 {
 	ST_VARS;
 	WRAP_SITE_E(cs, 0, "libc:stat", "path %s mode %#o size %lld result %d",
-		  path, mode, size, ret);
+		    path, mode, size, ret);
 	return &cs;
 }
 
@@ -92,7 +92,7 @@ static inline struct tracer_callsite *lstat_site(void)
 {
 	ST_VARS;
 	WRAP_SITE_E(cs, 0, "libc:lstat", "path %s mode %#o size %lld result %d",
-		  path, mode, size, ret);
+		    path, mode, size, ret);
 	return &cs;
 }
 
@@ -100,7 +100,7 @@ static inline struct tracer_callsite *fstat_site(void)
 {
 	ST_VARS;
 	WRAP_SITE_E(cs, 0, "libc:fstat", "fd %d mode %#o size %lld result %d",
-		  fd, mode, size, ret);
+		    fd, mode, size, ret);
 	return &cs;
 }
 
@@ -108,8 +108,8 @@ static inline struct tracer_callsite *fstatat_site(void)
 {
 	ST_VARS;
 	WRAP_SITE_E(cs, 0, "libc:fstatat",
-		  "dirfd %d path %s flags %#x mode %#o size %lld result %d",
-		  dirfd, path, flags, mode, size, ret);
+		    "dirfd %d path %s flags %#x mode %#o size %lld result %d",
+		    dirfd, path, flags, mode, size, ret);
 	return &cs;
 }
 
@@ -386,8 +386,8 @@ static int fcntl_plain(int fd, int cmd, void *arg, enum fcntl_kind kind)
 	unsigned long a = 0;
 	int ret = 0;
 	WRAP_SITE_E(cs, 0, "libc:fcntl",
-		  "fd %d cmd %d cmdname %s arg %#lx result %d",
-		  fd, cmd, name, a, ret);
+		    "fd %d cmd %d cmdname %s arg %#lx result %d",
+		    fd, cmd, name, a, ret);
 
 	if (tracer_likely(!WRAP_ON(cs)))
 		return WRAP_REAL(fcntl)(fd, cmd, arg);
@@ -408,9 +408,9 @@ static int fcntl_lock(int fd, int cmd, struct flock *fl)
 	int64_t en = 0;
 	int ret = 0;
 	WRAP_SITE_E(cs, 0, "libc:fcntl_lock",
-		  "fd %d cmd %s type %s whence %d start %lld len %lld result %d",
-		  fd, name, type, LOCK_WHENCE(fl), LOCK_START(fl), LOCK_LEN(fl),
-		  ret);
+		    "fd %d cmd %s type %s whence %d start %lld len %lld result %d",
+		    fd, name, type, LOCK_WHENCE(fl), LOCK_START(fl), LOCK_LEN(fl),
+		    ret);
 
 	if (tracer_likely(!WRAP_ON(cs)))
 		return WRAP_REAL(fcntl)(fd, cmd, fl);
@@ -437,7 +437,7 @@ static int fcntl_lockw(int fd, int cmd, struct flock *fl)
 		  "fd %d cmd %s type %s whence %d start %lld len %lld",
 		  fd, name, type, LOCK_WHENCE(fl), LOCK_START(fl), LOCK_LEN(fl));
 	WRAP_SITE_E(out, 0, "libc:fcntl_lock_exit", "fd %d result %d",
-		  fd, ret);
+		    fd, ret);
 
 	if (tracer_likely(!WRAP_ON2(in, out)))
 		return WRAP_REAL(fcntl)(fd, cmd, fl);
@@ -535,8 +535,8 @@ WRAP_API int ioctl(int fd, unsigned long req, ...)
 	va_list ap;
 	int ret = 0;
 	WRAP_SITE_E(cs, 0, "libc:ioctl",
-		  "fd %d request %#lx reqname %s arg %#lx result %d",
-		  fd, req, name, (unsigned long)(uintptr_t)arg, ret);
+		    "fd %d request %#lx reqname %s arg %#lx result %d",
+		    fd, req, name, (unsigned long)(uintptr_t)arg, ret);
 
 	va_start(ap, req);
 	arg = va_arg(ap, void *);
@@ -603,7 +603,7 @@ WRAP_API struct dirent *readdir(DIR *d)
 	const char *name = "";
 	int ret = 0;
 	WRAP_SITE_E(cs, 0, "libc:readdir", "fd %d result %d name %s",
-		  DIR_FD(d), ret, name);
+		    DIR_FD(d), ret, name);
 
 	if (tracer_likely(!WRAP_ON(cs)))
 		return WRAP_REAL(readdir)(d);

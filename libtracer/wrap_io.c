@@ -63,7 +63,7 @@ static int record_open(const char *path, int flags, mode_t mode)
 	int64_t en = 0;
 	int ret = 0;
 	WRAP_SITE_E(cs, 0, "libc:open", "path %s flags %#x mode %#o fd %d",
-		  path, flags, mode, ret);
+		    path, flags, mode, ret);
 
 	if (tracer_likely(!WRAP_ON(cs)))
 		return WRAP_REAL(open)(path, flags, mode);
@@ -79,8 +79,8 @@ static int record_openat(int dirfd, const char *path, int flags, mode_t mode)
 	int64_t en = 0;
 	int ret = 0;
 	WRAP_SITE_E(cs, 0, "libc:openat",
-		  "dirfd %d path %s flags %#x mode %#o fd %d",
-		  dirfd, path, flags, mode, ret);
+		    "dirfd %d path %s flags %#x mode %#o fd %d",
+		    dirfd, path, flags, mode, ret);
 
 	if (tracer_likely(!WRAP_ON(cs)))
 		return WRAP_REAL(openat)(dirfd, path, flags, mode);
@@ -224,7 +224,7 @@ WRAP_API int dup2(int fd, int fd2)
 	int64_t en = 0;
 	int ret = 0;
 	WRAP_SITE_E(cs, 0, "libc:dup2", "fd %d newfd %d result %d", fd, fd2,
-		  ret);
+		    ret);
 
 	ret = dup_onto(fd, fd2, 0, false);
 	if (tracer_unlikely(WRAP_ON(cs))) {
@@ -239,7 +239,7 @@ WRAP_API int dup3(int fd, int fd2, int flags)
 	int64_t en = 0;
 	int ret = 0;
 	WRAP_SITE_E(cs, 0, "libc:dup3", "fd %d newfd %d flags %#x result %d",
-		  fd, fd2, flags, ret);
+		    fd, fd2, flags, ret);
 
 	ret = dup_onto(fd, fd2, flags, true);
 	if (tracer_unlikely(WRAP_ON(cs))) {
@@ -335,8 +335,8 @@ WRAP_API int close_range(unsigned first, unsigned last, int flags)
 	int64_t en = 0;
 	int ret = 0;
 	WRAP_SITE_E(cs, 0, "libc:close_range",
-		  "first %u last %u flags %#x result %d", first, last,
-		  flags, ret);
+		    "first %u last %u flags %#x result %d", first, last,
+		    flags, ret);
 
 	ret = close_around(first, last, (unsigned)flags);
 	if (tracer_unlikely(WRAP_ON(cs))) {
@@ -482,7 +482,7 @@ WRAP_API int bind(int fd, const struct sockaddr *sa, socklen_t len)
 	int64_t en = 0;
 	int ret = 0;
 	WRAP_SITE_E(cs, 0, "libc:bind", "fd %d addr %s result %d",
-		  fd, as, ret);
+		    fd, as, ret);
 
 	if (tracer_likely(!WRAP_ON(cs)))
 		return WRAP_REAL(bind)(fd, sa, len);
@@ -503,7 +503,7 @@ WRAP_API int connect(int fd, const struct sockaddr *sa, socklen_t len)
 	int ret = 0;
 	WRAP_SITE(in, 0, "libc:connect_entry", "fd %d addr %s", fd, as);
 	WRAP_SITE_E(out, 0, "libc:connect_exit", "fd %d result %d",
-		  fd, ret);
+		    fd, ret);
 
 	if (tracer_likely(!WRAP_ON2(in, out)))
 		return WRAP_REAL(connect)(fd, sa, len);
@@ -527,7 +527,7 @@ WRAP_API int connect(int fd, const struct sockaddr *sa, socklen_t len)
 	int ret = 0; \
 	WRAP_SITE(in, 0, "libc:accept_entry", "fd %d", fd); \
 	WRAP_SITE_E(out, 0, "libc:accept_exit", "fd %d result %d peer %s", \
-		  fd, ret, ps); \
+		    fd, ret, ps); \
 	if (tracer_likely(!WRAP_ON2(in, out))) \
 		return call; \
 	if (WRAP_ON(in)) \
@@ -582,7 +582,7 @@ WRAP_API ssize_t sendto(int fd, const void *buf, size_t n, int flags,
 	WRAP_SITE(in, 0, "libc:sendto_entry", "fd %d count %zu flags %#x to %s",
 		  fd, n, flags, as);
 	WRAP_SITE_E(out, 0, "libc:sendto_exit", "fd %d result %zd",
-		  fd, ret);
+		    fd, ret);
 
 	if (tracer_likely(!WRAP_ON2(in, out)))
 		return WRAP_REAL(sendto)(fd, buf, n, flags, sa, len);
@@ -611,7 +611,7 @@ WRAP_API ssize_t recvfrom(int fd, void *buf, size_t n, int flags,
 	WRAP_SITE(in, 0, "libc:recvfrom_entry", "fd %d count %zu flags %#x",
 		  fd, n, flags);
 	WRAP_SITE_E(out, 0, "libc:recvfrom_exit", "fd %d result %zd from %s",
-		  fd, ret, ps);
+		    fd, ret, ps);
 
 	if (tracer_likely(!WRAP_ON2(in, out)))
 		return WRAP_REAL(recvfrom)(fd, buf, n, flags, sa, len);

@@ -318,9 +318,9 @@ WRAP_API void *mmap(void *addr, size_t len, int prot, int flags, int fd,
 	int64_t en = 0;
 	void *ret = NULL;
 	WRAP_SITE_QUIET_E(cs, 0, "libc:mmap",
-		  "addr %p length %zu prot %#x flags %#x fd %d offset %lld "
-		  "result %p", addr, len, prot, flags, fd, (long long)off,
-		  ret);
+		          "addr %p length %zu prot %#x flags %#x fd %d offset %lld "
+		          "result %p", addr, len, prot, flags, fd, (long long)off,
+		          ret);
 
 	if (tracer_likely(!WRAP_ON(cs)))
 		return WRAP_REAL(mmap)(addr, len, prot, flags, fd, off);

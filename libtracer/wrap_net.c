@@ -127,8 +127,8 @@ WRAP_API int setsockopt(int fd, int level, int optname, const void *val,
 	int64_t en = 0;
 	int ret = 0, v = 0;
 	WRAP_SITE_E(cs, 0, "libc:setsockopt",
-		  "fd %d level %d optname %d option %s optlen %u value %d "
-		  "result %d", fd, level, optname, on, len, v, ret);
+		    "fd %d level %d optname %d option %s optlen %u value %d "
+		    "result %d", fd, level, optname, on, len, v, ret);
 
 	if (tracer_likely(!WRAP_ON(cs)))
 		return WRAP_REAL(setsockopt)(fd, level, optname, val, len);
@@ -152,8 +152,8 @@ WRAP_API int getsockopt(int fd, int level, int optname, void *val,
 	int ret = 0, v = 0;
 	socklen_t len = 0;
 	WRAP_SITE_E(cs, 0, "libc:getsockopt",
-		  "fd %d level %d optname %d option %s optlen %u value %d "
-		  "result %d", fd, level, optname, on, len, v, ret);
+		    "fd %d level %d optname %d option %s optlen %u value %d "
+		    "result %d", fd, level, optname, on, len, v, ret);
 
 	if (tracer_likely(!WRAP_ON(cs)))
 		return WRAP_REAL(getsockopt)(fd, level, optname, val, lenp);
@@ -265,7 +265,7 @@ WRAP_API int getaddrinfo(const char *node, const char *service,
 	WRAP_SITE(in, 0, "libc:getaddrinfo_entry", "node %s service %s",
 		  ns, ss);
 	WRAP_SITE_E(out, 0, "libc:getaddrinfo_exit",
-		  "result %d error %s addr %s", ret, ename, as);
+		    "result %d error %s addr %s", ret, ename, as);
 
 	if (tracer_likely(!WRAP_ON2(in, out)))
 		return WRAP_REAL(getaddrinfo)(node, service, hints, res);

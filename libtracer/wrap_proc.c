@@ -300,7 +300,7 @@ static int record_spawn(spawn_fn real, pid_t *pid, const char *path,
 	int ret = 0, child = -1;
 	pid_t p = -1;
 	WRAP_SITE_E(cs, 0, "proc:spawn", "path %s argv %s pid %d", path, args,
-		  child);
+		    child);
 
 	if (tracer_likely(!WRAP_ON(cs)))
 		return real(pid, path, fa, attr, argv, envp);

@@ -204,7 +204,7 @@ STDIO_BODY size_t record_fread(enum how how, void *p, size_t plen,
 	WRAP_SITE(cs_in, 0, "libc:fread_entry", "fd %d size %zu count %zu",
 		  fd, size, n);
 	WRAP_SITE_E(cs_out, 0, "libc:fread_exit", "fd %d result %zu%s",
-		  fd, ret, "");
+		    fd, ret, "");
 
 	if (tracer_likely(!WRAP_ON2(cs_in, cs_out)))
 		return call_fread(how, p, plen, size, n, f);
@@ -289,7 +289,7 @@ STDIO_BODY char *record_fgets(enum how how, char *s, size_t slen, int n,
 	int fd = -1;
 	WRAP_SITE(cs_in, 0, "libc:fgets_entry", "fd %d size %d", fd, n);
 	WRAP_SITE_E(cs_out, 0, "libc:fgets_exit", "fd %d bytes %zu%s",
-		  fd, bytes, "");
+		    fd, bytes, "");
 
 	if (tracer_likely(!WRAP_ON2(cs_in, cs_out)))
 		return call_fgets(how, s, slen, n, f);
@@ -326,7 +326,7 @@ WRAP_API ssize_t getline(char **line, size_t *n, FILE *f)
 	int fd = -1;
 	WRAP_SITE(cs_in, 0, "libc:getline_entry", "fd %d", fd);
 	WRAP_SITE_E(cs_out, 0, "libc:getline_exit", "fd %d result %zd%s",
-		  fd, ret, "");
+		    fd, ret, "");
 
 	if (tracer_likely(!WRAP_ON2(cs_in, cs_out)))
 		return WRAP_REAL(getline)(line, n, f);
@@ -382,7 +382,7 @@ STDIO_BODY ssize_t record_getdelim(enum how how, char **line, size_t *n,
 	WRAP_SITE(cs_in, 0, "libc:getdelim_entry", "fd %d delim %d",
 		  fd, delim);
 	WRAP_SITE_E(cs_out, 0, "libc:getdelim_exit", "fd %d result %zd%s",
-		  fd, ret, "");
+		    fd, ret, "");
 
 	if (tracer_likely(!WRAP_ON2(cs_in, cs_out)))
 		return call_getdelim(how, line, n, delim, f);
@@ -433,7 +433,7 @@ STDIO_BODY size_t record_fwrite(enum how how, const void *p, size_t size,
 	size_t ret = 0;
 	int fd = -1;
 	WRAP_SITE_E(cs, 0, "libc:fwrite", "fd %d size %zu count %zu result %zu",
-		  fd, size, n, ret);
+		    fd, size, n, ret);
 
 	if (tracer_likely(!WRAP_ON(cs)))
 		return call_fwrite(how, p, size, n, f);
@@ -475,7 +475,7 @@ STDIO_BODY int record_fputs(enum how how, const char *s, FILE *f)
 	size_t len = 0;
 	int ret = 0, fd = -1;
 	WRAP_SITE_E(cs, 0, "libc:fputs", "fd %d length %zu result %d",
-		  fd, len, ret);
+		    fd, len, ret);
 
 	if (tracer_likely(!WRAP_ON(cs)))
 		return call_fputs(how, s, f);

@@ -152,7 +152,7 @@ static int sleep_ns(const struct timespec *req, struct timespec *rem)
 	int ret = 0;
 	WRAP_SITE(in, 0, "libc:nanosleep_entry", "request_ns %lld", ns);
 	WRAP_SITE_E(out, 0, "libc:nanosleep_exit",
-		  "result %d remaining_ns %lld", ret, left_ns);
+		    "result %d remaining_ns %lld", ret, left_ns);
 
 	if (tracer_likely(!WRAP_ON2(in, out))) {
 		ret = sleep_loop(req, &left);
@@ -215,7 +215,7 @@ WRAP_API int clock_nanosleep(clockid_t clock, int flags,
 	WRAP_SITE(in, 0, "libc:clock_nanosleep_entry",
 		  "clock %d flags %#x request_ns %lld", id, flags, ns);
 	WRAP_SITE_E(out, 0, "libc:clock_nanosleep_exit",
-		  "clock %d result %d remaining_ns %lld", id, ret, left_ns);
+		    "clock %d result %d remaining_ns %lld", id, ret, left_ns);
 
 	if (tracer_likely(!WRAP_ON2(in, out))) {
 		ret = clock_sleep_loop(clock, flags, req, &left);
