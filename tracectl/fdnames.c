@@ -68,6 +68,7 @@ static const struct { const char *call, *name; } kernel_fds[] = {
 	{ "timerfd_create", "anon_inode:[timerfd]" },
 	{ "inotify_init", "anon_inode:inotify" },
 	{ "inotify_init1", "anon_inode:inotify" },
+	{ "signalfd", "anon_inode:[signalfd]" },
 	{ "memfd_create", "/memfd:" },
 };
 
@@ -870,6 +871,12 @@ static void on_kernel_fd(struct tracer_fdnames *f, struct fd_table *t,
 	name = kernel_fd_name(base);
 	if (!name)
 		return;
+	if (!strcmp(base, "signalfd")) {
+		/* fd -1 makes one (its result); another fd is that one. */
+		if (fd == -1 && int_field(p, vs, "result", 0, &fd) && fd >= 0)
+			name_fd(f, t, fd, name, false, ce);
+		return;
+	}
 	if (strcmp(base, "memfd_create")) {
 		name_fd(f, t, fd, name, false, ce);
 		return;

@@ -10,9 +10,9 @@
  *   descriptors (the second is closed by then).
  *
  *   fdnamer kernel: makes an epoll instance (fd 3), an eventfd (4), a
- *   memfd named "scratch" (5), a timerfd (6) and an inotify instance (7),
- *   adds the eventfd to the epoll set, writes and reads the eventfd,
- *   sizes the memfd.
+ *   memfd named "scratch" (5), a timerfd (6), an inotify instance (7) and
+ *   a signalfd (8), adds the eventfd to the epoll set, writes and reads
+ *   the eventfd, sizes the memfd, changes the signalfd's mask.
  *
  * Prints "ok" and exits 0 when every call did what it should.
  */
@@ -26,6 +26,7 @@
 #include <sys/inotify.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
+#include <sys/signalfd.h>
 #include <sys/timerfd.h>
 #include <sys/un.h>
 #include <sys/wait.h>
@@ -65,7 +66,8 @@ static int kernel(void)
 {
 	struct epoll_event ev = { .events = EPOLLIN };
 	uint64_t v = 1;
-	int ep, efd, mfd, tfd, ifd;
+	int ep, efd, mfd, tfd, ifd, sfd;
+	sigset_t set;
 
 	closefrom(3);
 	ep = epoll_create1(EPOLL_CLOEXEC);
@@ -73,12 +75,17 @@ static int kernel(void)
 	mfd = memfd_create("scratch", MFD_CLOEXEC);
 	tfd = timerfd_create(CLOCK_MONOTONIC, 0);
 	ifd = inotify_init1(0);
-	if (ep != 3 || efd != 4 || mfd != 5 || tfd != 6 || ifd != 7)
-		return fail("kernel descriptors 3 to 7");
+	sigemptyset(&set);
+	sigaddset(&set, SIGUSR2);
+	sfd = signalfd(-1, &set, SFD_CLOEXEC);
+	if (ep != 3 || efd != 4 || mfd != 5 || tfd != 6 || ifd != 7 ||
+	    sfd != 8)
+		return fail("kernel descriptors 3 to 8");
 	ev.data.fd = efd;
 	if (epoll_ctl(ep, EPOLL_CTL_ADD, efd, &ev) ||
 	    write(efd, &v, sizeof(v)) != sizeof(v) ||
-	    read(efd, &v, sizeof(v)) != sizeof(v) || ftruncate(mfd, 4096))
+	    read(efd, &v, sizeof(v)) != sizeof(v) || ftruncate(mfd, 4096) ||
+	    signalfd(sfd, &set, 0) != sfd)
 		return fail("using them");
 	printf("ok\n");
 	return 0;

@@ -140,6 +140,9 @@ check "epoll_create1, eventfd, memfd_create, timerfd_create, inotify_init1 recor
 	      has k " libc:memfd_create: name scratch flags 0x1 fd 5</memfd:scratch>\$" &&
 	      has k " libc:timerfd_create: clock 1 flags 0 fd 6<anon_inode:\[timerfd\]>\$" &&
 	      has k " libc:inotify_init1: flags 0 fd 7<anon_inode:inotify>\$"'
+check "signalfd(-1) names the descriptor it returns (the next call on it)" \
+	eval 'has k " libc:signalfd: fd -1 flags 0x80000 result 8\$" &&
+	      has k " libc:signalfd: fd 8<anon_inode:\[signalfd\]> flags 0 result 8\$"'
 check "epoll_ctl names the epoll instance and the eventfd" \
 	has k " libc:epoll_ctl: epfd 3<anon_inode:\[eventpoll\]> op ADD fd 4<anon_inode:\[eventfd\]> "
 check "the eventfd's write and the memfd's ftruncate name them" \
