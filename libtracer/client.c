@@ -1208,7 +1208,7 @@ static int mend_now(int err)
 		if (!ret)
 			ret = await_reply(ms_left(&t0, wake_timeout_ms));
 	}
-	if (!ret)
+	if (!ret && err)	/* (nothing broke: nothing to say) */
 		say("tracerd restarted: registered again at once");
 	return ret;
 }

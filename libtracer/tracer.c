@@ -73,6 +73,17 @@ static __thread struct tracer__thread tls
 
 #define CONTROL_TRIES	64	/* sequence-lock attempts before giving up */
 
+/*
+ * Set while the slow path records its own events (record_start(), the
+ * exit event) with the thread's writers final: an event that comes back
+ * to thread_sync() then, busy, is recorded even if the control page's
+ * epoch moved meanwhile (a clock step, a switch, the reply to a process
+ * registering at its start): the next event acts on the new page. Before,
+ * such an event was dropped and counted in the pool line only, never told
+ * in the trace (a thread's tracer:thread_start missing in CI).
+ */
+static __thread bool own_events __attribute__((tls_model("initial-exec")));
+
 static pthread_key_t exit_key;
 static bool key_made;		/* exit_key exists (tracer__thread_key_init) */
 static uint64_t process_start_session;
@@ -401,8 +412,11 @@ static bool apply_state(struct tracer__thread *t,
 	}
 	t->switch_seq = st->switch_seq;
 	t->epoch = st->epoch;
-	if (fresh)
+	if (fresh) {
+		own_events = true;
 		record_start(t, st->session);
+		own_events = false;
+	}
 	if (t->state == TRACER__THREAD_STASHING)
 		t->epoch = UINT64_MAX;
 	else if (!tracer__in_handler())
@@ -458,16 +472,18 @@ thread_sync(struct tracer__thread *t, const struct tracer_callsite *cs)
 		goto out;
 	if (t->busy) {
 		/*
-		 * Inside the slow path: its own start events, or a handler
-		 * that interrupted it. If only a poke (client.c) sent it
-		 * here, the thread's state is whole (its epoch is the page
+		 * Inside the slow path: its own start or exit events, or a
+		 * handler that interrupted it. The thread's state is whole
+		 * while it records its own events (own_events), or when only
+		 * a poke (client.c) sent it here (its epoch is the page
 		 * behind the poke): the event is recorded. Otherwise it is
 		 * dropped, and counted like one without a buffer (told by
 		 * record_start(), which runs after it, on a first event).
 		 */
 		ok = recording(t) &&
-		     TRACER_READ_ONCE(tracer__client_control()->epoch) ==
-		     t->epoch;
+		     (own_events ||
+		      TRACER_READ_ONCE(tracer__client_control()->epoch) ==
+		      t->epoch);
 		if (!ok)
 			count_lost(t, cs);
 		goto out;
@@ -659,8 +675,10 @@ static void thread_exit(bool wake)
 		on = leave_stash(t, &st);
 	if (on) {
 		t->epoch = st.epoch;	/* the exit event's own path */
+		own_events = true;
 		tell_unbuffered();
 		record_exit(t);
+		own_events = false;
 	}
 	ready = t->state == TRACER__THREAD_READY;
 	stashing = t->state == TRACER__THREAD_STASHING;
@@ -830,6 +848,7 @@ static void fork_child(void)
 	__atomic_store_n(&tracer__control, &tracer__idle_control,
 			 __ATOMIC_RELEASE);
 	tls = (struct tracer__thread){ .epoch = UINT64_MAX };
+	own_events = false;
 	process_start_session = 0;
 	lost_unbuffered = 0;		/* the parent's to tell */
 	pool_late = false;
