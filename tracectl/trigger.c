@@ -80,18 +80,40 @@ static const struct tracer__ctl_opt add_opts[] = {
 	{ NULL, 0, false, 0 },
 };
 
-/* --interval T: 1 ms to a day; 10s, 500ms, 2 (seconds). */
+/* T as a duration in ns: tracer__parse_time()'s (10s, 500ms, 2.5), or
+ * minutes and hours (5m, 1.5h). Returns 0 or -EINVAL. */
+static int duration_ns(const char *val, uint64_t *ns)
+{
+	size_t len = strlen(val);
+	uint64_t per = 0;
+	char num[64];
+	bool rel;
+
+	if (len > 1 && len < sizeof(num) && (val[len - 1] == 'm' ||
+					      val[len - 1] == 'h')) {
+		per = val[len - 1] == 'm' ? 60 : 3600;
+		memcpy(num, val, len - 1);
+		num[len - 1] = '\0';
+		val = num;
+	}
+	if (tracer__parse_time(val, ns, &rel) || rel ||
+	    (per && *ns > UINT64_MAX / per))
+		return -EINVAL;
+	*ns *= per ? per : 1;
+	return 0;
+}
+
+/* --interval T: 1 ms to a day; 10s, 500ms, 2 (seconds), 5m, 1h. */
 static int interval_arg(const struct tracer__ctl *c, const char *val,
 			uint64_t *ms)
 {
 	uint64_t ns;
-	bool rel;
 
-	if (tracer__parse_time(val, &ns, &rel) || rel ||
-	    ns < INTERVAL_MIN_NS || ns > INTERVAL_MAX_NS)
+	if (duration_ns(val, &ns) || ns < INTERVAL_MIN_NS ||
+	    ns > INTERVAL_MAX_NS)
 		return tracer__ctl_usage_error(c, "--interval: '%s' is not a "
 					       "duration from 1ms to 24h (10s, "
-					       "500ms, 2.5s)", val);
+					       "500ms, 5m, 1h)", val);
 	*ms = ns / 1000000;
 	return 0;
 }

@@ -146,9 +146,11 @@ check "babeltrace2 reads the snapshot" \
 	eval 'babeltrace2 "$snap" >/dev/null 2>"$T/bt.err" && ! [ -s "$T/bt.err" ]'
 
 session_cmd stop >/dev/null
+out=$("$TRACECTL" trigger add --on app:rare --interval 1.5h --snapshot)
+check "an interval in hours ($out)" eval '[[ "$out" == *"at most every 5400 s;"* ]]'
 out=$("$TRACECTL" trigger remove --all)
 check "remove --all removes the rest" \
-	[ "$(echo "$out" | grep -c '^removed trigger')" -eq 4 ]
+	[ "$(echo "$out" | grep -c '^removed trigger')" -eq 5 ]
 check "none left" [ "$("$TRACECTL" trigger list)" = "no triggers" ]
 
 finish
