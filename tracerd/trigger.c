@@ -418,8 +418,8 @@ static char *hit_note(struct tracerd *d)
 	return note;
 }
 
-/* The triggers hit: the snapshot is theirs. */
-static void fired(struct tracerd *d, const char *dir)
+/* The triggers hit: the snapshot in dir is theirs (NULL: none, why). */
+static void fired(struct tracerd *d, const char *dir, const char *why)
 {
 	struct tracerd_trigger *t;
 	uint64_t now = tracerd_now_ms();
@@ -434,20 +434,19 @@ static void fired(struct tracerd *d, const char *dir)
 		free(t->last_snapshot);
 		t->last_snapshot = dir ? strdup(dir) : NULL;
 		tracerd_log("trigger %" PRIu32 " on '%s': %s: %s%s", t->id,
-			    t->on, t->hit_event, dir ? "snapshot " : "",
-			    dir ? dir : "no snapshot (see above)");
+			    t->on, t->hit_event, dir ? "snapshot " :
+			    "no snapshot: ", dir ? dir : why);
 	}
 }
 
 static void on_fire(uv_timer_t *h)
 {
 	struct tracerd *d = h->data;
+	struct tracerd_trigger *t;
 	char dir[4200], why[4300], *note;
+	bool hit = false;
 	unsigned failed;
 	int n;
-
-	struct tracerd_trigger *t;
-	bool hit = false;
 
 	cds_list_for_each_entry(t, &d->trig.list, node)
 		hit |= t->hit;
@@ -455,19 +454,17 @@ static void on_fire(uv_timer_t *h)
 	if (!hit)
 		return;		/* removed meanwhile */
 	if (!tracerd_flight_recording(d)) {
-		fired(d, NULL);	/* the session stopped meanwhile */
+		fired(d, NULL, "the session stopped meanwhile");
 		return;
 	}
 	note = hit_note(d);
 	n = tracerd_snapshot_take(d, note, dir, sizeof(dir), &failed, why,
 				  sizeof(why));
 	free(note);
-	if (n < 0)
-		tracerd_log("a trigger's snapshot failed: %s", why);
-	else if (failed)
+	if (n >= 0 && failed)
 		tracerd_log("a trigger's snapshot: %u process(es) could not be "
 			    "written", failed);
-	fired(d, n < 0 ? NULL : dir);
+	fired(d, n < 0 ? NULL : dir, why);
 }
 
 /* ------------------------------------------------------------------ */
