@@ -13,6 +13,8 @@
  *              that wait for processes to confirm them
  *   salvage.c  the end of a process or thread that did not say goodbye:
  *              pidfd, exit status, reading dead writers' buffers
+ *   trigger.c  flight-recorder triggers: watching what is recorded for
+ *              events that take a snapshot
  *
  * Everything runs on the libuv loop thread: no locking.
  */
