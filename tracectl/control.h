@@ -1,8 +1,8 @@
 /*
  * control.h - tracectl's subcommands that talk to tracerd (start, stop,
- * filter, switch, snapshot, status, list, record) and what they share:
- * option parsing, git-style error lines, number and size arguments, one
- * request/reply exchange with tracerd.
+ * filter, switch, snapshot, trigger, status, list, record) and what they
+ * share: option parsing, git-style error lines, number and size
+ * arguments, one request/reply exchange with tracerd.
  *
  * Exit statuses: 0 success, 1 runtime failure, 2 usage mistake. Every
  * mistake is one line on stderr, "tracectl: " first.
@@ -120,6 +120,11 @@ int tracer__ctl_number(const struct tracer__ctl *c, const char *opt,
 		       const char *val, uint64_t min, uint64_t max,
 		       unsigned flags, uint64_t *out);
 
+/* v as the user would write it: "4K", "1G" (flags CTL_NUM_SIZE), "3000".
+ * Returns buf. */
+const char *tracer__ctl_show_number(char *buf, size_t size, uint64_t v,
+				    unsigned flags);
+
 /* --pid: 1 to INT32_MAX. Returns 0 or CTL_USAGE (reported). */
 int tracer__ctl_pid(const struct tracer__ctl *c, const char *val,
 		    uint32_t *pid);
@@ -141,6 +146,10 @@ int tracer__ctl_resolve_socket(struct tracer__ctl *c);
  */
 tracer_msg *tracer__ctl_call(const struct tracer__ctl *c, tracer_msg *msg,
 			     int want);
+
+/* tracer__ctl_call() for a request tracerd answers with Done, its
+ * warning (if any) said. Returns the reply or NULL (reported). */
+tracer_msg *tracer__ctl_done(const struct tracer__ctl *c, tracer_msg *msg);
 
 /* tracer__ctl_call() that reports nothing: NULL with why (n bytes) filled,
  * one line without "tracectl: ". */
