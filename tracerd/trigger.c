@@ -36,6 +36,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -513,27 +514,43 @@ static void reply_list(struct tracerd_client *c, struct tracerd_trigger **v,
 	free(pv);
 }
 
-/* What is wrong with request r, in why; 0 if nothing. */
+/* why (n bytes) gets the reason; returns err. */
+static int refuse(int err, char *why, size_t n, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+static int refuse(int err, char *why, size_t n, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(why, n, fmt, ap);
+	va_end(ap);
+	return err;
+}
+
+/* What is wrong with request r, in why: 0 if nothing, -EINVAL (no
+ * patterns, another action, an interval over a day), -ESRCH (a pid
+ * tracerd does not trace), -ENOSPC (TRACERD_TRIGGERS_MAX already). */
 static int check_add(struct tracerd *d, const Tracer__Trigger *r,
 		     char *why, size_t n)
 {
 	if (!r || !r->on || !r->on[0])
-		return snprintf(why, n, "a trigger needs event patterns "
-				"(--on)"), -EINVAL;
+		return refuse(-EINVAL, why, n, "a trigger needs event "
+			      "patterns (--on)");
 	if (!r->action || strcmp(r->action, "snapshot"))
-		return snprintf(why, n, "unknown trigger action '%.40s' "
-				"(snapshot)", r->action ? r->action : ""),
-		       -EINVAL;
+		return refuse(-EINVAL, why, n, "unknown trigger action "
+			      "'%.40s' (snapshot)",
+			      r->action ? r->action : "");
 	if (r->interval_ms > INTERVAL_MAX_MS)
-		return snprintf(why, n, "interval %" PRIu64 " ms is longer "
-				"than a day", r->interval_ms), -EINVAL;
+		return refuse(-EINVAL, why, n, "interval %" PRIu64 " ms is "
+			      "longer than a day", r->interval_ms);
 	if (r->pid && !tracerd_process_find(d, (pid_t)r->pid))
-		return snprintf(why, n, "no traced process has pid %" PRIu32,
-				r->pid), -ESRCH;
+		return refuse(-ESRCH, why, n, "no traced process has pid %"
+			      PRIu32, r->pid);
 	if (d->trig.n >= TRACERD_TRIGGERS_MAX)
-		return snprintf(why, n, "tracerd holds %d triggers already: "
-				"remove one first", TRACERD_TRIGGERS_MAX),
-		       -ENOSPC;
+		return refuse(-ENOSPC, why, n, "tracerd holds %d triggers "
+			      "already: remove one first",
+			      TRACERD_TRIGGERS_MAX);
 	return 0;
 }
 
