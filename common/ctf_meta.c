@@ -9,9 +9,14 @@
  *    header that has no CTF meaning (such as `size`) makes babeltrace2
  *    warn every time it opens the trace.
  *  - Payload fields are byte aligned. An event with a string argument ends
- *    with an empty structure aligned on 64 bits, `_padding`, that covers the
- *    record's padding: without it a reader takes the padding after the last
- *    record of a packet for the beginning of one more record.
+ *    with `_padding`, an array of no integer aligned on 64 bits, that covers
+ *    the record's padding: without it a reader takes the padding after the
+ *    last record of a packet for the beginning of one more record.
+ *  - What only the ring buffer needs (a reserved word, slot_records) lies
+ *    in an alignment gap of the packet context, as the record's size does
+ *    in the event header: babeltrace2 shows every packet-context field
+ *    with every event, and warns about a packet-header field without a
+ *    CTF meaning.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -639,21 +644,23 @@ static void put_clock(FILE *f, const struct tracer_ctf_trace *t)
 	"\t\t} v;\n" \
 	"\t}"
 
-/* A stream class: struct tracer_rb_packet and the record header. */
+/* A stream class: struct tracer_rb_packet's context (its header is the
+ * trace's packet.header) and the record header. timestamp_begin's 16-byte
+ * alignment skips the ring's bookkeeping after tid (rb_layout.h); no more
+ * than 16 bytes, or the context itself would start later. */
 static void put_stream(FILE *f, unsigned id, const char *channel)
 {
 	fprintf(f, "stream {\n"
 		"\tid = %u;\t/* %s channel */\n"
 		"\tpacket.context := struct {\n"
-		"\t\t" CLOCK_ALIAS " timestamp_begin;\n"
+		"\t\tuint32_t tid;\n"
+		"\t\tinteger { size = 64; align = 128; signed = false; "
+		"map = clock.monotonic.value; } timestamp_begin;\n"
 		"\t\t" CLOCK_ALIAS " timestamp_end;\n"
 		"\t\tuint64_t content_size;\n"
 		"\t\tuint64_t packet_size;\n"
 		"\t\tuint64_t packet_seq_num;\n"
 		"\t\tuint64_t events_discarded;\n"
-		"\t\tuint64_t slot_records;\n"
-		"\t\tuint32_t tid;\n"
-		"\t\tuint32_t reserved;\n"
 		"\t};\n"
 		"\tevent.header := " EVENT_HEADER ";\n"
 		"};\n\n", id, channel);
@@ -693,6 +700,17 @@ int tracer__ctf_write_preamble(FILE *f, const struct tracer_ctf_trace *t)
 # define LDOUBLE_DIMS	"[16]"
 #endif
 
+/*
+ * What covers the padding at the end of a record with a string: an array
+ * of no integer, aligned on 64 bits. It holds no value, so it never moves
+ * the clock it maps to; being clock-mapped, it is one of the fields a CTF
+ * reader takes for the event's time rather than showing it (babeltrace2
+ * printed an empty structure there as `padding = { }`).
+ */
+#define PADDING_DECL \
+	"integer { size = 8; align = 64; signed = false; " \
+	"map = clock.monotonic.value; }"
+
 static void put_field(FILE *f, char type, const char *name)
 {
 	const char *decl = type == TRACER_ARG_SIGNED ? "int64_t"
@@ -729,7 +747,7 @@ int tracer__ctf_write_event(FILE *f, const struct tracer_ctf_event *e)
 		for (i = 0; e->types[i]; i++)
 			put_field(f, e->types[i], names[i]);
 		if (strchr(e->types, TRACER_ARG_STRING))
-			fputs("\t\tstruct { } align(64) _padding;\n", f);
+			fputs("\t\t" PADDING_DECL " _padding[0];\n", f);
 		fputs("\t};\n", f);
 	}
 	fputs("};\n\n", f);

@@ -70,10 +70,13 @@
 #define TRACER__STRING_CUT_LEN	3
 
 /* The session directory's format (doc/session-files.md), on
- * process.meta's first line: 2 since compact record headers (1: 16-byte
- * headers, which readers of 2 do not read). */
-#define TRACER__SESSION_FORMAT	2
-#define TRACER__SESSION_LINE	"tracer-process 2"	/* the same */
+ * process.meta's first line: 3 since the packet header holds the ring's
+ * bookkeeping (rb_layout.h); 2 had compact record headers and the older
+ * packet layout, which tracectl still reads; 1 had 16-byte record headers,
+ * which it does not. */
+#define TRACER__SESSION_FORMAT_OLDEST	2
+#define TRACER__SESSION_FORMAT	3
+#define TRACER__SESSION_LINE	"tracer-process 3"	/* the same */
 
 _Static_assert(sizeof(long double) <= TRACER__PAYLOAD_LDOUBLE,
 	       "a long double does not fit its payload slot");

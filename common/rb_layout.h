@@ -68,7 +68,8 @@
 #include <stdint.h>
 
 #define TRACER_RB_MAGIC		0x54524231u	/* "TRB1" */
-#define TRACER_RB_VERSION	2u	/* 2: compact record headers */
+#define TRACER_RB_VERSION	3u	/* 2: compact record headers; 3: the
+					   packet's bookkeeping out of sight */
 #define TRACER_CTF_MAGIC	0xC1FC1FC1u	/* CTF 1.8 packet magic */
 
 enum tracer_rb_mode {
@@ -136,26 +137,55 @@ struct tracer_rb_commit {
 } __attribute__((aligned(64)));
 
 /*
- * Sub-buffer header: CTF packet header (magic .. stream_instance_id) followed
- * by the CTF packet context. Native byte order, described by the metadata.
+ * Sub-buffer header: the CTF packet header (magic .. stream_instance_id),
+ * then the CTF packet context (tid .. events_discarded). Native byte
+ * order, described by the metadata. The ring's own bookkeeping (reserved,
+ * slot_records) lies between tid and timestamp_begin, in the gap that
+ * timestamp_begin's declared 16-byte alignment skips (the context starts
+ * at 16, so aligning it there moves nothing else): CTF readers never
+ * see it (babeltrace2 shows every packet-context field with every event,
+ * and warns about every packet-header field without a CTF meaning).
  *
  *   begin fields  written by the record that opens the sub-buffer
  *   end fields    written by whoever closes it (the record that crosses out
  *                 of it or fills it exactly, or a flush), before the final
  *                 commit that makes the sub-buffer readable.
+ *
+ * Layout 3 (TRACER_RB_VERSION 3, session format 3). Layout 2 had the same
+ * fields in another order (struct tracer_rb_packet_v2), which tracectl
+ * still reads.
  */
 struct tracer_rb_packet {
+	/* packet header */
 	uint32_t magic;			/* begin: TRACER_CTF_MAGIC */
 	uint32_t stream_id;		/* begin */
 	uint64_t stream_instance_id;	/* begin */
+	/* packet context */
+	uint32_t tid;			/* begin: writer thread id */
+	uint32_t reserved;		/* 0; not in the metadata */
+	uint64_t slot_records;		/* begin: commit[i].records at opening;
+					   not in the metadata */
 	uint64_t timestamp_begin;	/* begin: time of the first record */
 	uint64_t timestamp_end;		/* end: time of closing, >= all records */
 	uint64_t content_size;		/* end: bits of header + records */
 	uint64_t packet_size;		/* begin: bits, always 8 * S */
 	uint64_t packet_seq_num;	/* begin: position / S (wraps with it) */
 	uint64_t events_discarded;	/* end: channel's `lost` when closed */
-	uint64_t slot_records;		/* begin: commit[i].records at opening */
-	uint32_t tid;			/* begin: writer thread id */
+};
+
+/* The packet header of layout 2 (session format 2): read, never written. */
+struct tracer_rb_packet_v2 {
+	uint32_t magic;
+	uint32_t stream_id;
+	uint64_t stream_instance_id;
+	uint64_t timestamp_begin;
+	uint64_t timestamp_end;
+	uint64_t content_size;
+	uint64_t packet_size;
+	uint64_t packet_seq_num;
+	uint64_t events_discarded;
+	uint64_t slot_records;
+	uint32_t tid;
 	uint32_t reserved;
 };
 
@@ -238,6 +268,10 @@ static inline uint64_t tracer__rb_lap_base(uint64_t pos, uint32_t m,
 _Static_assert(sizeof(struct tracer_rb_header) == 192, "header is 3 lines");
 _Static_assert(sizeof(struct tracer_rb_commit) == 64, "commit is 1 line");
 _Static_assert(sizeof(struct tracer_rb_packet) == 80, "packet header size");
+_Static_assert(__builtin_offsetof(struct tracer_rb_packet, timestamp_begin) ==
+	       32, "timestamp_begin where its 16-byte alignment puts it");
+_Static_assert(sizeof(struct tracer_rb_packet_v2) == 80,
+	       "layout 2 packet header size");
 _Static_assert(sizeof(struct tracer_rb_event_ext) == TRACER_RB_EXTENDED_SIZE,
 	       "extended event header size");
 

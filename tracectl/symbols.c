@@ -202,7 +202,8 @@ static void scan_file(struct tracer_syms *s, struct sym_proc *sp,
 	uint64_t base;
 	int ret;
 
-	if (tracer__chan_open(&c, path, s->err, sizeof(s->err)) == 0) {
+	if (tracer__chan_open(&c, path, p->meta.version, s->err,
+			      sizeof(s->err)) == 0) {
 		while ((ret = tracer__chan_next(&c, &rec, s->err,
 						sizeof(s->err))) != 0) {
 			if (ret == -EBADMSG)

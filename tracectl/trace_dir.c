@@ -354,7 +354,8 @@ static int parse_first(struct meta_parse *p, char **f, size_t n)
 	if (n < 2 || !parse_u64(f[1], UINT32_MAX, &version))
 		return bad(p, "malformed tracer-process line");
 	p->m->version = (uint32_t)version;
-	if (version != TRACER__SESSION_FORMAT)
+	if (version < TRACER__SESSION_FORMAT_OLDEST ||
+	    version > TRACER__SESSION_FORMAT)
 		return bad(p, unsupported_version);
 	return 0;
 }
@@ -644,12 +645,13 @@ void tracer__chan_names_free(struct tracer_chan_name *names, size_t count)
  * Reading a channel file.
  */
 
-int tracer__chan_open(struct tracer_chan *c, const char *path, char *err,
-		      size_t err_size)
+int tracer__chan_open(struct tracer_chan *c, const char *path,
+		      uint32_t format, char *err, size_t err_size)
 {
 	struct stat st;
 
 	memset(c, 0, sizeof(*c));
+	c->format = format;
 	c->fd = tracer__open_regular(path, &st);
 	if (c->fd < 0) {
 		int ret = c->fd;
@@ -835,6 +837,37 @@ static int reserve(struct tracer_chan *c, uint64_t n, char *err,
 	return 0;
 }
 
+/* A packet header of session format 2 in today's layout. */
+static void from_v2(struct tracer_rb_packet *h)
+{
+	struct tracer_rb_packet_v2 old;
+
+	memcpy(&old, h, sizeof(old));
+	*h = (struct tracer_rb_packet){
+		.magic = old.magic, .stream_id = old.stream_id,
+		.stream_instance_id = old.stream_instance_id,
+		.slot_records = old.slot_records, .reserved = old.reserved,
+		.tid = old.tid, .timestamp_begin = old.timestamp_begin,
+		.timestamp_end = old.timestamp_end,
+		.content_size = old.content_size,
+		.packet_size = old.packet_size,
+		.packet_seq_num = old.packet_seq_num,
+		.events_discarded = old.events_discarded,
+	};
+}
+
+/* The packet header at file offset off into *h, in today's layout.
+ * Returns 0, -ENODATA (the file ends first) or the errno of pread. */
+static int read_header(const struct tracer_chan *c, uint64_t off,
+		       struct tracer_rb_packet *h)
+{
+	int ret = pread_full(c->fd, h, sizeof(*h), off);
+
+	if (!ret && c->format == 2)
+		from_v2(h);
+	return ret;
+}
+
 /* Is there a packet header that passes the checks at file offset off?
  * 1, 0, or a negative errno of pread. */
 static int header_at(const struct tracer_chan *c, uint64_t off,
@@ -845,7 +878,7 @@ static int header_at(const struct tracer_chan *c, uint64_t off,
 
 	if (c->file_size - off < sizeof(*h))
 		return 0;
-	ret = pread_full(c->fd, h, sizeof(*h), off);
+	ret = read_header(c, off, h);
 	if (ret)
 		return ret == -ENODATA ? 0 : ret;
 	return check_packet(c, h, off, c->file_size - off, ignored,
@@ -957,7 +990,7 @@ static int read_packet(struct tracer_chan *c, char *err, size_t err_size)
 		c->next_packet = c->file_size;
 		return -EBADMSG;
 	}
-	ret = pread_full(c->fd, &h, sizeof(h), off);
+	ret = read_header(c, off, &h);
 	if (ret)
 		return read_error(c, off, ret, err, err_size);
 	ret = check_packet(c, &h, off, left, err, err_size);

@@ -55,8 +55,9 @@ struct tracer_meta {
 /*
  * Read and decode the process.meta file at path into *m. Lines whose first
  * word is unknown are ignored, and so are extra fields at the end of a known
- * line. The first line must be "tracer-process 2"; pid and name lines are
- * required.
+ * line. The first line must be "tracer-process 2" or "tracer-process 3"
+ * (TRACER__SESSION_FORMAT_OLDEST .. TRACER__SESSION_FORMAT); pid and name
+ * lines are required.
  * Returns 0, -ENOENT and other errors of open/read (err: "cannot open
  * 'PATH': ..."), -EBADMSG (err: "PATH:LINE: malformed WORD line: why", or
  * "PATH: missing 'pid' line"), -EPROTO (unsupported format version),
@@ -110,6 +111,7 @@ struct tracer_chan {
 					   of the packet (rb_record.h) */
 	uint32_t tid;			/* of the current packet */
 	uint32_t stream_id;
+	uint32_t format;		/* session format of the file */
 	uint64_t skip_before;		/* skip packets ending before it */
 	uint64_t discarded;		/* events_discarded of the packet */
 	uint64_t prev_end;		/* timestamp_end of the packet before */
@@ -136,12 +138,14 @@ struct tracer_chan_record {
 };
 
 /*
- * Open the channel file at path for tracer__chan_next().
+ * Open the channel file at path for tracer__chan_next(), written in the
+ * session format `format` (its process.meta's version: 2 or 3, which
+ * differ in the packet header's layout, rb_layout.h).
  * Returns 0, or the negative errno of open/fstat (err: "cannot open
  * 'PATH': ..."), -EINVAL (not a regular file), -ENOMEM.
  */
-int tracer__chan_open(struct tracer_chan *c, const char *path, char *err,
-		      size_t err_size);
+int tracer__chan_open(struct tracer_chan *c, const char *path,
+		      uint32_t format, char *err, size_t err_size);
 
 /*
  * The next record of the file, in file order. Each packet is checked as it

@@ -256,8 +256,8 @@ static int open_channel(struct tracer_merge *m,
 	s = new_src(m);
 	if (!s)
 		return -ENOMEM;
-	if (tracer__chan_open(&s->chan, cn->path, m->errbuf,
-			      sizeof(m->errbuf))) {
+	if (tracer__chan_open(&s->chan, cn->path, p->meta.version,
+			      m->errbuf, sizeof(m->errbuf))) {
 		tracer__merge_error(m, "%s", m->errbuf);
 		tracer__chan_close(&s->chan);
 		return 0;
@@ -712,14 +712,15 @@ static void skip_to(struct tracer_merge *m, uint64_t since)
 }
 
 /* The timestamp of the first record (lost or not) of the channel file
- * at path into *ts: false when it has none or cannot be read (the merge
- * reports that if it reads the file). */
+ * at path (session format `format`) into *ts: false when it has none or
+ * cannot be read (the merge reports that if it reads the file). */
 static bool file_first(struct tracer_merge *m, const char *path,
-		       uint64_t *ts)
+		       uint32_t format, uint64_t *ts)
 {
 	struct tracer_chan c;
 	struct tracer_chan_record rec;
-	int ret = tracer__chan_open(&c, path, m->errbuf, sizeof(m->errbuf));
+	int ret = tracer__chan_open(&c, path, format, m->errbuf,
+				    sizeof(m->errbuf));
 
 	while (!ret && (ret = tracer__chan_next(&c, &rec, m->errbuf,
 						sizeof(m->errbuf))) == -EBADMSG)
@@ -752,7 +753,8 @@ static uint64_t trace_first(struct tracer_merge *m)
 				m->errbuf, sizeof(m->errbuf)))
 			continue;	/* not read: as without --pid */
 		for (j = 0; j < n; j++)
-			if (file_first(m, names[j].path, &ts) && ts < first)
+			if (file_first(m, names[j].path, p->meta.version,
+				       &ts) && ts < first)
 				first = ts;
 		tracer__chan_names_free(names, n);
 	}

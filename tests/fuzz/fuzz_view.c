@@ -55,7 +55,9 @@ static void read_channel(uint64_t size)
 	char err[512];
 	int ret, n;
 
-	if (tracer__chan_open(&c, path, err, sizeof(err))) {
+	/* Either packet layout (session formats 2 and 3), by the size. */
+	if (tracer__chan_open(&c, path, size % 2 ? 2 : TRACER__SESSION_FORMAT,
+			      err, sizeof(err))) {
 		tracer__chan_close(&c);
 		return;
 	}

@@ -145,7 +145,7 @@ static void meta(const char *dir)
 	if (mkdir(sub, 0755) && errno != EEXIST)
 		die(sub);
 	p = open_in(sub, "process.meta");
-	fprintf(p, "tracer-process 2\npid 1\nppid 0\nname compact\n"
+	fprintf(p, TRACER__SESSION_LINE "\npid 1\nppid 0\nname compact\n"
 		"start_time 0\nclock_offset 0\nargv compact\n");
 	if (tracer__ctf_write_preamble(m, &t))
 		die("metadata");

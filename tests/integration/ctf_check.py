@@ -10,7 +10,9 @@ when there is one.
       site name, and time (babeltrace2's = CLOCK_MONOTONIC + clock_offset
       of process.meta, to the nanosecond). With PROGRAM_OUT (ctf_tracee
       types), every event the program printed is, thread by thread and in
-      order, an event of BT_OUT with the same name, field names and values.
+      order, an event of BT_OUT with the same name, field names and values
+      (nothing more: no padding field). Every event's packet context is
+      only its thread (`tid`): none of the ring buffer's bookkeeping.
       Prints the number of events.
   ctf_check.py counters DIR [WANT_LOST]
       Every channel file under DIR: packet_seq_num 0, 1, 2, ...;
@@ -27,13 +29,18 @@ when there is one.
       Prints the sum of the integer field FIELD of the events NAME.
 """
 import os
+import collections
 import re
 import struct
 import sys
 
 import rb_record
 
-PACKET = struct.Struct('<IIQQQQQQQQII')
+# struct tracer_rb_packet (common/rb_layout.h, session format 3)
+PACKET = struct.Struct('<IIQIIQQQQQQQ')
+Header = collections.namedtuple('Header', 'magic stream_id instance tid '
+                                'reserved slot_records begin end '
+                                'content_size packet_size seq discarded')
 CTF_MAGIC = 0xC1FC1FC1
 CHANNEL = re.compile(r'^(default|vital)-\d+(\.\d+)?$')
 problems = []
@@ -82,15 +89,16 @@ def packets(path):
         data = f.read()
     off = 0
     while off < len(data):
-        h = PACKET.unpack_from(data, off)
-        if h[0] != CTF_MAGIC or h[6] < PACKET.size * 8 or h[6] % 64:
+        h = Header._make(PACKET.unpack_from(data, off))
+        if (h.magic != CTF_MAGIC or h.packet_size < PACKET.size * 8 or
+                h.packet_size % 64):
             problem('%s: bad packet at offset %d' % (path, off))
             return
-        end = off + h[5] // 8
+        end = off + h.content_size // 8
         recs = [(rid, ts) for rid, size, ts in
-                rb_record.records(data, off + PACKET.size, end, h[3])]
+                rb_record.records(data, off + PACKET.size, end, h.begin)]
         yield h, recs
-        off += h[6] // 8
+        off += h.packet_size // 8
 
 
 def channel_files(top):
@@ -234,7 +242,7 @@ def raw_events(pdir):
         for h, recs in packets(path):
             for rid, ts in recs:
                 name = sites.get(rid, ('<id %d>' % rid, ''))[0]
-                out.append((h[10], ts + offset, name))
+                out.append((h.tid, ts + offset, name))
     return out
 
 
@@ -274,9 +282,6 @@ def compare_event(tid, want, have):
         problem('tid %s: event %r, babeltrace2 has %r' % (tid, name, have[1]))
         return
     names = [k for k, _ in fields]
-    letters = ''.join(v[0] for _, v in fields)
-    if 's' in letters:
-        names.append('padding')
     got = [k for k, _ in have[3]]
     if got != names:
         problem('tid %s %s: fields %r, babeltrace2 has %r'
@@ -308,8 +313,17 @@ def compare_program(prog_out, bt):
             compare_event(tid, w, h)
 
 
+def context_only_tid(bt):
+    for ns, name, ctx, _ in bt:
+        if list(ctx) != ['tid']:
+            problem('%s at %d: packet context %r, not only the thread'
+                    % (name, ns, ctx))
+            return
+
+
 def cmd_events(pdir, bt_out, prog_out=None):
     bt = bt_events(bt_out)
+    context_only_tid(bt)
     compare_times(pdir, bt)
     if prog_out:
         compare_program(prog_out, bt)
@@ -324,18 +338,18 @@ def check_file(path):
     n = full = last = 0
     first = None
     for h, recs in packets(path):
-        if h[7] != n:
-            problem('%s: packet %d has packet_seq_num %d' % (path, n, h[7]))
-        if h[8] < last:
+        if h.seq != n:
+            problem('%s: packet %d has packet_seq_num %d' % (path, n, h.seq))
+        if h.discarded < last:
             problem('%s: packet %d: events_discarded %d after %d'
-                    % (path, n, h[8], last))
+                    % (path, n, h.discarded, last))
         if first is None:
-            first = (h[1], h[2], h[10])
-        elif first != (h[1], h[2], h[10]):
+            first = (h.stream_id, h.instance, h.tid)
+        elif first != (h.stream_id, h.instance, h.tid):
             problem('%s: packet %d is another stream\'s' % (path, n))
         n += 1
         full += bool(recs)
-        last = h[8]
+        last = h.discarded
     return n, full, last
 
 

@@ -21,8 +21,9 @@ data = bytearray(open(path, "rb").read())
 def packets(buf):
     off = 0
     while off + 80 <= len(buf):
-        (begin,) = struct.unpack_from("<Q", buf, off + 16)
-        content, size = struct.unpack_from("<QQ", buf, off + 32)
+        # struct tracer_rb_packet (common/rb_layout.h)
+        (begin,) = struct.unpack_from("<Q", buf, off + 32)
+        content, size = struct.unpack_from("<QQ", buf, off + 48)
         recs = sum(1 for _ in rb_record.records(buf, off + 80,
                                                 off + content // 8, begin))
         yield off, size // 8, recs
@@ -35,7 +36,7 @@ after = sum(p[2] for p in pk[n + 1:])
 if how == "magic":
     struct.pack_into("<I", data, off, 0xDEADBEEF)
 elif how == "size":
-    struct.pack_into("<Q", data, off + 40, (len(data) - off + 4096) * 8)
+    struct.pack_into("<Q", data, off + 56, (len(data) - off + 4096) * 8)
 elif how == "truncate":
     data = data[:off + size // 2]
 open(path, "wb").write(data)

@@ -16,6 +16,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "event_format.h"
 #include "rb_layout.h"
 #include "rb_record.h"
 
@@ -40,7 +41,7 @@ static void meta(const char *dir)
 		perror(path);
 		exit(1);
 	}
-	fprintf(f, "tracer-process 2\npid 1\nppid 0\nname gen\n"
+	fprintf(f, TRACER__SESSION_LINE "\npid 1\nppid 0\nname gen\n"
 		"start_time 0\nclock_offset 0\nargv gen\n"
 		"callsite 1 0 uu 1 gen.c gen:tick tick%%20%%25lu%%20of%%20"
 		"thread%%20%%25lu\n");

@@ -91,7 +91,7 @@ bt types "$dir"; rc=$?
 ok $([ $rc -eq 0 ] && [ -s "$T/bt-types.out" ] && [ ! -s "$T/bt-types.err" ]; echo $?) \
 	"babeltrace2 reads the session directory: exit 0, nothing on stderr"
 checker types events "$pdir" "$T/bt-types.out" "$T/types.prog"
-ok $? "babeltrace2 shows what each thread recorded (names, fields, values), every record at CLOCK_MONOTONIC + clock_offset"
+ok $? "babeltrace2 shows what each thread recorded (names, fields, values) and nothing of the ring's bookkeeping (no padding field; packet context: tid alone), every record at CLOCK_MONOTONIC + clock_offset"
 n=$("$TRACECTL" view "$dir" | grep -vc ' tracer:lost: ')
 ok $([ "$n" -gt 0 ] && [ "$n" = "$(cat "$T/types.check")" ]; echo $?) \
 	"as many events as tracectl view shows ($n)"

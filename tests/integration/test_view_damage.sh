@@ -23,7 +23,7 @@ read -r off1 recs1 after1 < <($DAMAGE "${files[0]}" magic 1)
 read -r off2 recs2 after2 < <($DAMAGE "${files[1]}" size 2)
 read -r off3 recs3 after3 < <($DAMAGE "${files[2]}" truncate 1)
 other=$(grep -l "^argv .* print" "$dir"/*/tracer/process.meta)
-printf 'tracer-process 2\npid 12\001garbage\n' >"$other"
+printf 'tracer-process 3\npid 12\001garbage\n' >"$other"
 
 "$TRACECTL" view "$dir" >"$T/after" 2>"$T/after.err"
 check "exit status 1" [ $? -eq 1 ]

@@ -319,8 +319,10 @@ static void test_preamble(void)
 	    "le"
 #endif
 	    ";\n", "trace: version, uuid, this machine's byte order");
-	has(s, "\t\tuint32_t magic;\n\t\tuint32_t stream_id;\n"
-	    "\t\tuint64_t stream_instance_id;\n", "packet header");
+	has(s, "\tpacket.header := struct {\n"
+	    "\t\tuint32_t magic;\n\t\tuint32_t stream_id;\n"
+	    "\t\tuint64_t stream_instance_id;\n\t};\n", "packet header: "
+	    "the fields CTF gives a meaning, nothing else");
 	has(s, "\thostname = \"host\\\"1\";\n\ttracer_name = \"tracer\";\n"
 	    "\ttracer_version = \"0.1.0\";\n\tprocname = \"ha\\012noi\";\n"
 	    "\tvpid = 4242;\n\tppid = 4100;\n"
@@ -333,12 +335,14 @@ static void test_preamble(void)
 	    "\tabsolute = false;\n", "clock offset: the clock_offset");
 	has(s, "\tid = 0;", "stream class 0");
 	has(s, "\tid = 1;", "stream class 1");
-	has(s, "\t\tuint64_clock_monotonic_t timestamp_begin;\n"
+	has(s, "\tpacket.context := struct {\n\t\tuint32_t tid;\n"
+	    "\t\tinteger { size = 64; align = 128; signed = false; "
+	    "map = clock.monotonic.value; } timestamp_begin;\n"
 	    "\t\tuint64_clock_monotonic_t timestamp_end;\n"
 	    "\t\tuint64_t content_size;\n\t\tuint64_t packet_size;\n"
 	    "\t\tuint64_t packet_seq_num;\n\t\tuint64_t events_discarded;\n"
-	    "\t\tuint64_t slot_records;\n\t\tuint32_t tid;\n"
-	    "\t\tuint32_t reserved;\n", "packet context as on disk");
+	    "\t};\n", "packet context as on disk, the bookkeeping after tid skipped "
+	    "by timestamp_begin's alignment");
 	has(s, "\t\tenum : integer { size = 12; align = 64; signed = false; "
 	    "} {\n\t\t\tcompact = 0 ... 4094,\n\t\t\textended = 4095\n"
 	    "\t\t} id;\n", "event header: a 12-bit id, 64-bit aligned, "
@@ -394,8 +398,9 @@ static void test_events(void)
 	    "\t\tint64_t disk;\n"
 	    "\t\tstring { encoding = UTF8; } from;\n"
 	    "\t\tstring { encoding = UTF8; } to;\n"
-	    "\t\tstruct { } align(64) _padding;\n\t};\n};\n",
-	    "event block: names, types, padding after strings");
+	    "\t\tinteger { size = 8; align = 64; signed = false; "
+	    "map = clock.monotonic.value; } _padding[0];\n\t};\n};\n",
+	    "event block: names, types, padding after strings (no value)");
 	free(s);
 	s = text_of(write_event, &vital, &ret);
 	has(s, "\tname = \"tracer:thread_start\";\n\tid = 3;\n"

@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <sched.h>
+#include <stddef.h>
 #include <string.h>
 #include <sys/mman.h>
 
@@ -364,7 +365,8 @@ int main(void)
 	test_stage_source();
 	test_stage_in_place();
 	corrupt_packet("bad packet magic", 0, 0x1234, "magic");
-	corrupt_packet("content size past the packet", 32, 1 << 20,
+	corrupt_packet("content size past the packet",
+		       offsetof(struct tracer_rb_packet, content_size), 1 << 20,
 		       "content size");
 	corrupt_packet("record header zero (size 0)", TRACER_RB_PACKET_SIZE, 0,
 		       "bad header");

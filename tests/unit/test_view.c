@@ -17,6 +17,7 @@
 #include <float.h>
 #include <ftw.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,6 +34,11 @@
 static char root[] = "/tmp/tracer-test-view-XXXXXX";
 
 #include "trace_build.h"
+
+/* Where the packet header's fields are (rb_layout.h). */
+#define PACKET_SIZE_AT	offsetof(struct tracer_rb_packet, packet_size)
+#define CONTENT_SIZE_AT	offsetof(struct tracer_rb_packet, content_size)
+#define DISCARDED_AT	offsetof(struct tracer_rb_packet, events_discarded)
 
 /* ----------------------------------------------------------------------
  * Running the view.
@@ -373,22 +379,22 @@ static void bad_header(const char *file, size_t offset, uint64_t v)
 static void test_bad_sizes(void)
 {
 	simple_proc("sizes", "");
-	bad_header("sizes/default-7", 40, 104 * 8 + 32);
+	bad_header("sizes/default-7", PACKET_SIZE_AT, 104 * 8 + 32);
 	expect_error("sizes", "", "sizes/default-7", ": packet at offset 0: "
 		     "bad packet size 864 bits (nothing readable after it)",
 		     "packet size not a multiple "
 		     "of 64 bits");
-	bad_header("sizes/default-7", 40, 72 * 8);
+	bad_header("sizes/default-7", PACKET_SIZE_AT, 72 * 8);
 	expect_error("sizes", "", "sizes/default-7", ": packet at offset 0: "
 		     "bad packet size 576 bits (nothing readable after it)",
 		     "packet size below the "
 		     "header");
-	bad_header("sizes/default-7", 32, 112 * 8);
+	bad_header("sizes/default-7", CONTENT_SIZE_AT, 112 * 8);
 	expect_error("sizes", "", "sizes/default-7", ": packet at offset 0: "
 		     "content size 896 bits exceeds packet size 768 bits "
 		     "(nothing readable after it)",
 		     "content size above packet size");
-	bad_header("sizes/default-7", 32, 64 * 8);
+	bad_header("sizes/default-7", CONTENT_SIZE_AT, 64 * 8);
 	expect_error("sizes", "", "sizes/default-7", ": packet at offset 0: "
 		     "bad content size 512 bits (nothing readable after it)",
 		     "content size below the "
@@ -532,15 +538,15 @@ static void test_bad_meta(void)
 	meta_case("pid  8\n", NULL, ":8: malformed pid line: bad PID",
 		  "two spaces: an empty field");
 	meta_case(NULL, "tracer-procezz 1\n", ":1: not a process.meta file "
-		  "(expected 'tracer-process 2')", "a wrong first line");
-	meta_case(NULL, "tracer-process 3\npid 8\nname x\n",
-		  ":1: unsupported format version 3", "a newer version");
+		  "(expected 'tracer-process 3')", "a wrong first line");
+	meta_case(NULL, "tracer-process 4\npid 8\nname x\n",
+		  ":1: unsupported format version 4", "a newer version");
 	meta_case(NULL, "tracer-process 1\npid 8\nname x\n",
 		  ":1: unsupported format version 1", "an older version (16-byte "
 		  "record headers)");
 	meta_case(NULL, "tracer-process 2\nname x\n", ": missing 'pid' line",
 		  "no pid line");
-	meta_case(NULL, "", ": empty file (expected 'tracer-process 2')",
+	meta_case(NULL, "", ": empty file (expected 'tracer-process 3')",
 		  "an empty process.meta");
 }
 
@@ -559,49 +565,68 @@ static void run_view_expect(const char *rel, int status, const char *out,
 	run_free(&r);
 }
 
-static void test_lost(void)
+/* The trace of test_lost in dir, written in session format `format`. */
+static void lost_trace(const char *dir, unsigned format)
 {
+	char *cs = callsite(1, 0, "i", "p:ev", "v=%d"), file[64];
 	struct pkt p;
 	FILE *f;
 
-	simple_proc("lost", "");
-	f = create("lost/default-7", "w");
+	make_dir(dir);
+	write_meta_format(dir, format, 7, "p", cs);
+	free(cs);
+	snprintf(file, sizeof(file), "%s/default-7", dir);
+	f = create(file, "w");
 	pkt_begin(&p, 0, 7, 100);
 	rec(&p, 1, 100, "i", 1LL);
-	pkt_write(&p, f, 0);			/* ends at 1000100 */
+	pkt_write_format(&p, f, 0, format);	/* ends at 1000100 */
 	pkt_begin(&p, 0, 7, 2000000);
-	pkt_set(&p, 56, 5, 8);			/* 5 lost since */
+	pkt_set(&p, DISCARDED_AT, 5, 8);	/* 5 lost since */
 	rec(&p, 1, 2000000, "i", 2LL);
-	pkt_write(&p, f, 0);
+	pkt_write_format(&p, f, 0, format);
 	pkt_begin(&p, 0, 7, 4000000);
-	pkt_set(&p, 56, 5, 8);			/* none more */
+	pkt_set(&p, DISCARDED_AT, 5, 8);	/* none more */
 	rec(&p, 1, 4000000, "i", 3LL);
-	pkt_write(&p, f, 0);
+	pkt_write_format(&p, f, 0, format);
 	pkt_begin(&p, 0, 7, 6000000);
-	pkt_set(&p, 56, 6, 8);			/* one more */
+	pkt_set(&p, DISCARDED_AT, 6, 8);	/* one more */
 	rec(&p, 1, 6000000, "i", 4LL);
-	pkt_write(&p, f, 0);
+	pkt_write_format(&p, f, 0, format);
 	fclose(f);
-	f = create("lost/vital-7", "w");
+	snprintf(file, sizeof(file), "%s/vital-7", dir);
+	f = create(file, "w");
 	pkt_begin(&p, 1, 7, 3000000);
-	pkt_set(&p, 56, 2, 8);			/* lost before the first */
+	pkt_set(&p, DISCARDED_AT, 2, 8);	/* lost before the first */
 	rec(&p, 1, 3000000, "i", 9LL);
-	pkt_write(&p, f, 0);
+	pkt_write_format(&p, f, 0, format);
 	fclose(f);
-	run_view_expect("lost", 0,
-		"0.000000100 p 7 7 p:ev: v=1\n"
-		"0.002000000 p 7 7 tracer:lost: 5 events lost in the default "
-		"channel since 0.001000100\n"
-		"0.002000000 p 7 7 p:ev: v=2\n"
-		"0.003000000 p 7 7 tracer:lost: 2 events lost in the vital "
-		"channel before this point\n"
-		"0.003000000 p 7 7 p:ev: v=9\n"
-		"0.004000000 p 7 7 p:ev: v=3\n"
-		"0.006000000 p 7 7 tracer:lost: 1 event lost in the default "
-		"channel since 0.005000000\n"
-		"0.006000000 p 7 7 p:ev: v=4\n",
+}
+
+static void test_lost(void)
+{
+	static const char *const dirs[] = { "lost", "lost-v2" };
+	static const char *const what[] = {
 		"lost events: a line where the count grew, none where it "
-		"did not");
+		"did not",
+		"session format 2 (the older packet layout): read the same",
+	};
+	size_t i;
+
+	lost_trace("lost", TRACER__SESSION_FORMAT);
+	lost_trace("lost-v2", 2);
+	for (i = 0; i < 2; i++)
+		run_view_expect(dirs[i], 0,
+			"0.000000100 p 7 7 p:ev: v=1\n"
+			"0.002000000 p 7 7 tracer:lost: 5 events lost in the "
+			"default channel since 0.001000100\n"
+			"0.002000000 p 7 7 p:ev: v=2\n"
+			"0.003000000 p 7 7 tracer:lost: 2 events lost in the "
+			"vital channel before this point\n"
+			"0.003000000 p 7 7 p:ev: v=9\n"
+			"0.004000000 p 7 7 p:ev: v=3\n"
+			"0.006000000 p 7 7 tracer:lost: 1 event lost in the "
+			"default channel since 0.005000000\n"
+			"0.006000000 p 7 7 p:ev: v=4\n", what[i]);
 }
 
 /* text with each "%s" replaced by dir (a new string). */
@@ -840,7 +865,7 @@ static void test_meta_load(void)
 
 	make_dir("direct");
 	write_file("direct/process.meta",	/* any path will do */
-		   "tracer-process 2\npid 4242\nppid 4100\nname a%25b%20c\n"
+		   "tracer-process 3\npid 4242\nppid 4100\nname a%25b%20c\n"
 		   "start_time 18446744073709551615\n"
 		   "clock_offset -9223372036854775808\n"
 		   "argv ./x % a%0Ab\n"
@@ -849,7 +874,7 @@ static void test_meta_load(void)
 		   "thread 4243 w%2Fone\n");
 	path = path_of("direct/process.meta");
 	ret = tracer__meta_load(&m, path, err, sizeof(err));
-	ok(ret == 0 && m.version == 2 && m.pid == 4242 && m.ppid == 4100 &&
+	ok(ret == 0 && m.version == 3 && m.pid == 4242 && m.ppid == 4100 &&
 	   strcmp(m.name, "a%b c") == 0 && m.start_time == UINT64_MAX &&
 	   m.clock_offset == INT64_MIN, "meta: header fields decoded");
 	ok(ret == 0 && m.argc == 3 && strcmp(m.argv[0], "./x") == 0 &&
@@ -890,7 +915,7 @@ static void test_meta_load(void)
 
 int main(void)
 {
-	plan(69);
+	plan(70);
 	if (!mkdtemp(root))
 		bail_out("mkdtemp: %s", strerror(errno));
 	test_good();

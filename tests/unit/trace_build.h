@@ -17,6 +17,7 @@
 #include <errno.h>
 #include <float.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,6 +28,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "event_format.h"
 #include "rb_layout.h"
 #include "rb_record.h"
 
@@ -207,9 +209,28 @@ TB_FN void rec(struct pkt *p, uint32_t id, uint64_t ts, const char *types,
 	p->clock = ts;
 }
 
+/* The packet header h in the layout of session format 2 (rb_layout.h). */
+TB_FN void header_v2(const struct tracer_rb_packet *h, void *out)
+{
+	struct tracer_rb_packet_v2 v = {
+		.magic = h->magic, .stream_id = h->stream_id,
+		.stream_instance_id = h->stream_instance_id,
+		.timestamp_begin = h->timestamp_begin,
+		.timestamp_end = h->timestamp_end,
+		.content_size = h->content_size, .packet_size = h->packet_size,
+		.packet_seq_num = h->packet_seq_num,
+		.events_discarded = h->events_discarded,
+		.slot_records = h->slot_records, .tid = h->tid,
+		.reserved = h->reserved,
+	};
+
+	memcpy(out, &v, sizeof(v));
+}
+
 /* Close the packet (content = what was built, then pad bytes of padding)
- * and append it to f. */
-TB_FN void pkt_write(struct pkt *p, FILE *f, size_t pad)
+ * and append it to f, its header laid out for session format `format`. */
+TB_FN void pkt_write_format(struct pkt *p, FILE *f, size_t pad,
+			    unsigned format)
 {
 	struct tracer_rb_packet h;
 
@@ -220,8 +241,17 @@ TB_FN void pkt_write(struct pkt *p, FILE *f, size_t pad)
 	h.timestamp_end = h.timestamp_begin + 1000000;
 	if (h.timestamp_end < p->last_ts)
 		h.timestamp_end = p->last_ts;
-	memcpy(p->buf, &h, sizeof(h));
+	if (format == 2)
+		header_v2(&h, p->buf);
+	else
+		memcpy(p->buf, &h, sizeof(h));
 	fwrite(p->buf, 1, p->len + pad, f);
+}
+
+/* Close the packet and append it to f (pkt_write_format, today's format). */
+TB_FN void pkt_write(struct pkt *p, FILE *f, size_t pad)
+{
+	pkt_write_format(p, f, pad, TRACER__SESSION_FORMAT);
 }
 
 /* Change a header field of the packet being built. */
@@ -233,7 +263,8 @@ TB_FN void pkt_set(struct pkt *p, size_t offset, uint64_t v, size_t size)
 /* Set the events_discarded field of the packet being built. */
 TB_FN void pkt_discarded(struct pkt *p, uint64_t n)
 {
-	pkt_set(p, 56, n, 8);
+	pkt_set(p, offsetof(struct tracer_rb_packet, events_discarded), n,
+		8);
 }
 
 /* Write the packet as pkt_write() would, then overwrite 8 bytes at
@@ -250,9 +281,10 @@ TB_FN void pkt_write_raw(struct pkt *p, FILE *f, size_t offset, uint64_t v)
 	fwrite(p->buf, 1, p->len, f);
 }
 
-/* process.meta with the usual header lines, then extra (raw) lines. */
-TB_FN void write_meta(const char *dir, uint32_t pid, const char *name,
-		       const char *extra)
+/* process.meta of session format `format` with the usual header lines,
+ * then extra (raw) lines. */
+TB_FN void write_meta_format(const char *dir, unsigned format, uint32_t pid,
+			      const char *name, const char *extra)
 {
 	char *rel;
 	FILE *f;
@@ -264,12 +296,19 @@ TB_FN void write_meta(const char *dir, uint32_t pid, const char *name,
 	if (asprintf(&rel, "%s/tracer/process.meta", dir) < 0)
 		bail_out("out of memory");
 	f = create(rel, "w");
-	fprintf(f, "tracer-process 2\npid %u\nppid 1\nname %s\n"
+	fprintf(f, "tracer-process %u\npid %u\nppid 1\nname %s\n"
 		"start_time 1763738412123456789\n"
 		"clock_offset 1763730000000000000\nargv ./%s -v\n%s",
-		pid, pct(name), pct(name), extra);
+		format, pid, pct(name), pct(name), extra);
 	fclose(f);
 	free(rel);
+}
+
+/* process.meta of today's session format (write_meta_format). */
+TB_FN void write_meta(const char *dir, uint32_t pid, const char *name,
+		       const char *extra)
+{
+	write_meta_format(dir, TRACER__SESSION_FORMAT, pid, name, extra);
 }
 
 /* A callsite line. */
