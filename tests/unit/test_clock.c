@@ -228,6 +228,22 @@ static void test_cell_under_signals(void)
 	   (unsigned long long)reads, (int)swaps, (unsigned long long)mixed);
 }
 
+/* The line's time minus clock_gettime()'s, the smallest in 10 tries: a
+ * thread preempted between the two reads sees a gap that is the
+ * scheduler's, not the line's. */
+static int64_t line_gap(const struct tracer_clock *c)
+{
+	int64_t d, best = INT64_MAX;
+	int i;
+
+	for (i = 0; i < 10; i++) {
+		d = (int64_t)(tracer__clock_read(c) - tracer__clock_now());
+		if (llabs(d) < llabs(best))
+			best = d;
+	}
+	return best;
+}
+
 static void test_this_machine(void)
 {
 	struct tracer_clock c;
@@ -243,7 +259,7 @@ static void test_this_machine(void)
 	ret = chk_tsc_line(&c, 50);
 	ok(ret == 0 && c.tsc_hz > 100000000,
 	   "calibrated over 50 ms: %llu Hz", (unsigned long long)c.tsc_hz);
-	d = (int64_t)(tracer__clock_read(&c) - tracer__clock_now());
+	d = line_gap(&c);
 	ok(tracer__clock_cpus_agree(&c, TRACER_CLOCK_CPU_TOLERANCE_NS, why,
 				    sizeof(why)) == 0 &&
 	   d > -20000 && d < 20000,
