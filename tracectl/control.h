@@ -1,8 +1,8 @@
 /*
  * control.h - tracectl's subcommands that talk to tracerd (start, stop,
  * filter, switch, snapshot, trigger, status, list, record) and what they
- * share: option parsing, git-style error lines, number and size
- * arguments, one request/reply exchange with tracerd.
+ * share: number and size arguments, one request/reply exchange with
+ * tracerd. Options and error lines are the one parser's (args.h).
  *
  * Exit statuses: 0 success, 1 runtime failure, 2 usage mistake. Every
  * mistake is one line on stderr, "tracectl: " first.
@@ -15,19 +15,9 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "args.h"
 #include "paths.h"
 #include "proto/wire.h"
-
-#define CTL_OK		0
-#define CTL_FAIL	1
-#define CTL_USAGE	2
-
-/* One subcommand being run. */
-struct tracer__ctl {
-	const char *cmd;		/* "start", "stop"... */
-	const char *usage;		/* its --help text */
-	char socket[TRACER_PATH_MAX];	/* --socket, "" for the default */
-};
 
 /* A subcommand's entry in the one table (commands.c; main.c dispatches
  * through it). */
@@ -52,60 +42,7 @@ int tracer__ctl_trigger(struct tracer__ctl *c, int argc, char **argv);
 extern const struct tracer__ctl_cmd tracer__ctl_cmds[];
 const struct tracer__ctl_cmd *tracer__ctl_find(const char *name);
 
-/* ---- Options ---------------------------------------------------------- */
-
-/* An option of a subcommand: --NAME, --NAME VALUE or --NAME=VALUE. */
-struct tracer__ctl_opt {
-	const char *name;		/* without "--"; NULL ends a table */
-	int key;			/* > 0 */
-	bool arg;			/* takes a value */
-	char letter;			/* -LETTER as well; 0: none */
-};
-
-/* tracer__ctl_next() results besides an option's key. */
-#define CTL_ARG		0		/* a positional argument in val */
-#define CTL_END		(-1)		/* no more arguments */
-#define CTL_STOP	(-2)		/* error shown; status says which */
-
-struct tracer__ctl_args {
-	struct tracer__ctl *ctl;
-	const struct tracer__ctl_opt *opts;
-	const struct tracer__ctl_opt *more_opts;	/* after opts; or NULL */
-	int argc;			/* argv[0] is the subcommand */
-	char **argv;
-	int i;				/* next element */
-	bool only_args;			/* after "--" */
-	bool dash_args;			/* "-x" is an argument, not an option */
-	const char *val;		/* the option's value, or the argument */
-	int status;			/* exit status after CTL_STOP: 1, 2 */
-};
-
-/*
- * Start parsing argv (argv[0] is the subcommand) with the options opts.
- * --socket and --help/-h are always accepted and handled here: --help
- * prints c->usage to stdout and exits with status 0.
- */
-void tracer__ctl_args_init(struct tracer__ctl_args *a, struct tracer__ctl *c,
-			   const struct tracer__ctl_opt *opts, int argc,
-			   char **argv);
-
-/* The next option's key, CTL_ARG, CTL_END or CTL_STOP (see above). */
-int tracer__ctl_next(struct tracer__ctl_args *a);
-
-/* "tracectl: CMD: MESSAGE" on stderr. Returns CTL_USAGE. */
-int tracer__ctl_usage_error(const struct tracer__ctl *c, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-
-/* As above, then " (see 'tracectl CMD --help')". Returns CTL_USAGE. */
-int tracer__ctl_syntax_error(const struct tracer__ctl *c, const char *fmt,
-			     ...) __attribute__((format(printf, 2, 3)));
-
-/* "tracectl: MESSAGE" on stderr. Returns CTL_FAIL. */
-int tracer__ctl_fail(const char *fmt, ...)
-	__attribute__((format(printf, 1, 2)));
-
-/* Only options: a positional argument is a syntax error. */
-int tracer__ctl_no_args(struct tracer__ctl_args *a);
+/* ---- Numbers --------------------------------------------------------- */
 
 /* tracer__ctl_number() flags. */
 #define CTL_NUM_SIZE	1u		/* a size: K, M or G suffix allowed */
@@ -155,9 +92,6 @@ tracer_msg *tracer__ctl_done(const struct tracer__ctl *c, tracer_msg *msg);
  * one line without "tracectl: ". */
 tracer_msg *tracer__ctl_request(const struct tracer__ctl *c, tracer_msg *msg,
 				int want, char *why, size_t n);
-
-/* "tracectl: warning: WARNING" on stderr when warning is not empty. */
-void tracer__ctl_warn(const char *warning);
 
 /* ---- Processes that wait for a session (waiting.c) ------------------- */
 

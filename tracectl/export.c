@@ -420,46 +420,34 @@ static const char export_help[] =
 	"  --no-symbols       addresses without their names\n"
 	"  --no-fd-names      descriptors without their names\n";
 
-int tracer__output_arg(struct tracer_trace_args *a, int argc, char **argv,
-		       int *i, const char **path)
+int tracer__output_arg(struct tracer_trace_args *a, const char *val,
+		       const char **path)
 {
-	const char *arg = argv[*i];
-
-	if (a->only_args || (strcmp(arg, "-o") &&
-			     !tracer__trace_is_opt(arg, "output")))
-		return 0;
-	*path = tracer__trace_value(a, argc, argv, i, "output");
-	if (!*path)
-		return 2;
-	if (!**path)
-		return tracer__trace_usage(a, "--output: empty file name");
-	return 1;
+	if (!val[0])
+		return tracer__ctl_syntax_error(&a->ctl, "--output: empty file "
+						"name");
+	*path = val;
+	return 0;
 }
 
-/* --format FORMAT at argv[*i]: 1 taken, 0 not it, 2 a mistake. */
-static int format_arg(struct tracer_trace_args *a, int argc, char **argv,
-		      int *i)
-{
-	const char *val;
+#define KEY_FORMAT	1
 
-	if (a->only_args || !tracer__trace_is_opt(argv[*i], "format"))
-		return 0;
-	val = tracer__trace_value(a, argc, argv, i, "format");
-	if (!val)
-		return 2;
+static const struct tracer__ctl_opt export_opts[] = {
+	{ "format", KEY_FORMAT, true, 0 },
+	TRACE_OUTPUT_OPT,
+	{ NULL, 0, false, 0 },
+};
+
+/* --format or --output (ctx: the output path). Returns 0 or 2. */
+static int export_arg(struct tracer_trace_args *a, void *ctx, int key,
+		      const char *val)
+{
+	if (key == TRACE_KEY_OUTPUT)
+		return tracer__output_arg(a, val, ctx);
 	if (strcmp(val, "chrome"))
-		return tracer__trace_usage(a, "unknown format '%s'", val);
-	return 1;
-}
-
-/* --format or --output at argv[*i] (ctx: the output path): as
- * tracer__trace_arg() returns. */
-static int export_arg(struct tracer_trace_args *a, void *ctx, int argc,
-		      char **argv, int *i)
-{
-	int ret = format_arg(a, argc, argv, i);
-
-	return ret ? ret : tracer__output_arg(a, argc, argv, i, ctx);
+		return tracer__ctl_syntax_error(&a->ctl, "unknown format "
+						"'%s'", val);
+	return 0;
 }
 
 int tracer__ctl_export(int argc, char **argv)
@@ -469,8 +457,8 @@ int tracer__ctl_export(int argc, char **argv)
 	int ret;
 
 	tracer__trace_args_init(&a, "export");
-	ret = tracer__trace_parse(&a, argc, argv, export_arg, &out_path,
-				  export_usage, export_help);
+	ret = tracer__trace_parse(&a, argc, argv, export_opts, export_arg,
+				  &out_path, export_usage, export_help);
 	if (ret < 0) {
 		setvbuf(stdout, NULL, _IOFBF, 1 << 16);
 		tracer__raise_file_limit();

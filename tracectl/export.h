@@ -48,10 +48,13 @@ int tracer__timeline(const char *dir, const struct tracer_merge_opts *opts,
 
 struct tracer_trace_args;
 
-/* -o FILE, --output FILE or --output=FILE at argv[*i]: *path set.
- * Returns 1 (taken), 0 (not it), 2 (a mistake, reported). */
-int tracer__output_arg(struct tracer_trace_args *a, int argc, char **argv,
-		       int *i, const char **path);
+/* -o FILE, --output FILE or --output=FILE, shared by export and timeline:
+ * its entry in a command's option table, and its value (val) checked into
+ * *path. Returns 0 or 2 (a mistake, reported). */
+#define TRACE_KEY_OUTPUT	0xff
+#define TRACE_OUTPUT_OPT	{ "output", TRACE_KEY_OUTPUT, true, 'o' }
+int tracer__output_arg(struct tracer_trace_args *a, const char *val,
+		       const char **path);
 
 /* ----------------------------------------------------------------------
  * Writing.

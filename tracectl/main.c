@@ -9,7 +9,6 @@
  * --help; mistakes are one line on stderr, git style: exit 2 for usage
  * mistakes, 1 for failures.
  */
-#include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -28,13 +27,6 @@ static void usage(FILE *f)
 	fputs("\n'tracectl COMMAND --help' describes a command's options.\n"
 	      "--socket PATH: tracerd's socket (default: $TRACER_SOCKET, else\n"
 	      "the per-user or system-wide socket).\n", f);
-}
-
-static int syntax(const char *what, const char *arg)
-{
-	fprintf(stderr, "tracectl: %s '%s' (see 'tracectl --help')\n", what,
-		arg);
-	return CTL_USAGE;
 }
 
 /* The command called name, ready to run in c; NULL: none. */
@@ -59,7 +51,8 @@ static int help(int argc, char **argv, struct tracer__ctl *c)
 			     NULL };
 
 	if (argc > 1 && !cmd)
-		return syntax("unknown command", argv[1]);
+		return tracer__ctl_syntax_error(c, "unknown command '%s'",
+						argv[1]);
 	if (cmd && !cmd->usage)		/* it prints its own */
 		return cmd->run(c, 2, cmd_help);
 	if (cmd)
@@ -69,40 +62,43 @@ static int help(int argc, char **argv, struct tracer__ctl *c)
 	return CTL_OK;
 }
 
-/* Options before the command. Returns -1 to go on, or the exit status. */
-static int global_options(int argc, char **argv, struct tracer__ctl *c)
-{
-	static const struct option longopts[] = {
-		{ "socket", required_argument, NULL, 's' },
-		{ "help", no_argument, NULL, 'h' },
-		{ "version", no_argument, NULL, 'V' },
-		{ NULL, 0, NULL, 0 },
-	};
-	char opt[3] = "-?";
-	int ch;
+/* The text of `tracectl --help`, kept for the process's life. */
+static char *usage_text;
 
-	opterr = 0;
-	while ((ch = getopt_long(argc, argv, "+:h", longopts, NULL)) != -1) {
-		if (ch == 's' && strlen(optarg) < sizeof(c->socket) &&
-		    optarg[0]) {
-			strcpy(c->socket, optarg);
-			continue;
-		}
-		if (ch == 's')
-			return syntax("invalid --socket", optarg);
-		if (ch == 'h') {
-			usage(stdout);
-			return CTL_OK;
-		}
-		if (ch == 'V') {
-			printf("tracectl %s\n", PACKAGE_VERSION);
-			return CTL_OK;
-		}
-		opt[1] = (char)optopt;
-		return syntax(ch == ':' ? "missing value for option" :
-			      "unknown option", ch == '?' && optopt ? opt :
-			      argv[optind - 1]);
+#define KEY_VERSION	1
+
+static const struct tracer__ctl_opt global_opts[] = {
+	{ "version", KEY_VERSION, false, 0 },
+	{ NULL, 0, false, 0 },
+};
+
+/* Options before the command (--socket, --help, --version): *first gets
+ * the command's index in argv. Returns -1 to go on, or the exit status. */
+static int global_options(int argc, char **argv, struct tracer__ctl *c,
+			  int *first)
+{
+	struct tracer__ctl_args a;
+	size_t len;
+	FILE *f = open_memstream(&usage_text, &len);
+	int key;
+
+	if (f) {
+		usage(f);
+		fclose(f);
 	}
+	c->usage = usage_text ? usage_text : "";
+	tracer__ctl_args_init(&a, c, global_opts, argc, argv);
+	key = tracer__ctl_next(&a);
+	if (key == KEY_VERSION) {
+		printf("tracectl %s\n", PACKAGE_VERSION);
+		return CTL_OK;
+	}
+	if (key == CTL_STOP)
+		return a.status == CTL_HELP ? CTL_OK : a.status;
+	if (key == CTL_END)
+		return tracer__ctl_syntax_error(c, "no command given");
+	*first = a.i - 1;
+	c->usage = NULL;
 	return -1;
 }
 
@@ -110,21 +106,18 @@ int main(int argc, char **argv)
 {
 	struct tracer__ctl c = { .cmd = NULL };
 	const struct tracer__ctl_cmd *cmd;
-	int ret = global_options(argc, argv, &c);
+	int first = 0, ret = global_options(argc, argv, &c, &first);
 
 	if (ret >= 0)
 		return ret;
-	if (optind >= argc) {
-		fputs("tracectl: no command given (see 'tracectl --help')\n",
-		      stderr);
-		return CTL_USAGE;
-	}
-	argc -= optind;
-	argv += optind;
+	argc -= first;
+	argv += first;
 	if (!strcmp(argv[0], "help"))
-		return help(argc, argv, &c);
-	cmd = command(argv[0], &c);
-	if (!cmd)
-		return syntax("unknown command", argv[0]);
-	return cmd->run(&c, argc, argv);
+		ret = help(argc, argv, &c);
+	else if ((cmd = command(argv[0], &c)))
+		ret = cmd->run(&c, argc, argv);
+	else
+		ret = tracer__ctl_syntax_error(&c, "unknown command '%s'",
+					       argv[0]);
+	return ret == CTL_HELP ? CTL_OK : ret;
 }

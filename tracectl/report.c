@@ -1093,47 +1093,52 @@ static int report(const char *dir, const struct tracer_merge_opts *opts,
 	return status;
 }
 
-/* --sort, --top or --json at argv[*i]: 1 taken, 0 not one, 2 a mistake. */
-static int report_arg(struct tracer_trace_args *a, void *ctx, int argc,
-		      char **argv, int *i)
+enum { KEY_JSON = 1, KEY_SORT, KEY_TOP };
+
+static const struct tracer__ctl_opt report_opts[] = {
+	{ "json", KEY_JSON, false, 0 },
+	{ "sort", KEY_SORT, true, 0 },
+	{ "top", KEY_TOP, true, 0 },
+	{ NULL, 0, false, 0 },
+};
+
+/* --sort KEY. Returns 0 or 2. */
+static int sort_arg(struct tracer_trace_args *a, struct report_args *ra,
+		    const char *val)
 {
-	struct report_args *ra = ctx;
-	const char *val;
-	char *end;
 	int k;
 
-	if (a->only_args)
-		return 0;
-	if (!strcmp(argv[*i], "--json")) {
+	for (k = 0; sort_names[k] && strcmp(sort_names[k], val); k++)
+		;
+	if (!sort_names[k])
+		return tracer__ctl_syntax_error(&a->ctl, "--sort: '%s' is not "
+						"one of total, count, avg, "
+						"max, p99, errors, name", val);
+	ra->sort = (enum sort_key)k;
+	return 0;
+}
+
+/* --sort, --top or --json (ctx: the report's arguments). Returns 0 or 2. */
+static int report_arg(struct tracer_trace_args *a, void *ctx, int key,
+		      const char *val)
+{
+	struct report_args *ra = ctx;
+	char *end;
+
+	if (key == KEY_JSON) {
 		ra->json = true;
-		(*i)++;
-		return 1;
-	}
-	if (tracer__trace_is_opt(argv[*i], "sort")) {
-		val = tracer__trace_value(a, argc, argv, i, "sort");
-		if (!val)
-			return 2;
-		for (k = 0; sort_names[k] && strcmp(sort_names[k], val); k++)
-			;
-		if (!sort_names[k])
-			return tracer__trace_usage(a, "--sort: '%s' is not one "
-						   "of total, count, avg, max, "
-						   "p99, errors, name", val);
-		ra->sort = (enum sort_key)k;
-		return 1;
-	}
-	if (!tracer__trace_is_opt(argv[*i], "top"))
 		return 0;
-	val = tracer__trace_value(a, argc, argv, i, "top");
-	if (!val)
-		return 2;
+	}
+	if (key == KEY_SORT)
+		return sort_arg(a, ra, val);
 	errno = 0;
 	ra->top = strtoull(val, &end, 10);
 	if (*val < '0' || *val > '9' || *end || errno || !ra->top ||
 	    ra->top > 1000000000)
-		return tracer__trace_usage(a, "--top: '%s' is not a number of "
-					   "rows (1 to 1000000000)", val);
-	return 1;
+		return tracer__ctl_syntax_error(&a->ctl, "--top: '%s' is not a "
+						"number of rows (1 to "
+						"1000000000)", val);
+	return 0;
 }
 
 int tracer__ctl_report(int argc, char **argv)
@@ -1143,8 +1148,8 @@ int tracer__ctl_report(int argc, char **argv)
 	int ret;
 
 	tracer__trace_args_init(&a, "report");
-	ret = tracer__trace_parse(&a, argc, argv, report_arg, &ra, usage,
-				  help);
+	ret = tracer__trace_parse(&a, argc, argv, report_opts, report_arg,
+				  &ra, usage, help);
 	if (ret < 0) {
 		setvbuf(stdout, NULL, _IOFBF, 1 << 16);
 		tracer__raise_file_limit();

@@ -487,48 +487,45 @@ struct timeline_args {
 	uint64_t max_items;
 };
 
-/* --max-events N at argv[*i]: 1 taken, 0 not it, 2 a mistake. */
-static int max_arg(struct timeline_args *t, int argc, char **argv, int *i)
+#define KEY_MAX_EVENTS	1
+
+static const struct tracer__ctl_opt timeline_opts[] = {
+	{ "max-events", KEY_MAX_EVENTS, true, 0 },
+	TRACE_OUTPUT_OPT,
+	{ NULL, 0, false, 0 },
+};
+
+/* --max-events or --output (ctx: t). Returns 0 or 2. */
+static int timeline_arg(struct tracer_trace_args *a, void *ctx, int key,
+			const char *val)
 {
-	const char *val;
+	struct timeline_args *t = ctx;
 	char *end;
 
-	if (t->a.only_args || !tracer__trace_is_opt(argv[*i], "max-events"))
-		return 0;
-	val = tracer__trace_value(&t->a, argc, argv, i, "max-events");
-	if (!val)
-		return 2;
+	if (key == TRACE_KEY_OUTPUT)
+		return tracer__output_arg(a, val, &t->out_path);
 	errno = 0;
 	t->max_items = strtoull(val, &end, 10);
 	if (*val < '0' || *val > '9' || *end || errno)
-		return tracer__trace_usage(&t->a, "--max-events: '%s' is not "
-					   "a number of events", val);
-	return 1;
-}
-
-/* --max-events or --output at argv[*i] (ctx: t): as tracer__trace_arg()
- * returns. */
-static int timeline_arg(struct tracer_trace_args *a, void *ctx, int argc,
-			char **argv, int *i)
-{
-	struct timeline_args *t = ctx;
-	int ret = max_arg(t, argc, argv, i);
-
-	return ret ? ret : tracer__output_arg(a, argc, argv, i, &t->out_path);
+		return tracer__ctl_syntax_error(&a->ctl, "--max-events: '%s' "
+						"is not a number of events",
+						val);
+	return 0;
 }
 
 /* Returns -1 to go on, or an exit status. */
 static int timeline_parse(struct timeline_args *t, int argc, char **argv)
 {
-	int ret = tracer__trace_parse(&t->a, argc, argv, timeline_arg, t,
-				      timeline_usage, timeline_help);
+	int ret = tracer__trace_parse(&t->a, argc, argv, timeline_opts,
+				      timeline_arg, t, timeline_usage,
+				      timeline_help);
 
 	if (ret >= 0)
 		return ret;
 	if ((!t->out_path || !strcmp(t->out_path, "-")) &&
 	    isatty(STDOUT_FILENO))
-		return tracer__trace_usage(&t->a, "not writing HTML to a "
-					   "terminal: give -o FILE");
+		return tracer__ctl_syntax_error(&t->a.ctl, "not writing HTML "
+						"to a terminal: give -o FILE");
 	return -1;
 }
 

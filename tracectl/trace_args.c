@@ -4,7 +4,6 @@
  */
 #include <errno.h>
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,47 +11,33 @@
 
 #include "trace_args.h"
 
-int tracer__trace_usage(const struct tracer_trace_args *a, const char *fmt,
-			...)
-{
-	va_list ap;
+/* Keys of the common options. */
+enum {
+	KEY_PID = TRACE_KEY_FIRST, KEY_TID, KEY_EVENTS, KEY_SINCE, KEY_UNTIL,
+	KEY_NO_SYMBOLS, KEY_NO_FD_NAMES,
+};
 
-	fprintf(stderr, "tracectl: %s: ", a->cmd);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fprintf(stderr, " (see 'tracectl %s --help')\n", a->cmd);
-	return 2;
-}
+static const struct tracer__ctl_opt trace_opts[] = {
+	{ "pid", KEY_PID, true, 0 },
+	{ "tid", KEY_TID, true, 0 },
+	{ "events", KEY_EVENTS, true, 0 },
+	{ "since", KEY_SINCE, true, 0 },
+	{ "until", KEY_UNTIL, true, 0 },
+	{ "no-symbols", KEY_NO_SYMBOLS, false, 0 },
+	{ "no-fd-names", KEY_NO_FD_NAMES, false, 0 },
+	{ NULL, 0, false, 0 },
+};
+
+/* A usage mistake of the command. Returns 2. */
+#define usage_error(a, ...) tracer__ctl_syntax_error(&(a)->ctl, __VA_ARGS__)
 
 void tracer__trace_args_init(struct tracer_trace_args *a, const char *cmd)
 {
 	memset(a, 0, sizeof(*a));
-	a->cmd = cmd;
+	a->ctl.cmd = cmd;
+	a->ctl.no_socket = true;
 	a->opts.err = stderr;
 	a->opts.check = true;
-}
-
-bool tracer__trace_is_opt(const char *arg, const char *name)
-{
-	size_t len = strlen(name);
-
-	return arg[0] == '-' && arg[1] == '-' && !strncmp(arg + 2, name, len) &&
-	       (arg[2 + len] == '\0' || arg[2 + len] == '=');
-}
-
-const char *tracer__trace_value(struct tracer_trace_args *a, int argc,
-				char **argv, int *i, const char *name)
-{
-	const char *eq = strchr(argv[*i], '=');
-
-	(*i)++;
-	if (eq)
-		return eq + 1;
-	if (*i < argc)
-		return argv[(*i)++];
-	tracer__trace_usage(a, "option '--%s' needs a value", name);
-	return NULL;
 }
 
 /* --pid / --tid: a thread or process id. Returns 0 or 2. */
@@ -66,10 +51,9 @@ static int id_value(struct tracer_trace_args *a, const char *opt,
 	v = strtoull(val, &end, 10);
 	if (val[0] < '0' || val[0] > '9' || *end || errno || v < 1 ||
 	    v > INT32_MAX)
-		return tracer__trace_usage(a, "--%s: '%s' is not a %s id "
-					   "(1 to %d)", opt, val,
-					   strcmp(opt, "pid") ? "thread" :
-					   "process", INT32_MAX);
+		return usage_error(a, "--%s: '%s' is not a %s id (1 to %d)",
+				   opt, val, strcmp(opt, "pid") ? "thread" :
+				   "process", INT32_MAX);
 	*out = (uint32_t)v;
 	return 0;
 }
@@ -81,14 +65,12 @@ static int time_value(struct tracer_trace_args *a, const char *opt,
 	int ret = tracer__parse_time(val, ns, relative);
 
 	if (ret == -ERANGE)
-		return tracer__trace_usage(a, "--%s: '%s' is too large", opt,
-					   val);
+		return usage_error(a, "--%s: '%s' is too large", opt, val);
 	if (ret)
-		return tracer__trace_usage(a, "--%s: '%s' is not a time "
-					   "(SECONDS[.FRACTION] as view "
-					   "prints them, or +SECONDS from the "
-					   "first event; units s, ms, us, ns)",
-					   opt, val);
+		return usage_error(a, "--%s: '%s' is not a time "
+				   "(SECONDS[.FRACTION] as view prints them, "
+				   "or +SECONDS from the first event; units s, "
+				   "ms, us, ns)", opt, val);
 	return 0;
 }
 
@@ -98,82 +80,59 @@ static int events_value(struct tracer_trace_args *a, const char *val)
 
 	tracer__patterns_free(&a->events);
 	if (tracer__patterns_parse(val, &a->events, err, sizeof(err)))
-		return tracer__trace_usage(a, "--events: %s", err);
+		return usage_error(a, "--events: %s", err);
 	a->opts.events = &a->events;
 	return 0;
 }
 
-/* The option at argv[*i], one of ours. Returns 1 or 2. */
-static int filter_opt(struct tracer_trace_args *a, int argc, char **argv,
-		      int *i, const char *name)
+/* A common option (key, val). Returns 0 or 2. */
+static int trace_opt(struct tracer_trace_args *a, int key, const char *val)
 {
 	struct tracer_merge_opts *o = &a->opts;
-	const char *val = tracer__trace_value(a, argc, argv, i, name);
-	int ret;
 
-	if (!val)
-		return 2;
-	if (!strcmp(name, "pid"))
-		ret = id_value(a, name, val, &o->pid);
-	else if (!strcmp(name, "tid"))
-		ret = id_value(a, name, val, &o->tid);
-	else if (!strcmp(name, "events"))
-		ret = events_value(a, val);
-	else if (!strcmp(name, "since"))
-		ret = time_value(a, name, val, &o->since, &o->since_relative);
-	else
-		ret = time_value(a, name, val, &o->until, &o->until_relative);
-	return ret ? ret : 1;
+	switch (key) {
+	case KEY_PID:
+		return id_value(a, "pid", val, &o->pid);
+	case KEY_TID:
+		return id_value(a, "tid", val, &o->tid);
+	case KEY_EVENTS:
+		return events_value(a, val);
+	case KEY_SINCE:
+		return time_value(a, "since", val, &o->since,
+				  &o->since_relative);
+	case KEY_UNTIL:
+		return time_value(a, "until", val, &o->until,
+				  &o->until_relative);
+	case KEY_NO_SYMBOLS:
+		o->no_symbols = true;
+		return 0;
+	default:
+		o->no_fd_names = true;
+		return 0;
+	}
 }
 
-int tracer__trace_arg(struct tracer_trace_args *a, int argc, char **argv,
-		      int *i)
+/* DIR. Returns 0 or 2. */
+static int dir_arg(struct tracer_trace_args *a, const char *arg)
 {
-	static const char *const names[] = {
-		"pid", "tid", "events", "since", "until",
-	};
-	const char *arg = argv[*i];
-	size_t k;
-
-	if (!a->only_args && !strcmp(arg, "--")) {
-		a->only_args = true;
-		(*i)++;
-		return 1;
-	}
-	if (a->only_args || arg[0] != '-' || !arg[1]) {
-		if (a->dir)
-			return tracer__trace_usage(a, "unexpected argument "
-						   "'%s'", arg);
-		a->dir = arg;
-		(*i)++;
-		return 1;
-	}
-	if (!strcmp(arg, "--no-symbols")) {
-		a->opts.no_symbols = true;
-		(*i)++;
-		return 1;
-	}
-	if (!strcmp(arg, "--no-fd-names")) {
-		a->opts.no_fd_names = true;
-		(*i)++;
-		return 1;
-	}
-	for (k = 0; k < sizeof(names) / sizeof(names[0]); k++)
-		if (tracer__trace_is_opt(arg, names[k]))
-			return filter_opt(a, argc, argv, i, names[k]);
+	if (a->dir)
+		return usage_error(a, "unexpected argument '%s'", arg);
+	a->dir = arg;
 	return 0;
 }
 
-int tracer__trace_args_done(struct tracer_trace_args *a)
+/* Once every argument is taken: DIR must have been given, and --until
+ * not before --since. Returns 0 or 2 (reported). */
+static int args_done(struct tracer_trace_args *a)
 {
 	if (!a->dir)
-		return tracer__trace_usage(a, "missing DIR");
+		return usage_error(a, "missing DIR");
 	/* Both times of the same form: compared now (trace_merge.h: else
 	 * once the first event of the trace is known). */
 	if (a->opts.since_relative == a->opts.until_relative &&
 	    (a->opts.until || a->opts.until_relative) &&
 	    a->opts.until < a->opts.since)
-		return tracer__trace_usage(a, "--until is before --since");
+		return usage_error(a, "--until is before --since");
 	return 0;
 }
 
@@ -182,38 +141,33 @@ void tracer__trace_args_free(struct tracer_trace_args *a)
 	tracer__patterns_free(&a->events);
 }
 
-/* Is arg --help or -h (before any "--")? */
-static bool is_help(const struct tracer_trace_args *a, const char *arg)
-{
-	return !a->only_args && (!strcmp(arg, "--help") || !strcmp(arg, "-h"));
-}
-
 int tracer__trace_parse(struct tracer_trace_args *a, int argc, char **argv,
+			const struct tracer__ctl_opt *own_opts,
 			tracer_trace_own_fn own, void *ctx, const char *usage,
 			const char *help)
 {
-	int i = 1, ret;
+	struct tracer__ctl_args p;
+	int key, ret = 0;
 
-	while (i < argc) {
-		const char *arg = argv[i];
-
-		if (is_help(a, arg)) {
-			printf("%s%s", usage, help);
-			return 0;
-		}
-		ret = own ? own(a, ctx, argc, argv, &i) : 0;
-		if (ret == 0)
-			ret = tracer__trace_arg(a, argc, argv, &i);
-		if (ret == 0)
-			return tracer__trace_usage(a, "unknown option '%s'",
-						   arg);
-		if (ret != 1)
-			return ret;
+	a->ctl.usage = usage;
+	a->ctl.help = help;
+	tracer__ctl_args_init(&p, &a->ctl, own_opts ? own_opts : trace_opts,
+			      argc, argv);
+	p.more_opts = own_opts ? trace_opts : NULL;
+	while (!ret && (key = tracer__ctl_next(&p)) != CTL_END) {
+		if (key == CTL_STOP)
+			return p.status == CTL_HELP ? CTL_OK : p.status;
+		if (key == CTL_ARG)
+			ret = dir_arg(a, p.val);
+		else if (key >= TRACE_KEY_FIRST)
+			ret = trace_opt(a, key, p.val);
+		else
+			ret = own(a, ctx, key, p.val);
 	}
-	ret = tracer__trace_args_done(a);
+	if (!ret)
+		ret = args_done(a);
 	return ret ? ret : -1;
 }
-
 
 void tracer__raise_file_limit(void)
 {

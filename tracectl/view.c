@@ -289,49 +289,51 @@ int tracer__view_dir(const char *dir, FILE *out, FILE *err)
 	return tracer__view(dir, &opts, out);
 }
 
-/* --follow or --lag at argv[*i]: 1 taken, 0 not one, 2 a mistake. */
-static int follow_arg(struct tracer_trace_args *a, void *ctx, int argc,
-		      char **argv, int *i)
+enum { KEY_FOLLOW = 1, KEY_LAG };
+
+static const struct tracer__ctl_opt view_opts[] = {
+	{ "follow", KEY_FOLLOW, false, 0 },
+	{ "lag", KEY_LAG, true, 0 },
+	{ NULL, 0, false, 0 },
+};
+
+/* --follow or --lag (ctx: f). Returns 0 or 2. */
+static int follow_arg(struct tracer_trace_args *a, void *ctx, int key,
+		      const char *val)
 {
 	struct follow_args *f = ctx;
-	const char *val;
 	char *end;
 
-	if (a->only_args)
-		return 0;
-	if (!strcmp(argv[*i], "--follow")) {
+	if (key == KEY_FOLLOW) {
 		f->on = true;
-		(*i)++;
-		return 1;
-	}
-	if (!tracer__trace_is_opt(argv[*i], "lag"))
 		return 0;
-	val = tracer__trace_value(a, argc, argv, i, "lag");
-	if (!val)
-		return 2;
+	}
 	errno = 0;
 	f->lag_ms = strtoull(val, &end, 10);
 	if (*val < '0' || *val > '9' || *end || errno ||
 	    f->lag_ms > 3600000)
-		return tracer__trace_usage(a, "--lag: '%s' is not a number of "
-					   "milliseconds up to 3600000", val);
-	return 1;
+		return tracer__ctl_syntax_error(&a->ctl, "--lag: '%s' is not a "
+						"number of milliseconds up to "
+						"3600000", val);
+	return 0;
 }
 
 /* Returns -1 to go on, or an exit status. */
 static int parse(struct tracer_trace_args *a, struct follow_args *f,
 		 int argc, char **argv)
 {
-	int ret = tracer__trace_parse(a, argc, argv, follow_arg, f, usage,
-				      help);
+	int ret = tracer__trace_parse(a, argc, argv, view_opts, follow_arg,
+				      f, usage, help);
 
 	if (ret >= 0)
 		return ret;
 	if (f->lag_ms != FOLLOW_LAG_MS && !f->on)
-		return tracer__trace_usage(a, "--lag without --follow");
+		return tracer__ctl_syntax_error(&a->ctl, "--lag without "
+						"--follow");
 	if (f->on && (a->opts.since_relative || a->opts.until_relative))
-		return tracer__trace_usage(a, "--follow takes --since and "
-					   "--until as times, not +TIME");
+		return tracer__ctl_syntax_error(&a->ctl, "--follow takes "
+						"--since and --until as times, "
+						"not +TIME");
 	return -1;
 }
 

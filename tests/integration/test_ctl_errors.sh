@@ -73,11 +73,15 @@ unreachable="No such file or directory"
 fails 2 "tracectl: no command given (see 'tracectl --help')"
 fails 2 "tracectl: unknown command 'frob' (see 'tracectl --help')" frob
 fails 2 "tracectl: unknown option '--frob' (see 'tracectl --help')" --frob
-fails 2 "tracectl: missing value for option '--socket' (see 'tracectl --help')" \
+fails 2 "tracectl: option '--socket' needs a value (see 'tracectl --help')" \
 	--socket
-run --help
-report "tracectl --help lists every command" eval \
-	'[ $rc -eq 0 ] && [ -z "$err" ] && lists_all'
+fails 2 "tracectl: option '--version' takes no value (see 'tracectl --help')" \
+	--version=1
+for h in --help -h; do
+	run $h
+	report "tracectl $h lists every command" eval \
+		'[ $rc -eq 0 ] && [ -z "$err" ] && lists_all'
+done
 run --version
 report "tracectl --version" eval '[ $rc -eq 0 ] && [[ $out == "tracectl "* ]]'
 
@@ -95,18 +99,27 @@ for c in $CMDS; do
 		'[ $rc -eq 0 ] && [[ $out == "usage: tracectl $c"* ]]'
 done
 
-# The commands that read a trace: the same usage lines, and --help.
-for c in view export timeline; do
+# The commands that read a trace: the same parser, the same usage lines,
+# and --help; they take no --socket.
+for c in view export timeline report; do
 	fails 2 "tracectl: $c: unknown option '--frob' (see 'tracectl $c --help')" \
 		$c --frob
+	fails 2 "tracectl: $c: unknown option '--socket' (see 'tracectl $c --help')" \
+		$c "$T" --socket /tmp/x
+	fails 2 "tracectl: $c: option '--no-symbols' takes no value (see 'tracectl $c --help')" \
+		$c "$T" --no-symbols=yes
+	fails 2 "tracectl: $c: option '--pid' needs a value (see 'tracectl $c --help')" \
+		$c "$T" --pid
 	fails 2 "tracectl: $c: missing DIR (see 'tracectl $c --help')" $c
 	fails 2 "tracectl: $c: --since: 'soon' is not a time (SECONDS[.FRACTION] as view prints them, or +SECONDS from the first event; units s, ms, us, ns) (see 'tracectl $c --help')" \
 		$c "$T" --since soon
 	fails 2 "tracectl: $c: --until is before --since (see 'tracectl $c --help')" \
 		$c "$T" --since +2s --until +1500ms
-	run $c --help
-	report "tracectl $c --help: usage on stdout, exit 0" eval \
-		'[ $rc -eq 0 ] && [ -z "$err" ] && [[ $out == "usage: tracectl $c"* ]]'
+	for h in --help -h; do
+		run $c $h
+		report "tracectl $c $h: usage on stdout, exit 0" eval \
+			'[ $rc -eq 0 ] && [ -z "$err" ] && [[ $out == "usage: tracectl $c"* ]]'
+	done
 done
 
 for c in stop switch snapshot status; do

@@ -710,7 +710,7 @@ static void test_usage(void)
 
 	usage_error("export", "--format", "xml", "unknown format 'xml'",
 		    "export --format xml: usage error");
-	usage_error("export", "-o", NULL, "option '--output' needs a value",
+	usage_error("export", "-o", NULL, "option '-o' needs a value",
 		    "export -o without FILE");
 	usage_error("export", "-x", NULL, "unknown option '-x'",
 		    "export: an unknown option");
