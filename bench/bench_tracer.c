@@ -133,7 +133,7 @@
 #define FLOOR_BYTES		(4u << 20)	/* a default channel's size */
 #define DRAIN_CHUNK		256	/* events between stop-flag checks */
 #define PACE_PERIOD_NS		1000000ULL
-#define PACKET_HEADER		80
+#define PACKET_HEADER		TRACER_RB_PACKET_SIZE
 #define CTF_MAGIC		0xC1FC1FC1u
 #define MAX_PACKET		(1u << 30)
 #define PATH_BYTES		4096
@@ -1247,9 +1247,12 @@ static void count_file(const char *path, bool vital,
 		if (!read_full(fd, buf, PACKET_HEADER))
 			break;
 		memcpy(&magic, buf, 4);
-		memcpy(&content, buf + 32, 8);
-		memcpy(&size, buf + 40, 8);
-		memcpy(&discarded, buf + 56, 8);
+		memcpy(&content, buf + offsetof(struct tracer_rb_packet,
+						content_size), 8);
+		memcpy(&size, buf + offsetof(struct tracer_rb_packet,
+					     packet_size), 8);
+		memcpy(&discarded, buf + offsetof(struct tracer_rb_packet,
+						  events_discarded), 8);
 		content /= 8;
 		size /= 8;
 		if (magic != CTF_MAGIC || content < PACKET_HEADER ||

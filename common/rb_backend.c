@@ -157,8 +157,8 @@ int tracer__rb_check_header(const void *region, uint64_t size,
 	if (copy->header_size != TRACER_RB_HEADER_SIZE ||
 	    copy->packet_header_size != TRACER_RB_PACKET_SIZE ||
 	    copy->event_header_size != TRACER_RB_COMPACT_SIZE)
-		return fail(why, "channel header sizes do not match version 2",
-			    -EINVAL);
+		return fail(why, "channel header sizes do not match this "
+			    "layout version", -EINVAL);
 	if (copy->mode != TRACER_RB_DISCARD && copy->mode != TRACER_RB_FLIGHT)
 		return fail(why, "unknown channel mode", -EINVAL);
 	ret = check_orders(copy->subbuf_order, copy->count_order, why);

@@ -5,7 +5,8 @@
  * tracerd (the reader) both map. Everything in it is addressed by offsets
  * from the start of the region, never by pointers, and every structure
  * starts with what a reader needs to check it: magic, version, sizes.
- * Fields are only ever added at the end of a structure; `header_size`,
+ * Fields are only ever added at the end of a structure, or the version
+ * changes (3 moved fields inside the packet header); `header_size`,
  * `packet_header_size` and `event_header_size` say how large the writer's
  * structures are.
  *

@@ -86,12 +86,14 @@ void tracer__ctl_args_init(struct tracer__ctl_args *a, struct tracer__ctl *c,
 	a->i = 1;
 }
 
+/* Stop parsing with the exit status status. Returns CTL_STOP. */
 static int stop(struct tracer__ctl_args *a, int status)
 {
 	a->status = status;
 	return CTL_STOP;
 }
 
+/* The option of table t named name (len bytes), or NULL. */
 static const struct tracer__ctl_opt *lookup(const struct tracer__ctl_opt *t,
 					    const char *name, size_t len)
 {
@@ -190,6 +192,8 @@ static const struct tracer__ctl_opt *short_opt(struct tracer__ctl_args *a,
 	return o;
 }
 
+/* The option arg ("-..."): its key, KEY_HELP, CTL_ARG (dash_args) or
+ * CTL_STOP (reported). */
 static int option(struct tracer__ctl_args *a, const char *arg)
 {
 	const struct tracer__ctl_opt *o;

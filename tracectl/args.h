@@ -45,8 +45,8 @@ struct tracer__ctl_opt {
 /* tracer__ctl_next() results besides an option's key. */
 #define CTL_ARG		0		/* a positional argument in val */
 #define CTL_END		(-1)		/* no more arguments */
-#define CTL_STOP	(-2)		/* help shown (status CTL_HELP) or an
-					   error (status 1 or 2) */
+#define CTL_STOP	(-2)		/* help shown (status CTL_HELP) or a
+					   mistake (status 2), reported */
 
 struct tracer__ctl_args {
 	struct tracer__ctl *ctl;

@@ -12,31 +12,35 @@
 #include "report.h"
 #include "view.h"
 
-/* The commands that read a trace directory: no daemon, no --socket. */
+/* The commands that read a trace directory: no daemon, no --socket,
+ * not even before the command's name. Returns 0, or CTL_USAGE
+ * (reported). */
+static int no_socket(struct tracer__ctl *c)
+{
+	if (!c->socket[0])
+		return 0;
+	return tracer__ctl_syntax_error(c, "unknown option '--socket'");
+}
+
 static int view_cmd(struct tracer__ctl *c, int argc, char **argv)
 {
-	(void)c;
-	return tracer__ctl_view(argc, argv);
+	return no_socket(c) ? CTL_USAGE : tracer__ctl_view(argc, argv);
 }
 
 static int export_cmd(struct tracer__ctl *c, int argc, char **argv)
 {
-	(void)c;
-	return tracer__ctl_export(argc, argv);
+	return no_socket(c) ? CTL_USAGE : tracer__ctl_export(argc, argv);
 }
 
 static int timeline_cmd(struct tracer__ctl *c, int argc, char **argv)
 {
-	(void)c;
-	return tracer__ctl_timeline(argc, argv);
+	return no_socket(c) ? CTL_USAGE : tracer__ctl_timeline(argc, argv);
 }
 
 static int report_cmd(struct tracer__ctl *c, int argc, char **argv)
 {
-	(void)c;
-	return tracer__ctl_report(argc, argv);
+	return no_socket(c) ? CTL_USAGE : tracer__ctl_report(argc, argv);
 }
-
 
 #define SOCKET_HELP \
 	"  --socket PATH         tracerd's socket (default: $TRACER_SOCKET,\n" \

@@ -42,7 +42,8 @@ static const struct tracer__ctl_cmd *command(const char *name,
 	return cmd;
 }
 
-/* `tracectl help [COMMAND]`. */
+/* `tracectl help [COMMAND]`. Returns the exit status (CTL_HELP for a
+ * command's own help). */
 static int help(int argc, char **argv, struct tracer__ctl *c)
 {
 	const struct tracer__ctl_cmd *cmd = argc > 1 ? command(argv[1], c)
@@ -62,9 +63,6 @@ static int help(int argc, char **argv, struct tracer__ctl *c)
 	return CTL_OK;
 }
 
-/* The text of `tracectl --help`, kept for the process's life. */
-static char *usage_text;
-
 #define KEY_VERSION	1
 
 static const struct tracer__ctl_opt global_opts[] = {
@@ -78,23 +76,21 @@ static int global_options(int argc, char **argv, struct tracer__ctl *c,
 			  int *first)
 {
 	struct tracer__ctl_args a;
-	size_t len;
-	FILE *f = open_memstream(&usage_text, &len);
 	int key;
 
-	if (f) {
-		usage(f);
-		fclose(f);
-	}
-	c->usage = usage_text ? usage_text : "";
+	c->usage = "";		/* --help: usage(), below */
 	tracer__ctl_args_init(&a, c, global_opts, argc, argv);
 	key = tracer__ctl_next(&a);
 	if (key == KEY_VERSION) {
 		printf("tracectl %s\n", PACKAGE_VERSION);
 		return CTL_OK;
 	}
+	if (key == CTL_STOP && a.status == CTL_HELP) {
+		usage(stdout);
+		return CTL_OK;
+	}
 	if (key == CTL_STOP)
-		return a.status == CTL_HELP ? CTL_OK : a.status;
+		return a.status;
 	if (key == CTL_END)
 		return tracer__ctl_syntax_error(c, "no command given");
 	*first = a.i - 1;

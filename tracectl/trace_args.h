@@ -1,16 +1,18 @@
 /*
  * trace_args.h - the command line shared by the commands that read a trace
- * (`tracectl view`, `export`, `timeline`):
+ * (`tracectl view`, `export`, `timeline`, `report`), each with options of
+ * its own besides:
  *
  *   DIR [--pid PID] [--tid TID] [--events PATTERNS] [--since TIME]
  *       [--until TIME] [--no-symbols] [--no-fd-names]
  *
  * Options take their value as the next argument or after `=` (the one
  * parser of args.h). Mistakes are one line on stderr,
- * "tracectl: CMD: ... (see 'tracectl CMD --help')", and exit status 2 (--until before --since too, when both are TIME or
- * both +TIME). The options also set opts.check: +TIME counts from the
- * first event of the whole trace, whatever --pid and --tid select, and
- * a selection that matches nothing is said, exit status 1 (trace_merge.h).
+ * "tracectl: CMD: ... (see 'tracectl CMD --help')", and exit status 2
+ * (--until before --since too, when both are TIME or both +TIME). The
+ * options also set opts.check: +TIME counts from the first event of the
+ * whole trace, whatever --pid and --tid select, and a selection that
+ * matches nothing is said, exit status 1 (trace_merge.h).
  */
 #ifndef TRACER_TRACE_ARGS_H
 #define TRACER_TRACE_ARGS_H

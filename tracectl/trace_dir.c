@@ -651,6 +651,11 @@ int tracer__chan_open(struct tracer_chan *c, const char *path,
 	struct stat st;
 
 	memset(c, 0, sizeof(*c));
+	c->fd = -1;
+	if (format < TRACER__SESSION_FORMAT_OLDEST ||
+	    format > TRACER__SESSION_FORMAT)
+		return fail(err, err_size, -EINVAL, "%s: unsupported format "
+			    "version %" PRIu32, path, format);
 	c->format = format;
 	c->fd = tracer__open_regular(path, &st);
 	if (c->fd < 0) {
@@ -837,7 +842,8 @@ static int reserve(struct tracer_chan *c, uint64_t n, char *err,
 	return 0;
 }
 
-/* A packet header of session format 2 in today's layout. */
+/* A packet header of session format 2 (TRACER__SESSION_FORMAT_OLDEST)
+ * in today's layout. */
 static void from_v2(struct tracer_rb_packet *h)
 {
 	struct tracer_rb_packet_v2 old;
@@ -863,8 +869,8 @@ static int read_header(const struct tracer_chan *c, uint64_t off,
 {
 	int ret = pread_full(c->fd, h, sizeof(*h), off);
 
-	if (!ret && c->format == 2)
-		from_v2(h);
+	if (!ret && c->format == TRACER__SESSION_FORMAT_OLDEST)
+		from_v2(h);		/* the one older format read */
 	return ret;
 }
 

@@ -142,7 +142,8 @@ struct tracer_chan_record {
  * session format `format` (its process.meta's version: 2 or 3, which
  * differ in the packet header's layout, rb_layout.h).
  * Returns 0, or the negative errno of open/fstat (err: "cannot open
- * 'PATH': ..."), -EINVAL (not a regular file), -ENOMEM.
+ * 'PATH': ..."), -EINVAL (not a regular file, or a format other than 2
+ * and 3), -ENOMEM.
  */
 int tracer__chan_open(struct tracer_chan *c, const char *path,
 		      uint32_t format, char *err, size_t err_size);

@@ -1,7 +1,9 @@
 /*
  * fuzz_view.c - libFuzzer target: the trace reader of tracectl view and
  * export (tracectl/trace_dir.c) on any channel file or process.meta.
- * Input: byte 0 even: the rest is a channel file; odd: a process.meta.
+ * Input: byte 0 even: the rest is a channel file, of session format 2
+ * (the older packet layout) when bit 1 is set, else of today's format;
+ * odd: a process.meta.
  * Every record must be within the file; nothing may crash, hang or leak.
  */
 #include <errno.h>
@@ -48,16 +50,14 @@ static int put_file(const uint8_t *data, size_t size)
 	return fclose(f);
 }
 
-static void read_channel(uint64_t size)
+static void read_channel(uint64_t size, unsigned format)
 {
 	struct tracer_chan c;
 	struct tracer_chan_record rec;
 	char err[512];
 	int ret, n;
 
-	/* Either packet layout (session formats 2 and 3), by the size. */
-	if (tracer__chan_open(&c, path, size % 2 ? 2 : TRACER__SESSION_FORMAT,
-			      err, sizeof(err))) {
+	if (tracer__chan_open(&c, path, format, err, sizeof(err))) {
 		tracer__chan_close(&c);
 		return;
 	}
@@ -81,7 +81,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (size < 1 || put_file(data + 1, size - 1))
 		return 0;
 	if (data[0] % 2 == 0)
-		read_channel(size - 1);
+		read_channel(size - 1, data[0] & 2 ? 2 : TRACER__SESSION_FORMAT);
 	else if (tracer__meta_load(&m, path, err, sizeof(err)) == 0)
 		tracer__meta_free(&m);
 	return 0;

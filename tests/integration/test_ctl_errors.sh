@@ -106,6 +106,8 @@ for c in view export timeline report; do
 		$c --frob
 	fails 2 "tracectl: $c: unknown option '--socket' (see 'tracectl $c --help')" \
 		$c "$T" --socket /tmp/x
+	fails 2 "tracectl: $c: unknown option '--socket' (see 'tracectl $c --help')" \
+		--socket /tmp/x $c "$T"
 	fails 2 "tracectl: $c: option '--no-symbols' takes no value (see 'tracectl $c --help')" \
 		$c "$T" --no-symbols=yes
 	fails 2 "tracectl: $c: option '--pid' needs a value (see 'tracectl $c --help')" \

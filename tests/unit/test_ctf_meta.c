@@ -341,8 +341,8 @@ static void test_preamble(void)
 	    "\t\tuint64_clock_monotonic_t timestamp_end;\n"
 	    "\t\tuint64_t content_size;\n\t\tuint64_t packet_size;\n"
 	    "\t\tuint64_t packet_seq_num;\n\t\tuint64_t events_discarded;\n"
-	    "\t};\n", "packet context as on disk, the bookkeeping after tid skipped "
-	    "by timestamp_begin's alignment");
+	    "\t};\n", "packet context as on disk, the bookkeeping after tid "
+	    "skipped by timestamp_begin's alignment");
 	has(s, "\t\tenum : integer { size = 12; align = 64; signed = false; "
 	    "} {\n\t\t\tcompact = 0 ... 4094,\n\t\t\textended = 4095\n"
 	    "\t\t} id;\n", "event header: a 12-bit id, 64-bit aligned, "
