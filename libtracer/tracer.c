@@ -325,12 +325,46 @@ static bool await_pool(struct tracer__thread *t)
 	return take_buffer(t, false);
 }
 
+/* A wait for a buffer (await_buffer()) came to nothing: the next threads
+ * do not wait again. */
+static bool buffers_late;
+
+#define AWAIT_BUFFER_MS		1000	/* await_buffer(): at most */
+#define AWAIT_BUFFER_STEP_US	500	/* between two looks */
+
+/*
+ * Every stash slot is taken (threads that ended without a buffer wait in
+ * them for one) and no buffer is free, although the pool came: the
+ * failed acquire asked tracerd for more (pool.c, want_grow), and threads
+ * ending now give theirs back. Wait for one, a second at most, rather
+ * than drop the event: not in a handler, nor in an allocator's event, and
+ * once per process if none comes. Returns true when t has a buffer.
+ */
+static bool await_buffer(struct tracer__thread *t)
+{
+	struct timespec step = { 0, AWAIT_BUFFER_STEP_US * 1000L };
+	int i;
+
+	if (__atomic_load_n(&buffers_late, __ATOMIC_RELAXED) ||
+	    tracer__client_pending() || tracer__in_handler() ||
+	    tracer__wrap_alloc)
+		return false;
+	for (i = 0; i < AWAIT_BUFFER_MS * 1000 / AWAIT_BUFFER_STEP_US; i++) {
+		if (take_buffer(t, false))
+			return true;
+		nanosleep(&step, NULL);
+	}
+	__atomic_store_n(&buffers_late, true, __ATOMIC_RELAXED);
+	return false;
+}
+
 /*
  * No buffer for a thread's first event: its events go into a stash
  * (stash.c) until one is free. With every stash slot taken (a burst of
- * threads that ended before the pool came), the pool tracerd is sending
- * is waited for rather than the events dropped. Returns false when there
- * is no stash either: the event is dropped, counted.
+ * threads that ended before the pool came, or before a buffer was free),
+ * the pool tracerd is sending, or else a buffer, is waited for rather
+ * than the events dropped. Returns false when there is no stash either:
+ * the event is dropped, counted.
  */
 static bool enter_stash(struct tracer__thread *t,
 			const struct tracer_control_state *st,
@@ -344,7 +378,7 @@ static bool enter_stash(struct tracer__thread *t,
 				pthread_setspecific(exit_key, t);
 			return true;
 		}
-		if (await_pool(t))
+		if (await_pool(t) || await_buffer(t))
 			return true;
 	}
 	count_lost(t, cs);
