@@ -70,10 +70,16 @@ for c in view export timeline; do
 		eval '[ $rc -eq 1 ] && [ ! -s "$T/o" ] &&
 		      [ "$(cat "$T/e")" = "tracectl: no events of thread $none in '\''$dir'\''" ]'
 done
-sel --pid "$pid_a" --since "$at"
+# 1 ns after A's last event: tracerd stamps A's process_exit when it sees
+# the death, which may come after B has started.
+a_end=$(ns "$(awk -v p="$pid_a" '$3 == p { t = $1 } END { print t }' "$T/all")")
+after_a=$(printf '%d.%09d' $(((a_end + 1) / 1000000000)) \
+	$(((a_end + 1) % 1000000000)))
+sel --pid "$pid_a" --since "$after_a"
 check "--pid A --since after A's end: exit 1, said" \
 	eval '[ $rc -eq 1 ] && [ ! -s "$T/o" ] &&
-	      [ "$(cat "$T/e")" = "tracectl: no events of process $pid_a from $at in '\''$dir'\''" ]'
+	      [ "$(cat "$T/e")" = "tracectl: no events of process $pid_a from $after_a in '\''$dir'\''" ]'
+[ $rc -eq 1 ] || sed 's/^/# /' "$T/o" "$T/e" | head -n 5
 sel --since +${rel}ns --until "$(head -n 1 "$T/all" | cut -d' ' -f1)"
 check "--until TIME before --since +T: exit 1, said, nothing shown" \
 	eval '[ $rc -eq 1 ] && [ ! -s "$T/o" ] &&
