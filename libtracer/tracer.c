@@ -886,6 +886,7 @@ static void fork_child(void)
 	process_start_session = 0;
 	lost_unbuffered = 0;		/* the parent's to tell */
 	pool_late = false;
+	buffers_late = false;
 	tracer__stash_fork_child();
 	tracer__fd_owner_pid = (uint32_t)getpid();
 	WRAP_GUARD_ENTER();
