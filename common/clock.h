@@ -44,6 +44,7 @@
 #ifndef TRACER_CLOCK_H
 #define TRACER_CLOCK_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <time.h>
 
@@ -168,6 +169,38 @@ tracer__clock_cell_read(const struct tracer_clock_cell *cell)
 		if (tracer_likely(TRACER_CLOCK_READ_SEQ(cell) == s))
 			return ns;
 	}
+}
+
+/*
+ * One try at the time by a thread's cell, for the event fast path, where
+ * nothing loops: false when the cell is not a TSC clock, the TSC reads
+ * before the anchor, or a handler replaced the cell meanwhile; the
+ * caller then takes its slow path, which reads with
+ * tracer__clock_cell_read().
+ */
+static tracer_always_inline bool
+tracer__clock_cell_try_tsc(const struct tracer_clock_cell *cell, uint64_t *ns)
+{
+#if TRACER_CLOCK_HAVE_TSC
+	uint32_t s = TRACER_CLOCK_READ_SEQ(cell);
+	uint64_t d;
+
+	if (tracer_unlikely(cell->clock.kind != TRACER_CLOCK_TSC))
+		return false;
+	d = tracer__rdtsc() - cell->clock.tsc_base;
+	if (tracer_unlikely((int64_t)d < 0))
+		return false;
+	*ns = cell->clock.ns_base + (uint64_t)(((unsigned __int128)d *
+						 cell->clock.mult) >>
+					       TRACER_CLOCK_SHIFT);
+	/* The clock's loads before the second look at seq. */
+	__asm__ __volatile__("" ::: "memory");
+	return TRACER_CLOCK_READ_SEQ(cell) == s;
+#else
+	(void)cell;
+	(void)ns;
+	return false;
+#endif
 }
 
 /*

@@ -81,6 +81,8 @@ struct tracer_rb_writer {
 	 * reserved (0: none yet): how far a compact time may reach
 	 * (rb_write.h). */
 	uint64_t ref_ts;
+	uint64_t bufmask;		/* B - 1: position to data offset */
+	uint64_t slot_mask;		/* N - 1: sub-buffer to commit slot */
 };
 
 /* Reservation context, on the writer's stack between reserve and commit. */
@@ -209,6 +211,8 @@ int tracer__rb_reserve_slow(struct tracer_rb_writer *w,
 			    uint32_t payload_size);
 void tracer__rb_close_exact(struct tracer_rb_writer *w,
 			    const struct tracer_rb_ctx *ctx);
+void tracer__rb_write_words_slow(struct tracer_rb_writer *w, uint32_t id,
+				 const void *src, size_t stride, uint32_t n);
 
 /*
  * Reserve as tracer__rb_reserve() does, but stamp the record (and the

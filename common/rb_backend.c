@@ -194,6 +194,8 @@ int tracer__rb_writer_attach(struct tracer_rb_writer *w, void *region,
 	w->smask = geo.subbuf_size - 1;
 	w->cmask = ~0ULL >> geo.count_order;
 	w->bufsize = geo.subbuf_size * geo.subbuf_count;
+	w->bufmask = w->bufsize - 1;
+	w->slot_mask = geo.subbuf_count - 1;
 	w->subbuf_order = geo.subbuf_order;
 	w->count_order = geo.count_order;
 	w->lap_shift = geo.subbuf_order + geo.count_order;

@@ -67,6 +67,17 @@ static inline uint64_t tracer__rb_compact_word(uint32_t id, uint32_t size,
 	       (ts & TRACER_RB_TIME_MASK) << TRACER__RB_TIME_SHIFT;
 }
 
+/* The id and the record size a compact header word says. */
+static inline uint32_t tracer__rb_compact_id(uint64_t w)
+{
+	return (uint32_t)(w >> TRACER__RB_ID_SHIFT) & 0xfff;
+}
+
+static inline uint32_t tracer__rb_compact_size(uint64_t w)
+{
+	return (uint32_t)((w >> TRACER__RB_SIZE_SHIFT) & 0xfff) * 8;
+}
+
 /* May a record of event id and size bytes have a compact header at all? */
 static inline int tracer__rb_compact_fits(uint32_t id, uint32_t size)
 {

@@ -21,6 +21,7 @@
  * before it wrote the begin fields.
  */
 #include <errno.h>
+#include <string.h>
 
 #include "rb.h"
 
@@ -251,6 +252,25 @@ int tracer__rb_reserve_at(struct tracer_rb_writer *w,
 	if (payload_size > w->max_payload)
 		return -EMSGSIZE;
 	return reserve_slow(w, ctx, id, payload_size, &ts);
+}
+
+void tracer__rb_write_words_slow(struct tracer_rb_writer *w, uint32_t id,
+				 const void *src, size_t stride, uint32_t n)
+{
+	struct tracer_rb_ctx ctx;
+	char *p;
+	uint32_t i;
+
+	if (tracer__rb_reserve(w, &ctx, id, 8 * n)) {
+		/* -ENOBUFS was counted by the channel; count -EMSGSIZE too. */
+		if (8 * n > w->max_payload)
+			tracer__local_inc64(&w->hdr->lost);
+		return;
+	}
+	p = ctx.payload;
+	for (i = 0; i < n; i++)
+		memcpy(p + 8 * i, (const char *)src + i * stride, 8);
+	tracer__rb_commit(w, &ctx);
 }
 
 /* The record in ctx ends exactly at a boundary: it closes its sub-buffer. */

@@ -63,6 +63,8 @@ const struct tracer_control tracer__idle_control = {
 };
 
 const void *volatile tracer_control_page = &tracer__idle_control;
+_Static_assert(TRACER_CHANNEL_DEFAULT == 0 && TRACER_CHANNEL_VITAL == 1,
+	       "the fast path picks a channel by cs->vital & 1");
 _Static_assert(offsetof(struct tracer_control, epoch) ==
 	       TRACER__CONTROL_EPOCH, "the epoch call sites read");
 
@@ -583,19 +585,19 @@ void tracer__thread_signal(void)
 }
 
 /*
- * One event of cs. Leaves errno as it found it, which the C library
- * wrappers count on (wrap.h): the fast path calls nothing that sets it,
- * thread_sync() and the wake-up of tracerd (pool.c) restore it.
+ * One event of cs, when the fast path in tracer_record_emit() cannot
+ * take it: the thread's epoch is not the control page's, or cs's word is
+ * not from the enable table in force, or its values are not all 8 bytes.
  */
-void tracer_record_emit(const struct tracer_callsite *cs,
-			const union tracer_arg *args)
+static __attribute__((noinline)) void
+emit_slow(struct tracer__thread *t, const struct tracer_callsite *cs,
+	  const union tracer_arg *args)
 {
-	struct tracer__thread *t = &tls;
 	uint64_t e = TRACER_READ_ONCE(tracer__control->epoch);
 	struct tracer_rb_writer *w;
 	uint32_t en;
 
-	if (tracer_unlikely(e != t->epoch) && (e == 0 || !thread_sync(t, cs)))
+	if (e != t->epoch && (e == 0 || !thread_sync(t, cs)))
 		return;
 	if (tracer_unlikely(cs->id == 0 || cs->nargs > TRACER_MAX_ARGS))
 		return;
@@ -604,15 +606,49 @@ void tracer_record_emit(const struct tracer_callsite *cs,
 	 * a match means the word was set from the current table.
 	 */
 	en = __atomic_load_n(&cs->enabled, __ATOMIC_RELAXED);
-	if (tracer_unlikely(TRACER__CS_GEN(en) !=
-			    TRACER_READ_ONCE(tracer__filter_gen)) &&
+	if (TRACER__CS_GEN(en) != TRACER_READ_ONCE(tracer__filter_gen) &&
 	    !tracer__filter_allows(cs))
 		return;
 	w = &t->ch[cs->vital ? TRACER_CHANNEL_VITAL : TRACER_CHANNEL_DEFAULT];
-	if (tracer_likely(en & TRACER__CS_FIXED))
+	if (en & TRACER__CS_FIXED)
 		write_fixed(w, cs, args);
 	else
 		write_event(w, cs, args);
+}
+
+/*
+ * One event of cs. Leaves errno as it found it, which the C library
+ * wrappers count on (wrap.h): the fast path calls nothing that sets it,
+ * thread_sync() and the wake-up of tracerd (pool.c) restore it.
+ *
+ * The fast path: the thread acted on the control page in force, and cs's
+ * word says "on, by the enable table in force, every value 8 bytes" (a
+ * word the registration sets only for a call site whose number of values
+ * is valid: callsites.c; the library's own call sites may have it before
+ * their id, and id 0 goes to emit_slow()). Anything else: emit_slow(),
+ * which checks all again.
+ */
+void tracer_record_emit(const struct tracer_callsite *cs,
+			const union tracer_arg *args)
+{
+	struct tracer__thread *t = &tls;
+	uint32_t en = __atomic_load_n(&cs->enabled, __ATOMIC_RELAXED);
+	uint32_t id = cs->id;
+
+	if (tracer_likely(TRACER_READ_ONCE(tracer__control->epoch) ==
+			  t->epoch &&
+			  en == TRACER__CS_WORD(TRACER_READ_ONCE(
+				  tracer__filter_gen), TRACER__CS_FIXED) &&
+			  id != 0)) {
+		struct tracer_rb_writer *w = &t->ch[cs->vital & 1];
+
+		/* One register for w, rather than its address computed
+		 * again from the thread pointer after every barrier. */
+		__asm__("" : "+r"(w));
+		tracer__rb_write_words(w, id, args, sizeof(*args), cs->nargs);
+		return;
+	}
+	emit_slow(t, cs, args);
 }
 
 /* The same function for the library's own callers: no PLT, no

@@ -4,7 +4,9 @@
  * switch, flush), the CTF packet header fields, and counters that wrap
  * modulo 2^64 during the test; a channel made in a zeroed region (a new
  * memfd) is the same as one made anywhere else, without touching the pages
- * that stay zero; records written late at times of their own.
+ * that stay zero; records written late at times of their own; the
+ * straight-through path of libtracer's events (tracer__rb_write_words)
+ * leaves the same bytes as reserve + commit.
  */
 #include <errno.h>
 #include <string.h>
@@ -421,9 +423,153 @@ static void test_header_kinds(void)
 	chan_close(&c);
 }
 
+/* ---- tracer__rb_write_words() ---------------------------------------- */
+
+/* Values 16 bytes apart, as libtracer passes its union tracer_arg. */
+struct word_arg {
+	uint64_t v, pad;
+};
+
+static uint64_t rnd_state = 88172645463325252ULL;
+
+static uint64_t rnd(void)
+{
+	rnd_state ^= rnd_state << 13;
+	rnd_state ^= rnd_state >> 7;
+	rnd_state ^= rnd_state << 17;
+	return rnd_state;
+}
+
+/* An id: mostly small, now and then one at the compact header's edge. */
+static uint32_t pick_id(uint64_t r)
+{
+	static const uint32_t rare[] = { 4094, 4095, 70000, 0 };
+
+	return r % 10 == 0 ? rare[(r >> 8) % 4] : 1 + (uint32_t)(r >> 8) % 100;
+}
+
+/* The clock's next time: mostly a small step, now and then a gap at the
+ * compact header's edge, one far ahead, or a step back (clamped). */
+static uint64_t pick_time(uint64_t t, uint64_t r)
+{
+	switch ((r >> 20) % 25) {
+	case 0:
+		return t + (1ULL << 32) - 1;
+	case 1:
+		return t + (1ULL << 32);
+	case 2:
+		return t + (1ULL << 40);
+	case 3:
+		return t - 1000;
+	default:
+		return t + 1 + (r >> 32) % 1000;
+	}
+}
+
+/*
+ * The same records written by tracer__rb_write_words() into channel a and
+ * by reserve + commit into channel b, with a clock that says what we set
+ * (a TSC line of slope 0; now and then anchored after the TSC, which the
+ * fast path leaves to the slow one): every boundary is crossed (packets
+ * opened and filled exactly, ids and gaps too large for a compact header,
+ * the clock stepping back), and the two regions must end up the same,
+ * byte for byte.
+ */
+static void test_words_same(enum tracer_rb_mode mode, uint64_t subbuf,
+			    int records, const char *name)
+{
+	struct tracer_clock_cell cell = { .clock = {
+		.kind = TRACER_CLOCK_TSC, .mult = 0 } };
+	struct word_arg args[8];
+	struct tracer_rb_ctx ctx;
+	uint64_t t = 5000000000000ULL, lost;
+	struct chan a, b;
+	int i;
+
+	if (!TRACER_CLOCK_HAVE_TSC) {
+		ok(1, "# SKIP %s: no TSC line to set the times with", name);
+		ok(1, "# SKIP %s", name);
+		return;
+	}
+	chan_open(&a, subbuf, 4, mode, 0);
+	chan_open(&b, subbuf, 4, mode, 0);
+	a.w.clock = b.w.clock = &cell;
+	for (i = 0; i < records; i++) {
+		uint64_t r = rnd();
+		uint32_t n = (uint32_t)(r % 9), id = pick_id(r), j;
+
+		cell.clock.ns_base = t = pick_time(t, r);
+		cell.clock.tsc_base = (r >> 40) % 16 == 0 ?
+				      tracer__rdtsc() + (1ULL << 40) : 0;
+		for (j = 0; j < n; j++)
+			args[j] = (struct word_arg){ r ^ j, ~0ULL };
+		tracer__rb_write_words(&a.w, id, args, sizeof(args[0]), n);
+		if (tracer__rb_reserve(&b.w, &ctx, id, 8 * n))
+			continue;
+		for (j = 0; j < n; j++)
+			memcpy((char *)ctx.payload + 8 * j, &args[j].v, 8);
+		tracer__rb_commit(&b.w, &ctx);
+	}
+	tracer__rb_flush(&a.w);
+	tracer__rb_flush(&b.w);
+	lost = b.w.hdr->lost;
+	ok(memcmp(a.region, b.region, a.size) == 0 && a.w.last_ts ==
+	   b.w.last_ts && a.w.ref_ts == b.w.ref_ts, "%s: %d records written "
+	   "as words and through reserve/commit leave the same bytes", name,
+	   records);
+	if (mode == TRACER_RB_FLIGHT)
+		ok(b.w.hdr->write_count > 8 * subbuf, "%s: the ring was "
+		   "lapped more than once", name);
+	else
+		ok(lost > 0, "%s: the channel filled, and both dropped the "
+		   "same records (%" PRIu64 ")", name, lost);
+	a.w.clock = b.w.clock = &tracer__clock_monotonic;
+	chan_close(&a);
+	chan_close(&b);
+}
+
+/*
+ * With the CLOCK_MONOTONIC clock (the fast path leaves it to the slow
+ * one) the records are all there, values and order kept.
+ */
+static void test_words_monotonic(void)
+{
+	struct tracer_rb_packet_info info;
+	struct tracer_rb_cursor cur = { 0 };
+	struct tracer_rb_record rec;
+	struct word_arg args[3];
+	uint64_t prev = 0, n = 0, i;
+	struct chan c;
+	int good = 1;
+
+	chan_open(&c, 4096, 4, TRACER_RB_DISCARD, 0);
+	for (i = 0; i < 50; i++) {
+		args[0].v = i;
+		args[1].v = i * 3;
+		args[2].v = ~i;
+		tracer__rb_write_words(&c.w, 7, args, sizeof(args[0]), 3);
+	}
+	tracer__rb_flush(&c.w);
+	if (tracer__rb_read(&c.r, copy, sizeof(copy), &info))
+		bail_out("no packet");
+	while (tracer__rb_packet_next(copy, info.content_bytes, &cur, &rec)) {
+		const uint64_t *v = rec.payload;
+
+		good &= rec.id == 7 && rec.payload_size == 24 &&
+			rec.header_size == TRACER_RB_COMPACT_SIZE &&
+			v[0] == n && v[1] == n * 3 && v[2] == ~n &&
+			rec.timestamp >= prev;
+		prev = rec.timestamp;
+		n++;
+	}
+	ok(good && n == 50, "CLOCK_MONOTONIC: 50 records as words, values, "
+	   "order and compact headers kept (%" PRIu64 ")", n);
+	chan_close(&c);
+}
+
 int main(void)
 {
-	plan(58 + 12 + 1);
+	plan(58 + 12 + 1 + 2 * 3 + 1);
 	test_round_trip();
 	test_reserve_at();
 	test_exact_fill();
@@ -436,5 +582,9 @@ int main(void)
 	test_zeroed(0);
 	test_zeroed(77ULL * 4096 * 256 + 5 * 4096);
 	test_header_kinds();
+	test_words_same(TRACER_RB_FLIGHT, S, 3000, "flight, 256-byte packets");
+	test_words_same(TRACER_RB_FLIGHT, 4096, 3000, "flight, 4 KiB packets");
+	test_words_same(TRACER_RB_DISCARD, 4096, 3000, "discard");
+	test_words_monotonic();
 	return done();
 }
