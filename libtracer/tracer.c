@@ -617,44 +617,90 @@ emit_slow(struct tracer__thread *t, const struct tracer_callsite *cs,
 }
 
 /*
+ * The fast path of an event: the thread acted on the control page in
+ * force, and cs's word says "on, by the enable table in force, every
+ * value 8 bytes" (a word the registration sets only for a call site
+ * whose number of values is valid: callsites.c; the library's own call
+ * sites may have it before their id, and id 0 is left to emit_slow()).
+ * Calls nothing that may reach a wrapper, a lock or errno. Returns
+ * false, having done nothing, for emit_slow() to take the event.
+ */
+static tracer_always_inline bool
+emit_fast(struct tracer__thread *t, const struct tracer_callsite *cs,
+	  const union tracer_arg *args)
+{
+	uint32_t en = __atomic_load_n(&cs->enabled, __ATOMIC_RELAXED);
+	uint32_t id = cs->id;
+	struct tracer_rb_writer *w;
+
+	if (tracer_unlikely(TRACER_READ_ONCE(tracer__control->epoch) !=
+			    t->epoch ||
+			    en != TRACER__CS_WORD(TRACER_READ_ONCE(
+				    tracer__filter_gen), TRACER__CS_FIXED) ||
+			    id == 0))
+		return false;
+	w = &t->ch[cs->vital & 1];
+	/* One register for w, rather than its address computed again from
+	 * the thread pointer after every barrier. */
+	__asm__("" : "+r"(w));
+	tracer__rb_write_words(w, id, args, sizeof(*args), cs->nargs);
+	return true;
+}
+
+/*
  * One event of cs. Leaves errno as it found it, which the C library
  * wrappers count on (wrap.h): the fast path calls nothing that sets it,
  * thread_sync() and the wake-up of tracerd (pool.c) restore it.
- *
- * The fast path: the thread acted on the control page in force, and cs's
- * word says "on, by the enable table in force, every value 8 bytes" (a
- * word the registration sets only for a call site whose number of values
- * is valid: callsites.c; the library's own call sites may have it before
- * their id, and id 0 goes to emit_slow()). Anything else: emit_slow(),
- * which checks all again.
  */
 void tracer_record_emit(const struct tracer_callsite *cs,
 			const union tracer_arg *args)
 {
 	struct tracer__thread *t = &tls;
-	uint32_t en = __atomic_load_n(&cs->enabled, __ATOMIC_RELAXED);
-	uint32_t id = cs->id;
 
-	if (tracer_likely(TRACER_READ_ONCE(tracer__control->epoch) ==
-			  t->epoch &&
-			  en == TRACER__CS_WORD(TRACER_READ_ONCE(
-				  tracer__filter_gen), TRACER__CS_FIXED) &&
-			  id != 0)) {
-		struct tracer_rb_writer *w = &t->ch[cs->vital & 1];
-
-		/* One register for w, rather than its address computed
-		 * again from the thread pointer after every barrier. */
-		__asm__("" : "+r"(w));
-		tracer__rb_write_words(w, id, args, sizeof(*args), cs->nargs);
+	if (tracer_likely(emit_fast(t, cs, args)))
 		return;
-	}
 	emit_slow(t, cs, args);
 }
 
-/* The same function for the library's own callers: no PLT, no
- * interposition (wrap.c). */
-extern __typeof__(tracer_record_emit) tracer__record_emit
-	__attribute__((alias("tracer_record_emit"))) TRACER_HIDDEN;
+/*
+ * A wrapper's event (wrap.h): none while the guard is raised; the guard
+ * (and for an allocator's event, `alloc`) raised only around the slow
+ * path, the only one that may call a wrapped function or start a thread:
+ * the fast path is the same for every event.
+ */
+static __attribute__((noinline)) void
+wrap_emit_slow(const struct tracer_callsite *cs,
+	       const union tracer_arg *args, unsigned alloc)
+{
+	tracer__wrap_guard++;
+	tracer__wrap_alloc += alloc;
+	emit_slow(&tls, cs, args);
+	tracer__wrap_alloc -= alloc;
+	tracer__wrap_guard--;
+}
+
+static tracer_always_inline void
+wrap_emit(const struct tracer_callsite *cs, const union tracer_arg *args,
+	  unsigned alloc)
+{
+	if (tracer__wrap_guard)
+		return;
+	if (tracer_likely(emit_fast(&tls, cs, args)))
+		return;
+	wrap_emit_slow(cs, args, alloc);
+}
+
+void tracer__wrap_emit(const struct tracer_callsite *cs,
+		       const union tracer_arg *args)
+{
+	wrap_emit(cs, args, 0);
+}
+
+void tracer__wrap_emit_alloc(const struct tracer_callsite *cs,
+			     const union tracer_arg *args)
+{
+	wrap_emit(cs, args, 1);
+}
 
 /*
  * Has channel w a record reserved and never committed? Its thread was

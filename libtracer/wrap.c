@@ -21,16 +21,6 @@ __thread unsigned tracer__wrap_guard
 __thread unsigned tracer__wrap_alloc
 	__attribute__((tls_model("initial-exec")));
 
-void tracer__wrap_emit(const struct tracer_callsite *cs,
-		       const union tracer_arg *args)
-{
-	if (tracer__wrap_guard)
-		return;
-	tracer__wrap_guard++;
-	tracer__record_emit(cs, args);	/* keeps errno (wrap.h) */
-	tracer__wrap_guard--;
-}
-
 /* Write s without stdio (which may be what is being resolved). */
 static void say(const char *s)
 {

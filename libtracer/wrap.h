@@ -24,12 +24,14 @@
  *
  * Recursion: the tracer itself calls wrapped functions (malloc, read,
  * poll, pthread_mutex_lock, mmap ...). A thread-local
- * guard (tracer__wrap_guard) is raised while a wrapper records an event,
- * while the library runs its own code in a program thread, and for ever
- * in the listener thread; a wrapper called with the guard raised forwards
- * and records nothing. A signal handler that interrupts a wrapper's
- * recording sees the guard too and records no libc event of its own (its
- * tracer_record() events are recorded as always).
+ * guard (tracer__wrap_guard) is raised while a wrapper's event takes the
+ * slow path (the event path's fast path calls nothing), while the library
+ * runs its own code in a program thread, and for ever in the listener
+ * thread; a wrapper called with the guard raised forwards and records
+ * nothing. A signal handler that interrupts such a slow path sees the
+ * guard too and records no libc event of its own (its tracer_record()
+ * events are recorded as always); one that interrupts the fast path
+ * records as any handler does, nested in the ring (rb_write.h).
  *
  * Every wrapper preserves errno: the value the real call left is the one
  * the program sees (tracer_record_emit() leaves errno as it found it: its
@@ -172,16 +174,16 @@ extern __thread unsigned tracer__wrap_alloc
 		WRAP_EMIT(wrap__cs, ##__VA_ARGS__); \
 } while (0)
 
-/* tracer_record_emit() without the PLT (tracer.c). */
-void tracer__record_emit(const struct tracer_callsite *cs,
-			 const union tracer_arg *args) TRACER_HIDDEN;
-
 /*
- * Record unless the guard is raised; raises it meanwhile, keeps errno.
- * The values of string arguments are copied, so they may be on the stack.
+ * Record unless the guard is raised; raises it around the event's slow
+ * path, keeps errno (tracer.c). The values of string arguments are
+ * copied, so they may be on the stack. tracer__wrap_emit_alloc(): an
+ * allocator's event, tracer__wrap_alloc raised with the guard.
  */
 void tracer__wrap_emit(const struct tracer_callsite *cs,
 		       const union tracer_arg *args) TRACER_HIDDEN;
+void tracer__wrap_emit_alloc(const struct tracer_callsite *cs,
+			     const union tracer_arg *args) TRACER_HIDDEN;
 
 /* The guard is down: a wrapper's extra work (timing a wait ...) pays. */
 static inline int tracer__wrap_active(void)

@@ -198,11 +198,12 @@ static void *resolving_memalign(size_t align, size_t n)
 
 /* ---- the wrappers ----------------------------------------------------- */
 
-/* An allocator's event: tracer__wrap_alloc raised around it (wrap.h). */
+/* An allocator's event: tracer__wrap_alloc raised around its slow path
+ * (wrap.h). */
 #define MEM_EMIT(var, ...) do { \
-	tracer__wrap_alloc++; \
-	WRAP_EMIT(var, ##__VA_ARGS__); \
-	tracer__wrap_alloc--; \
+	const union tracer_arg wrap__args[] = { \
+		TRACER__CAT(WRAP__A, WRAP__N(__VA_ARGS__))(__VA_ARGS__) }; \
+	tracer__wrap_emit_alloc(&(var), wrap__args); \
 } while (0)
 
 WRAP_API void *malloc(size_t size)

@@ -75,13 +75,15 @@ static int group_write(int nice)
  * -EPERM: not allowed). */
 static int take(const struct tracerd_prio *pr, int nice, int group)
 {
-	int ret = 0, g;
+	int ret = 0, g = 0;
 
+	/* The group first: once the process's nice shows the change (what
+	 * ps and test_drain look at), the group's has it too. */
+	if (pr->group)
+		g = group_write(group);
 	if (setpriority(PRIO_PROCESS, 0, nice) < 0)
 		ret = -errno;
-	if (pr->group && (g = group_write(group)) < 0 && !ret)
-		ret = g;
-	return ret;
+	return ret ? ret : g;
 }
 
 /* Back to the nice tracerd was started with (and its group's). */
