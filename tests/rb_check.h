@@ -238,6 +238,17 @@ static inline void *chk_channel(const struct tracer_rb_config *cfg,
 	return region;
 }
 
+/* xorshift64: the same numbers in every run (a sequence per test). */
+static inline uint64_t chk_rnd(void)
+{
+	static uint64_t s = 88172645463325252ULL;
+
+	s ^= s << 13;
+	s ^= s >> 7;
+	s ^= s << 17;
+	return s;
+}
+
 #ifndef sigev_notify_thread_id
 #define sigev_notify_thread_id _sigev_un._tid
 #endif

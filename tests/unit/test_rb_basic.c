@@ -430,16 +430,6 @@ struct word_arg {
 	uint64_t v, pad;
 };
 
-static uint64_t rnd_state = 88172645463325252ULL;
-
-static uint64_t rnd(void)
-{
-	rnd_state ^= rnd_state << 13;
-	rnd_state ^= rnd_state >> 7;
-	rnd_state ^= rnd_state << 17;
-	return rnd_state;
-}
-
 /* An id: mostly small, now and then one at the compact header's edge. */
 static uint32_t pick_id(uint64_t r)
 {
@@ -495,7 +485,7 @@ static void test_words_same(enum tracer_rb_mode mode, uint64_t subbuf,
 	chan_open(&b, subbuf, 4, mode, 0);
 	a.w.clock = b.w.clock = &cell;
 	for (i = 0; i < records; i++) {
-		uint64_t r = rnd();
+		uint64_t r = chk_rnd();
 		uint32_t n = (uint32_t)(r % 9), id = pick_id(r), j;
 
 		cell.clock.ns_base = t = pick_time(t, r);

@@ -364,16 +364,6 @@ static void case_takeover(void)
 	chan_close(&c);
 }
 
-static uint64_t rnd_state = 88172645463325252ULL;
-
-static uint64_t rnd(void)
-{
-	rnd_state ^= rnd_state << 13;
-	rnd_state ^= rnd_state >> 7;
-	rnd_state ^= rnd_state << 17;
-	return rnd_state;
-}
-
 /* Random bytes and counters: no crash, every packet returned parses. */
 static void case_fuzz(void)
 {
@@ -385,17 +375,17 @@ static void case_fuzz(void)
 		uint64_t i, n;
 
 		chan_open(&c, 512, 4);
-		n = rnd() % 40;
+		n = chk_rnd() % 40;
 		for (i = 0; i < n; i++)
-			record(&c, 1 + (uint32_t)(rnd() % 6));
-		n = rnd() % 24;
+			record(&c, 1 + (uint32_t)(chk_rnd() % 6));
+		n = chk_rnd() % 24;
 		for (i = 0; i < n; i++)
-			c.region[c.r.geo.data_offset + rnd() % c.B] =
-				(char)rnd();
-		if (rnd() % 3 == 0)
-			c.w.commit[rnd() % 4].count += rnd() % 700;
-		if (rnd() % 3 == 0)
-			c.w.hdr->write_count += (rnd() % 90) * 8;
+			c.region[c.r.geo.data_offset + chk_rnd() % c.B] =
+				(char)chk_rnd();
+		if (chk_rnd() % 3 == 0)
+			c.w.commit[chk_rnd() % 4].count += chk_rnd() % 700;
+		if (chk_rnd() % 3 == 0)
+			c.w.hdr->write_count += (chk_rnd() % 90) * 8;
 		salvage_all(&c, &res);
 		bad += res.loops;
 		stuck += !res.loops && !res.broken &&
