@@ -63,12 +63,11 @@ void tracer__wrap_emit(const struct tracer_callsite *cs,
 	(void)args;
 }
 
-const char *tracer__wrap_errno(int failed, int err, char *buf)
+void tracer__wrap_emit_alloc(const struct tracer_callsite *cs,
+			     const union tracer_arg *args)
 {
-	(void)failed;
-	(void)err;
-	(void)buf;
-	return "";
+	(void)cs;
+	(void)args;
 }
 
 static int all_zero(const char *p, size_t n)
