@@ -151,23 +151,6 @@ static void write_event(struct tracer_rb_writer *w,
 	tracer__rb_commit(w, &ctx);
 }
 
-/* Every argument 8 bytes (TRACER__CS_FIXED): no type dispatch. */
-static void write_fixed(struct tracer_rb_writer *w,
-			const struct tracer_callsite *cs,
-			const union tracer_arg *args)
-{
-	struct tracer_rb_ctx ctx;
-	uint32_t i, n = cs->nargs;
-	uint64_t *p;
-
-	if (tracer__rb_reserve(w, &ctx, cs->id, n * 8))
-		return;		/* counted as lost by the channel */
-	p = ctx.payload;	/* 8-byte aligned: records are */
-	for (i = 0; i < n; i++)
-		p[i] = args[i].u;
-	tracer__rb_commit(w, &ctx);
-}
-
 /* TRACER_CLOCK=monotonic: this process ignores tracerd's TSC clock. */
 static bool clock_forced_monotonic;
 
@@ -610,8 +593,9 @@ emit_slow(struct tracer__thread *t, const struct tracer_callsite *cs,
 	    !tracer__filter_allows(cs))
 		return;
 	w = &t->ch[cs->vital ? TRACER_CHANNEL_VITAL : TRACER_CHANNEL_DEFAULT];
-	if (en & TRACER__CS_FIXED)
-		write_fixed(w, cs, args);
+	if (en & TRACER__CS_FIXED)	/* no type dispatch */
+		tracer__rb_write_words(w, cs->id, args, sizeof(*args),
+				       cs->nargs);
 	else
 		write_event(w, cs, args);
 }
