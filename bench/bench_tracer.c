@@ -14,8 +14,11 @@
  *   floor [EVENTS [RUNS]]
  *       the floors of a record: a clock_gettime(CLOCK_MONOTONIC) read,
  *       and a clock read plus the stores of a 32-byte record into a
- *       private 4 MiB array (what any tracer must do); on x86, a raw TSC
- *       read, and the same floor with it (the floor of the TSC clock).
+ *       private 4 MiB array (what any tracer must do), inline and by a
+ *       call the compiler cannot inline (as tracer_record() calls into
+ *       libtracer: the floor the write path is measured against); on
+ *       x86, a raw TSC read, and the same two floors with it (the floors
+ *       of the TSC clock).
  *   record THREADS [EVENTS [RUNS]]
  *       THREADS threads (1 or 2) record EVENTS events per run, RUNS runs
  *       after a warm-up of 1M events; a thread's cost is its own wall time
@@ -418,6 +421,50 @@ static double run_floor(uint64_t n, struct floor_record *buf, bool tsc)
 	return sw_stop(&sw, n, &share);
 }
 
+/*
+ * The same record written by a function the compiler may neither inline
+ * nor see into, as tracer_record() calls into libtracer: the floor the
+ * write path is held to (issue 17: "empty call + rdtsc + 4 stores").
+ */
+#if defined(__GNUC__) && !defined(__clang__)
+# define FLOOR_CALL	__attribute__((noinline, noipa))
+#else
+# define FLOOR_CALL	__attribute__((noinline))
+#endif
+#define FLOOR_PUT(name, tsc) \
+static FLOOR_CALL void name(struct floor_record *r, int64_t a, int64_t b) \
+{ \
+	r->timestamp = floor_clock(tsc); \
+	r->id = 1; \
+	r->size = sizeof(*r); \
+	r->arg[0] = a; \
+	r->arg[1] = b; \
+}
+FLOOR_PUT(floor_put_clock, false)
+#if defined(__x86_64__) || defined(__i386__)
+FLOOR_PUT(floor_put_tsc, true)
+#endif
+
+#define RUN_FLOOR_CALL(name, put) \
+static double name(uint64_t n, struct floor_record *buf) \
+{ \
+	const uint64_t mask = FLOOR_BYTES / sizeof(*buf) - 1; \
+	struct stopwatch sw; \
+	uint64_t i, pos = 0; \
+	double share; \
+ \
+	sw_start(&sw); \
+	for (i = 0; i < n; i++) { \
+		put(&buf[pos], (int)i, 0); \
+		pos = (pos + 1) & mask; \
+	} \
+	return sw_stop(&sw, n, &share); \
+}
+RUN_FLOOR_CALL(run_floor_call_clock, floor_put_clock)
+#if defined(__x86_64__) || defined(__i386__)
+RUN_FLOOR_CALL(run_floor_call_tsc, floor_put_tsc)
+#endif
+
 static void print_best(const char *name, const char *key, double *v,
 		       unsigned int runs)
 {
@@ -441,6 +488,9 @@ static int cmd_floor(uint64_t events, unsigned int runs)
 	for (r = 0; r < runs; r++)
 		v[r] = run_floor(events, buf, false);
 	print_best("timestamp + 32-byte store floor", "floor", v, runs);
+	for (r = 0; r < runs; r++)
+		v[r] = run_floor_call_clock(events, buf);
+	print_best("the same, written by a call", "floor_call", v, runs);
 #if defined(__x86_64__) || defined(__i386__)
 	for (r = 0; r < runs; r++)
 		v[r] = run_rdtsc(events);
@@ -448,6 +498,9 @@ static int cmd_floor(uint64_t events, unsigned int runs)
 	for (r = 0; r < runs; r++)
 		v[r] = run_floor(events, buf, true);
 	print_best("rdtsc + 32-byte store floor", "floor_tsc", v, runs);
+	for (r = 0; r < runs; r++)
+		v[r] = run_floor_call_tsc(events, buf);
+	print_best("the same, written by a call", "floor_tsc_call", v, runs);
 #endif
 	free(buf);
 	return 0;
