@@ -228,6 +228,54 @@ static void test_cell_under_signals(void)
 	   (unsigned long long)reads, (int)swaps, (unsigned long long)mixed);
 }
 
+/*
+ * The event path's conversion (one 64-bit multiplication) gives the value
+ * of the 128-bit one whenever the product fits, and says so otherwise:
+ * random tick counts and rates, then the edge at 2 GHz. A cell anchored
+ * in the future, or too long ago, sends the event path to the general
+ * read; one anchored 2 s ago does not, and is on the line.
+ */
+static void test_ticks_ns64(void)
+{
+	uint64_t d, m, n, t0, t1, v;
+	int i, wrong = 0, fits = 0;
+
+	for (i = 0; i < 200000; i++) {
+		unsigned __int128 p;
+		bool ret;
+
+		m = (chk_rnd() >> 28) | 1;		/* up to 2^36 */
+		d = chk_rnd() >> (chk_rnd() % 64);
+		p = (unsigned __int128)d * m;
+		ret = tracer__clock_ticks_ns64(d, m, &n);
+		fits += ret;
+		wrong += ret != (p >> 64 == 0) ||
+			 (ret && n != tracer__clock_ticks_ns(d, m));
+	}
+	ok(wrong == 0 && fits > 1000 && fits < 199000, "200,000 tick counts "
+	   "and rates: one 64-bit product whenever it fits (%d times), the "
+	   "128-bit value exactly (%d wrong)", fits, wrong);
+	m = 1ULL << 31;					/* 0.5 ns a tick */
+	ok(tracer__clock_ticks_ns64((1ULL << 33) - 1, m, &n) &&
+	   n == (1ULL << 32) - 1 && !tracer__clock_ticks_ns64(1ULL << 33, m,
+							       &n),
+	   "at 2 GHz: 2^33 - 1 ticks (4.3 s) in 64 bits, 2^33 not");
+	cell = (struct tracer_clock_cell){ .clock = { .kind = TRACER_CLOCK_TSC,
+		.tsc_base = tracer__rdtsc() + (1ULL << 30), .ns_base = 1ULL << 50,
+		.mult = MULT_HALF } };
+	ok(!tracer__clock_cell_try_tsc(&cell, &v),
+	   "an anchor ahead of this CPU's TSC: the general read");
+	cell.clock.tsc_base = tracer__rdtsc() - (1ULL << 34);
+	ok(!tracer__clock_cell_try_tsc(&cell, &v),
+	   "an anchor 2^34 ticks ago at 0.5 ns a tick: the general read");
+	cell.clock.tsc_base = tracer__rdtsc() - (1ULL << 32);
+	t0 = tracer__rdtsc();
+	i = tracer__clock_cell_try_tsc(&cell, &v);
+	t1 = tracer__rdtsc();
+	ok(i && on_line(&cell.clock, t0, t1, v),
+	   "an anchor 2^32 ticks ago: one multiplication, on the line");
+}
+
 /* The line's time minus clock_gettime()'s, the smallest in 10 tries: a
  * thread preempted between the two reads sees a gap that is the
  * scheduler's, not the line's. */
@@ -310,13 +358,14 @@ int main(void)
 		printf("1..0 # SKIP no TSC clock on this architecture\n");
 		return 0;
 	}
-	plan(16);
+	plan(21);
 	test_line();
 	test_start();
 	test_steer();
 	test_ten_minutes();
 #if TRACER_CLOCK_HAVE_TSC
 	test_cell_under_signals();
+	test_ticks_ns64();
 	test_this_machine();
 #endif
 	test_writer_never_earlier();
