@@ -51,9 +51,14 @@
 
 #include "compiler.h"
 
-/* A relaxed load the compiler makes each time it is written. */
+/*
+ * A load the compiler makes each time it is written, and before the loads
+ * that follow it (acquire: the clock's fields are read after the first
+ * look at seq, or a handler's new seq could pass with the old fields; on
+ * x86 a plain load).
+ */
 #define TRACER_CLOCK_READ_SEQ(cell) \
-	__atomic_load_n(&(cell)->seq, __ATOMIC_RELAXED)
+	__atomic_load_n(&(cell)->seq, __ATOMIC_ACQUIRE)
 
 #define TRACER_CLOCK_FREQ	1000000000ULL
 
@@ -221,10 +226,11 @@ tracer__clock_cell_try_tsc(const struct tracer_clock_cell *cell, uint64_t *ns)
 {
 #if TRACER_CLOCK_HAVE_TSC
 	uint32_t s = TRACER_CLOCK_READ_SEQ(cell);
-	uint64_t m = tracer__clock_m(&cell->clock), d, n;
+	uint64_t m, d, n;
 
 	if (tracer_unlikely(cell->clock.kind != TRACER_CLOCK_TSC))
 		return false;
+	m = tracer__clock_m(&cell->clock);
 	d = tracer__rdtsc() - cell->clock.tsc_base;
 	/* The product past 64 bits: a TSC before the anchor (d wrapped;
 	 * m >= 2 for any real TSC), or 2^64 / m ticks after it (4.3 s at
