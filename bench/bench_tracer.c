@@ -398,6 +398,17 @@ static inline uint64_t floor_clock(bool tsc)
 	return now_ns();
 }
 
+/* A floor record: its time, then its header and two values. */
+static inline void floor_store(struct floor_record *r, bool tsc, int64_t a,
+			       int64_t b)
+{
+	r->timestamp = floor_clock(tsc);
+	r->id = 1;
+	r->size = sizeof(*r);
+	r->arg[0] = a;
+	r->arg[1] = b;
+}
+
 static double run_floor(uint64_t n, struct floor_record *buf, bool tsc)
 {
 	const uint64_t mask = FLOOR_BYTES / sizeof(*buf) - 1;
@@ -407,13 +418,7 @@ static double run_floor(uint64_t n, struct floor_record *buf, bool tsc)
 
 	sw_start(&sw);
 	for (i = 0; i < n; i++) {
-		struct floor_record *r = &buf[pos];
-
-		r->timestamp = floor_clock(tsc);
-		r->id = 1;
-		r->size = sizeof(*r);
-		r->arg[0] = (int)i;
-		r->arg[1] = 0;
+		floor_store(&buf[pos], tsc, (int)i, 0);
 		pos = (pos + 1) & mask;
 	}
 	/* The stores are observable: keep them. */
@@ -431,39 +436,37 @@ static double run_floor(uint64_t n, struct floor_record *buf, bool tsc)
 #else
 # define FLOOR_CALL	__attribute__((noinline))
 #endif
-#define FLOOR_PUT(name, tsc) \
-static FLOOR_CALL void name(struct floor_record *r, int64_t a, int64_t b) \
-{ \
-	r->timestamp = floor_clock(tsc); \
-	r->id = 1; \
-	r->size = sizeof(*r); \
-	r->arg[0] = a; \
-	r->arg[1] = b; \
+typedef void floor_put_fn(struct floor_record *r, int64_t a, int64_t b);
+
+static FLOOR_CALL void floor_put_clock(struct floor_record *r, int64_t a,
+				       int64_t b)
+{
+	floor_store(r, false, a, b);
 }
-FLOOR_PUT(floor_put_clock, false)
+
 #if defined(__x86_64__) || defined(__i386__)
-FLOOR_PUT(floor_put_tsc, true)
+static FLOOR_CALL void floor_put_tsc(struct floor_record *r, int64_t a,
+				     int64_t b)
+{
+	floor_store(r, true, a, b);
+}
 #endif
 
-#define RUN_FLOOR_CALL(name, put) \
-static double name(uint64_t n, struct floor_record *buf) \
-{ \
-	const uint64_t mask = FLOOR_BYTES / sizeof(*buf) - 1; \
-	struct stopwatch sw; \
-	uint64_t i, pos = 0; \
-	double share; \
- \
-	sw_start(&sw); \
-	for (i = 0; i < n; i++) { \
-		put(&buf[pos], (int)i, 0); \
-		pos = (pos + 1) & mask; \
-	} \
-	return sw_stop(&sw, n, &share); \
+static double run_floor_call(uint64_t n, struct floor_record *buf,
+			     floor_put_fn *put)
+{
+	const uint64_t mask = FLOOR_BYTES / sizeof(*buf) - 1;
+	struct stopwatch sw;
+	uint64_t i, pos = 0;
+	double share;
+
+	sw_start(&sw);
+	for (i = 0; i < n; i++) {
+		put(&buf[pos], (int)i, 0);
+		pos = (pos + 1) & mask;
+	}
+	return sw_stop(&sw, n, &share);
 }
-RUN_FLOOR_CALL(run_floor_call_clock, floor_put_clock)
-#if defined(__x86_64__) || defined(__i386__)
-RUN_FLOOR_CALL(run_floor_call_tsc, floor_put_tsc)
-#endif
 
 static void print_best(const char *name, const char *key, double *v,
 		       unsigned int runs)
@@ -489,7 +492,7 @@ static int cmd_floor(uint64_t events, unsigned int runs)
 		v[r] = run_floor(events, buf, false);
 	print_best("timestamp + 32-byte store floor", "floor", v, runs);
 	for (r = 0; r < runs; r++)
-		v[r] = run_floor_call_clock(events, buf);
+		v[r] = run_floor_call(events, buf, floor_put_clock);
 	print_best("the same, written by a call", "floor_call", v, runs);
 #if defined(__x86_64__) || defined(__i386__)
 	for (r = 0; r < runs; r++)
@@ -499,7 +502,7 @@ static int cmd_floor(uint64_t events, unsigned int runs)
 		v[r] = run_floor(events, buf, true);
 	print_best("rdtsc + 32-byte store floor", "floor_tsc", v, runs);
 	for (r = 0; r < runs; r++)
-		v[r] = run_floor_call_tsc(events, buf);
+		v[r] = run_floor_call(events, buf, floor_put_tsc);
 	print_best("the same, written by a call", "floor_tsc_call", v, runs);
 #endif
 	free(buf);

@@ -143,12 +143,16 @@ extern __thread unsigned tracer__wrap_alloc
 /* Either of two: still one branch. */
 #define WRAP_ON2(a, b)	(WRAP_ON(a) | WRAP_ON(b))
 
-/* Record an event of call site var (already seen on) with these values. */
-#define WRAP_EMIT(var, ...) do { \
+/* Record an event of call site var (already seen on) with these values;
+ * WRAP__EMIT_BY: through emit, tracer__wrap_emit() or an allocator's
+ * tracer__wrap_emit_alloc() (wrap_mem.c). */
+#define WRAP__EMIT_BY(emit, var, ...) do { \
 	const union tracer_arg wrap__args[] = { \
 		TRACER__CAT(WRAP__A, WRAP__N(__VA_ARGS__))(__VA_ARGS__) }; \
-	tracer__wrap_emit(&(var), wrap__args); \
+	emit(&(var), wrap__args); \
 } while (0)
+#define WRAP_EMIT(var, ...) \
+	WRAP__EMIT_BY(tracer__wrap_emit, var, ##__VA_ARGS__)
 
 /* Record an event of a WRAP_SITE_E call site: the values, then err (the
  * errno the call failed with, 0 if it did not). */

@@ -200,11 +200,8 @@ static void *resolving_memalign(size_t align, size_t n)
 
 /* An allocator's event: tracer__wrap_alloc raised around its slow path
  * (wrap.h). */
-#define MEM_EMIT(var, ...) do { \
-	const union tracer_arg wrap__args[] = { \
-		TRACER__CAT(WRAP__A, WRAP__N(__VA_ARGS__))(__VA_ARGS__) }; \
-	tracer__wrap_emit_alloc(&(var), wrap__args); \
-} while (0)
+#define MEM_EMIT(var, ...) \
+	WRAP__EMIT_BY(tracer__wrap_emit_alloc, var, ##__VA_ARGS__)
 
 WRAP_API void *malloc(size_t size)
 {
