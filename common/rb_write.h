@@ -254,7 +254,10 @@ tracer__rb_write_words(struct tracer_rb_writer *w, uint32_t id,
 	last = TRACER_READ_ONCE(w->last_ts);
 	if (tracer_unlikely(ts < last))
 		ts = last;
-	len = tracer__rb_compact_size(head);
+	/* With n a constant (tracer_record_emitN()), so is len: no
+	 * register holds it, and the copy below is n moves. */
+	len = __builtin_constant_p(n) ? TRACER_RB_COMPACT_SIZE + 8 * n :
+	      tracer__rb_compact_size(head);
 	/* off - 1 >= S - 1 - len: off is 0 (a sub-buffer to open), or
 	 * off + len >= S (the record does not fit, or closes the
 	 * sub-buffer). A time 2^32 ns after ref_ts or more needs an

@@ -102,13 +102,35 @@ struct tracer_callsite {
 /*
  * Implementation interfaces used by the macros below; call the macros
  * instead. tracer_record_emit() writes one event of call site cs with the
- * argument values args (cs->nargs of them). tracer_register_callsites()
+ * argument values args (cs->nargs of them); tracer_record_emit0() to
+ * tracer_record_emit8(), which the macros call, do the same for a call
+ * site of that many values, with the copy of the values and the size of
+ * the record fixed at compile time (a call site whose nargs differs is
+ * written as tracer_record_emit() writes it). tracer_register_callsites()
  * and tracer_unregister_callsites() are called by the constructor and
  * destructor that <tracer.h> adds to every module, with the bounds of the
  * module's "tracer_callsites" section.
  */
 TRACER_API void tracer_record_emit(const struct tracer_callsite *cs,
 				   const union tracer_arg *args);
+TRACER_API void tracer_record_emit0(const struct tracer_callsite *cs,
+				    const union tracer_arg *args);
+TRACER_API void tracer_record_emit1(const struct tracer_callsite *cs,
+				    const union tracer_arg *args);
+TRACER_API void tracer_record_emit2(const struct tracer_callsite *cs,
+				    const union tracer_arg *args);
+TRACER_API void tracer_record_emit3(const struct tracer_callsite *cs,
+				    const union tracer_arg *args);
+TRACER_API void tracer_record_emit4(const struct tracer_callsite *cs,
+				    const union tracer_arg *args);
+TRACER_API void tracer_record_emit5(const struct tracer_callsite *cs,
+				    const union tracer_arg *args);
+TRACER_API void tracer_record_emit6(const struct tracer_callsite *cs,
+				    const union tracer_arg *args);
+TRACER_API void tracer_record_emit7(const struct tracer_callsite *cs,
+				    const union tracer_arg *args);
+TRACER_API void tracer_record_emit8(const struct tracer_callsite *cs,
+				    const union tracer_arg *args);
 TRACER_API void tracer_register_callsites(struct tracer_callsite *begin,
 					  struct tracer_callsite *end);
 TRACER_API void tracer_unregister_callsites(struct tracer_callsite *begin,
@@ -226,7 +248,8 @@ static inline void tracer__check_format(const char *format, ...)
  * never taken unless the event records, decides. With '&&' compilers put
  * the second test out of line, and whichever case falls through, the
  * other takes two taken branches: 1.2 ns against 0.8 on the reference VM
- * (GCC and clang alike; an empty loop iteration costs 0.4).
+ * (GCC and clang alike; an empty loop iteration costs 0.4). n_, a
+ * literal from 0 to 8, names the entry that takes that many values.
  */
 #define TRACER__BODY(v_, nm_, fm_, n_, types_, check_, ...) do { \
 	static struct tracer_callsite tracer__cs TRACER__SECTION = \
@@ -237,7 +260,8 @@ static inline void tracer__check_format(const char *format, ...)
 	if (TRACER__UNLIKELY((unsigned)(tracer__cs.enabled != 0) & \
 			     (unsigned)TRACER__RECORDING())) { \
 		const union tracer_arg tracer__args[] = { __VA_ARGS__ }; \
-		tracer_record_emit(&tracer__cs, tracer__args); \
+		TRACER__CAT(tracer_record_emit, n_)(&tracer__cs, \
+						    tracer__args); \
 	} \
 } while (0)
 #define TRACER__UNPAREN(...)	__VA_ARGS__

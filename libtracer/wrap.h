@@ -144,12 +144,13 @@ extern __thread unsigned tracer__wrap_alloc
 #define WRAP_ON2(a, b)	(WRAP_ON(a) | WRAP_ON(b))
 
 /* Record an event of call site var (already seen on) with these values;
- * WRAP__EMIT_BY: through emit, tracer__wrap_emit() or an allocator's
- * tracer__wrap_emit_alloc() (wrap_mem.c). */
+ * WRAP__EMIT_BY: through emit, tracer__wrap_emit or an allocator's
+ * tracer__wrap_emit_alloc (wrap_mem.c), the entry for that many values
+ * (emit0 to emit8). */
 #define WRAP__EMIT_BY(emit, var, ...) do { \
 	const union tracer_arg wrap__args[] = { \
 		TRACER__CAT(WRAP__A, WRAP__N(__VA_ARGS__))(__VA_ARGS__) }; \
-	emit(&(var), wrap__args); \
+	TRACER__CAT(emit, WRAP__N(__VA_ARGS__))(&(var), wrap__args); \
 } while (0)
 #define WRAP_EMIT(var, ...) \
 	WRAP__EMIT_BY(tracer__wrap_emit, var, ##__VA_ARGS__)
@@ -164,11 +165,20 @@ extern __thread unsigned tracer__wrap_alloc
 #define WRAP__AE5(...)	WRAP__A5(__VA_ARGS__),
 #define WRAP__AE6(...)	WRAP__A6(__VA_ARGS__),
 #define WRAP__AE7(...)	WRAP__A7(__VA_ARGS__),
+#define WRAP__INC0	1
+#define WRAP__INC1	2
+#define WRAP__INC2	3
+#define WRAP__INC3	4
+#define WRAP__INC4	5
+#define WRAP__INC5	6
+#define WRAP__INC6	7
+#define WRAP__INC7	8
 #define WRAP_EMIT_E(var, err, ...) do { \
 	const union tracer_arg wrap__args[] = { \
 		TRACER__CAT(WRAP__AE, WRAP__N(__VA_ARGS__))(__VA_ARGS__) \
 		{ .i = (err) } }; \
-	tracer__wrap_emit(&(var), wrap__args); \
+	TRACER__CAT(tracer__wrap_emit, TRACER__CAT(WRAP__INC, \
+		WRAP__N(__VA_ARGS__)))(&(var), wrap__args); \
 } while (0)
 
 /* WRAP_SITE + record when on: for the slow paths. */
@@ -181,13 +191,26 @@ extern __thread unsigned tracer__wrap_alloc
 /*
  * Record unless the guard is raised; raises it around the event's slow
  * path, keeps errno (tracer.c). The values of string arguments are
- * copied, so they may be on the stack. tracer__wrap_emit_alloc(): an
- * allocator's event, tracer__wrap_alloc raised with the guard.
+ * copied, so they may be on the stack. tracer__wrap_emit_allocN(): an
+ * allocator's event, tracer__wrap_alloc raised with the guard. N: the
+ * call site's number of values, as for tracer_record_emitN() (tracer.h).
  */
-void tracer__wrap_emit(const struct tracer_callsite *cs,
-		       const union tracer_arg *args) TRACER_HIDDEN;
-void tracer__wrap_emit_alloc(const struct tracer_callsite *cs,
-			     const union tracer_arg *args) TRACER_HIDDEN;
+#define WRAP__EMIT_DECL(n) \
+	void tracer__wrap_emit##n(const struct tracer_callsite *cs, \
+				  const union tracer_arg *args) \
+		TRACER_HIDDEN; \
+	void tracer__wrap_emit_alloc##n(const struct tracer_callsite *cs, \
+					const union tracer_arg *args) \
+		TRACER_HIDDEN
+WRAP__EMIT_DECL(0);
+WRAP__EMIT_DECL(1);
+WRAP__EMIT_DECL(2);
+WRAP__EMIT_DECL(3);
+WRAP__EMIT_DECL(4);
+WRAP__EMIT_DECL(5);
+WRAP__EMIT_DECL(6);
+WRAP__EMIT_DECL(7);
+WRAP__EMIT_DECL(8);
 
 /* The guard is down: a wrapper's extra work (timing a wait ...) pays. */
 static inline int tracer__wrap_active(void)

@@ -67,7 +67,8 @@ session_cmd stop >/dev/null
 long=$(head -c 508 /dev/zero | tr '\0' x)...	# cut, marked
 printf '%s\n' "-5 65535 -42 -1 1099511627776 4000000000 abc Z" \
 	"3.142 1.000000e-300 2.5 0x1234 str|(null)" \
-	"   ab|7     |+8|%|2000" "$long" "no arguments" >"$T/types.expected"
+	"   ab|7     |+8|%|2000" "$long" "no arguments" \
+	"1 2 3" "1 2 3" "1 2 3" >"$T/types.expected"
 check "every argument type is recorded and formatted like printf" \
 	cmp "$T/types.out" "$T/types.expected"
 

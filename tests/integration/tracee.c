@@ -16,7 +16,9 @@
  *                             answered, record again
  *   tracee scribble-early     the same at once, before tracerd has read
  *                             the pool the process made at its start
- *   tracee types              one event of every argument type
+ *   tracee types              one event of every argument type, then
+ *                             three of a call site described by hand
+ *                             (three values) given to three entries
  *   tracee signals N          the main thread records N events while a
  *                             20 kHz timer signal records into the same
  *                             buffer from its handler; prints how many
@@ -429,6 +431,27 @@ static int run_paced(long rate)
 	return 0;
 }
 
+/*
+ * A descriptor not made by the macros: three values, handed to the entry
+ * for one value, to the one for three and to tracer_record_emit(); each
+ * must write the three values the descriptor declares.
+ */
+static struct tracer_callsite by_hand = {
+	.abi = TRACER_CALLSITE_ABI, .nargs = 3, .name = "test:hand",
+	.format = "%ld %ld %ld", .file = __FILE__, .types = "iii",
+};
+
+static void record_by_hand(void)
+{
+	const union tracer_arg v[3] = { { .i = 1 }, { .i = 2 }, { .i = 3 } };
+
+	tracer_register_callsites(&by_hand, &by_hand + 1);
+	tracer_record_emit1(&by_hand, v);
+	tracer_record_emit3(&by_hand, v);
+	tracer_record_emit(&by_hand, v);
+	tracer_unregister_callsites(&by_hand, &by_hand + 1);
+}
+
 static int run_types(void)
 {
 	long double ld = 2.5L;
@@ -446,6 +469,7 @@ static int run_types(void)
 		      sizeof(big));
 	tracer_record("test:long", "%s", big);
 	tracer_record("test:none", "no arguments");
+	record_by_hand();
 	return 0;
 }
 
