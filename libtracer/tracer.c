@@ -649,7 +649,8 @@ void tracer_record_emit(const struct tracer_callsite *cs,
 /*
  * tracer_record_emit() for a call site of n values, the entry the macros
  * of <tracer.h> call: with n a constant the record's size is one and the
- * values are n loads and n stores, no loop (0.5 ns of an event). A call
+ * values are n loads and n stores, no loop (2.6 ns of an event on the
+ * TSC VM of the README, and 8.6 of a traced malloc+free pair). A call
  * site whose nargs is not n (a descriptor not made by the macros) takes
  * the slow path, which goes by nargs.
  */
