@@ -1608,6 +1608,58 @@ static int await_reply(int timeout_ms)
 	return n == -ETIMEDOUT ? -EPROTO : n;
 }
 
+/* Wait until the socket takes more, ms at most: 0, -ETIMEDOUT, or a
+ * negative errno. */
+static int await_room(long ms)
+{
+	unsigned token = tracer__fd_hold();
+	struct pollfd p = { .fd = tracer__fd(SOCK), .events = POLLOUT };
+	int n = p.fd < 0 ? -EBADF : poll(&p, 1, ms > 0 ? (int)ms : 0);
+
+	if (n < 0 && p.fd >= 0)
+		n = errno == EINTR ? 1 : -errno;
+	tracer__fd_release(token);
+	return n < 0 ? n : n == 0 ? -ETIMEDOUT : 0;
+}
+
+/*
+ * The image ends: send the queue. It holds something only when more was
+ * queued than the socket took at once (the descriptions of thousands of
+ * call sites a module registered a moment before), which the listener
+ * would have sent had the process lived on: without them tracerd could
+ * not read those call sites' events. It waits while tracerd reads, up to
+ * TRACER_FLUSH_MS in all, and gives up after TRACER_FLUSH_STALL_MS
+ * without room on the socket (a tracerd that is stopped or hung does not
+ * hold the exit longer). The lock is waited for as long: exit() may come
+ * from a signal handler that interrupted a send of this very thread. An
+ * empty queue, the rule, costs a lock.
+ */
+int tracer__client_flush(void)
+{
+	struct timespec t0, until;
+	int ret = 0, saved = errno;
+	long left;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_nsec += TRACER_FLUSH_STALL_MS * 1000000L;
+	if (until.tv_nsec >= 1000000000L) {
+		until.tv_sec++;
+		until.tv_nsec -= 1000000000L;
+	}
+	if (pthread_mutex_timedlock(&send_lock, &until) != 0)
+		return -ETIMEDOUT;
+	while (!ret && (ret = send_queued_locked()) == 0 && out_head) {
+		left = TRACER_FLUSH_MS - since_us(&t0) / 1000;
+		ret = left > 0 ? await_room(left < TRACER_FLUSH_STALL_MS ? left :
+					    TRACER_FLUSH_STALL_MS) :
+				 -ETIMEDOUT;
+	}
+	pthread_mutex_unlock(&send_lock);
+	errno = saved;
+	return ret;
+}
+
 /* Registration failed before the listener ran: forget the connection. */
 static void give_up(void)
 {

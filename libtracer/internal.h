@@ -460,6 +460,15 @@ bool tracer__client_recording(void) TRACER_HIDDEN;
 void tracer__client_poke(void) TRACER_HIDDEN;
 /* Before exec (failed false) and after it failed (true): wrap_proc.c. */
 void tracer__client_exec(bool failed) TRACER_HIDDEN;
+/*
+ * The image ends (exit, _exit, exec): what the send queue still holds
+ * goes to tracerd, waiting for the socket TRACER_FLUSH_MS at most, and
+ * TRACER_FLUSH_STALL_MS at most without room. Returns 0, -ETIMEDOUT or a
+ * negative errno.
+ */
+#define TRACER_FLUSH_MS		1000
+#define TRACER_FLUSH_STALL_MS	100
+int tracer__client_flush(void) TRACER_HIDDEN;
 int tracer__client_async_fd(void) TRACER_HIDDEN;
 void tracer__client_rouse(void) TRACER_HIDDEN;
 /*

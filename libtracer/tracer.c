@@ -606,8 +606,12 @@ emit_slow(struct tracer__thread *t, const struct tracer_callsite *cs,
  * value 8 bytes" (a word the registration sets only for a call site
  * whose number of values is valid: callsites.c; the library's own call
  * sites may have it before their id, and id 0 is left to emit_slow()).
- * Calls nothing that may reach a wrapper, a lock or errno. Returns
- * false, having done nothing, for emit_slow() to take the event.
+ * An id too large for a compact header goes there too: one unsigned
+ * comparison tests both ends, and tracer__rb_write_words() then knows
+ * the id fits (0.5 ns an event: its own test, and the registers it
+ * needed, are gone). Calls nothing that may reach a wrapper, a lock or
+ * errno. Returns false, having done nothing, for emit_slow() to take
+ * the event.
  */
 static tracer_always_inline bool
 emit_fast(struct tracer__thread *t, const struct tracer_callsite *cs,
@@ -621,7 +625,7 @@ emit_fast(struct tracer__thread *t, const struct tracer_callsite *cs,
 			    t->epoch ||
 			    en != TRACER__CS_WORD(TRACER_READ_ONCE(
 				    tracer__filter_gen), TRACER__CS_FIXED) ||
-			    id == 0))
+			    id - 1 >= TRACER_RB_ID_EXTENDED - 1))
 		return false;
 	w = &t->ch[cs->vital & 1];
 	/* One register for w, rather than its address computed again from
@@ -1053,9 +1057,13 @@ tracer_init(int argc, char **argv, char **envp)
  * exit(): the exiting thread's end, without waking tracerd. Its pidfd (or
  * the connection's hang-up) tells it in a moment, and it drains every
  * buffer then; woken now, it would take this CPU ahead of the exit (a
- * start and exit of a short program: bench/bench_start.sh).
+ * start and exit of a short program: bench/bench_start.sh). Call sites
+ * still queued for tracerd go first (tracer__client_flush()).
  */
 static void __attribute__((destructor(102))) tracer_fini(void)
 {
 	thread_exit(false);
+	WRAP_GUARD_ENTER();
+	tracer__client_flush();
+	WRAP_GUARD_EXIT();
 }

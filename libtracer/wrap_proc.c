@@ -212,12 +212,22 @@ WRAP_API void exit(int status)
 	__builtin_unreachable();
 }
 
+/* The image ends: the call sites still queued for tracerd go to it. */
+static void image_flush(void)
+{
+	WRAP_GUARD_ENTER();
+	tracer__client_flush();
+	WRAP_GUARD_EXIT();
+}
+
 /* _exit() and _Exit() skip our destructor: the image's end is here. */
 static void record_quick_exit(int status)
 {
 	record_exit(status);
-	if (!borrowed())
-		tracer__image_end();
+	if (borrowed())
+		return;
+	tracer__image_end();
+	image_flush();
 }
 
 WRAP_API void _exit(int status)
@@ -364,6 +374,7 @@ static void record_exec(const char *path, char *const argv[])
 		WRAP_EMIT(cs, path, args);
 	}
 	tracer__image_end();
+	image_flush();
 }
 
 /* It returned: it failed (ret -1, errno set). Returns ret. */

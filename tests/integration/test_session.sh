@@ -72,6 +72,26 @@ printf '%s\n' "-5 65535 -42 -1 1099511627776 4000000000 abc Z" \
 check "every argument type is recorded and formatted like printf" \
 	cmp "$T/types.out" "$T/types.expected"
 
+# Call sites with ids past the compact header's (4094) record through
+# the same entries, in extended headers; registered a moment before the
+# image ends, more of them than the socket takes at once, their
+# descriptions still reach tracerd (exit, _exit, exec), so that their
+# events can be read.
+printf '%s\n' "test:many0 0 0" "test:many4197 4197 -4197" \
+	"test:many4198 4198 -4198" "test:many4199 4199 -4199" >"$T/many.expected"
+for end in exit _exit exec; do
+	dir=$(session_cmd start)
+	"$TRACEE" many 4200 "$end" >"$T/many.out"
+	session_cmd stop >/dev/null
+	last=$(awk '/^ids/ { print $3 }' "$T/many.out")
+	"$TRACECTL" view "$dir" 2>"$T/many.err" |
+		sed -n 's/^.* \(test:many[0-9]*\): /\1 /p' >"$T/many.view"
+	check "4200 call sites, then $end: the last ones' ids past the compact range (${last:-none})" \
+		[ "${last:-0}" -gt 4094 ]
+	check "their events are read with their values, and view says nothing on stderr" \
+		eval 'cmp "$T/many.view" "$T/many.expected" && [ ! -s "$T/many.err" ]'
+done
+
 # SIGTERM: everything committed is written before tracerd exits.
 dir=$(session_cmd start)
 "$TRACEE" threads 3 20000

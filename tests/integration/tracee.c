@@ -19,6 +19,11 @@
  *   tracee types              one event of every argument type, then
  *                             three of a call site described by hand
  *                             (three values) given to three entries
+ *   tracee many N [END]       N call sites described by hand, the last
+ *                             ones with ids past the compact header's:
+ *                             an event on the first and the last three;
+ *                             prints "ids FIRST LAST"; the image ends by
+ *                             END, as churn's (exit, exec, _exit)
  *   tracee signals N          the main thread records N events while a
  *                             20 kHz timer signal records into the same
  *                             buffer from its handler; prints how many
@@ -452,6 +457,41 @@ static void record_by_hand(void)
 	tracer_unregister_callsites(&by_hand, &by_hand + 1);
 }
 
+/*
+ * n call sites described by hand, registered at once, so that the last
+ * ones get ids past the compact header's (4094): one event of two values
+ * on the first and on each of the last three, through the entry the
+ * macros call. Prints "ids FIRST LAST".
+ */
+#define MANY_NAME	24
+static int run_many(int n)
+{
+	struct tracer_callsite *cs = calloc((size_t)n, sizeof(*cs));
+	char (*names)[MANY_NAME] = calloc((size_t)n, MANY_NAME);
+	int i, k[4] = { 0, n - 3, n - 2, n - 1 };
+
+	if (n < 4 || !cs || !names)
+		return 1;
+	for (i = 0; i < n; i++) {
+		snprintf(names[i], MANY_NAME, "test:many%d", i);
+		cs[i] = (struct tracer_callsite){
+			.abi = TRACER_CALLSITE_ABI, .nargs = 2,
+			.name = names[i], .format = "%ld %ld",
+			.file = __FILE__, .types = "ii" };
+	}
+	tracer_register_callsites(cs, cs + n);
+	for (i = 0; i < 4; i++) {
+		const union tracer_arg v[2] = { { .i = k[i] }, { .i = -k[i] } };
+
+		tracer_record_emit2(&cs[k[i]], v);
+	}
+	printf("ids %u %u\n", cs[0].id, cs[n - 1].id);
+	tracer_unregister_callsites(cs, cs + n);
+	free(names);
+	free(cs);
+	return 0;
+}
+
 static int run_types(void)
 {
 	long double ld = 2.5L;
@@ -502,9 +542,12 @@ int main(int argc, char **argv)
 		return run_paced(atol(argv[2]));
 	if (argc >= 2 && !strcmp(argv[1], "types"))
 		return run_types();
+	if (argc >= 3 && !strcmp(argv[1], "many"))
+		return run_many(atoi(argv[2])) ?:
+		       end_image(argc > 3 ? argv[3] : "exit");
 	fprintf(stderr, "usage: tracee threads N M"
 		" | churn TOTAL ALIVE [PAUSE [END]] | print N | scribble"
 		" | types | hold N [M] | burst N | signals N | flat N"
-		" | paced RATE\n");
+		" | paced RATE | many N [END]\n");
 	return 2;
 }
