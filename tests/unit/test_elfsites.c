@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "tap.h"
+#include "emit_stub.h"
 #include "elfsites.h"		/* and tracer.h, without registration */
 
 #define LIBTRACER	"libtracer/.libs/libtracer.so"
@@ -39,18 +40,9 @@ static struct image self, lib;		/* this program's file, libtracer's */
 static unsigned line_one, line_two, line_vital;
 
 /* This program does not link libtracer: its call sites are only read. */
-#define STUB_EMIT(n) \
-void tracer_record_emit##n(const struct tracer_callsite *cs, \
-			   const union tracer_arg *args) \
-{ \
-	(void)cs; \
-	(void)args; \
-}
-STUB_EMIT(0)
-STUB_EMIT(1)
-STUB_EMIT(2)
-STUB_EMIT(3)
-STUB_EMIT(4)
+EMIT_STUB(tracer_record_emit0)
+EMIT_STUB(tracer_record_emit2)
+EMIT_STUB(tracer_record_emit3)
 
 /* ... nor its control page: a page that says "not recording". */
 static const uint64_t no_session[16];

@@ -20,6 +20,7 @@
 
 #include "tap.h"
 #include "wrap.h"
+#include "emit_stub.h"
 
 #ifdef __SANITIZE_ADDRESS__
 int main(void)
@@ -56,28 +57,18 @@ void *tracer__wrap_next(const char *name)
 
 /* The rest of wrap.h's interface that wrap_mem.c uses: never reached
  * with events off, which they are here (no libtracer, no tracerd). */
-#define STUB_EMIT(n) \
-void tracer__wrap_emit##n(const struct tracer_callsite *cs, \
-			  const union tracer_arg *args) \
-{ \
-	(void)cs; \
-	(void)args; \
-} \
-void tracer__wrap_emit_alloc##n(const struct tracer_callsite *cs, \
-				const union tracer_arg *args) \
-{ \
-	(void)cs; \
-	(void)args; \
-}
-STUB_EMIT(0)
-STUB_EMIT(1)
-STUB_EMIT(2)
-STUB_EMIT(3)
-STUB_EMIT(4)
-STUB_EMIT(5)
-STUB_EMIT(6)
-STUB_EMIT(7)
-STUB_EMIT(8)
+#define STUB_EMITS(n) \
+	EMIT_STUB(tracer__wrap_emit##n) \
+	EMIT_STUB(tracer__wrap_emit_alloc##n)
+STUB_EMITS(0)
+STUB_EMITS(1)
+STUB_EMITS(2)
+STUB_EMITS(3)
+STUB_EMITS(4)
+STUB_EMITS(5)
+STUB_EMITS(6)
+STUB_EMITS(7)
+STUB_EMITS(8)
 
 static int all_zero(const char *p, size_t n)
 {
