@@ -466,8 +466,8 @@ void tracer__client_exec(bool failed) TRACER_HIDDEN;
  * TRACER_FLUSH_STALL_MS at most without room. Returns 0, -ETIMEDOUT or a
  * negative errno.
  */
-#define TRACER_FLUSH_MS		1000
-#define TRACER_FLUSH_STALL_MS	100
+#define TRACER_FLUSH_MS		10000
+#define TRACER_FLUSH_STALL_MS	1000
 int tracer__client_flush(void) TRACER_HIDDEN;
 int tracer__client_async_fd(void) TRACER_HIDDEN;
 void tracer__client_rouse(void) TRACER_HIDDEN;

@@ -1057,8 +1057,8 @@ tracer_init(int argc, char **argv, char **envp)
  * exit(): the exiting thread's end, without waking tracerd. Its pidfd (or
  * the connection's hang-up) tells it in a moment, and it drains every
  * buffer then; woken now, it would take this CPU ahead of the exit (a
- * start and exit of a short program: bench/bench_start.sh). Call sites
- * still queued for tracerd go first (tracer__client_flush()).
+ * start and exit of a short program: bench/bench_start.sh). Then the
+ * call sites still queued for tracerd go to it (tracer__client_flush()).
  */
 static void __attribute__((destructor(102))) tracer_fini(void)
 {
