@@ -609,9 +609,11 @@ emit_slow(struct tracer__thread *t, const struct tracer_callsite *cs,
  * An id too large for a compact header goes there too: one unsigned
  * comparison tests both ends, and tracer__rb_write_words() then knows
  * the id fits (0.5 ns an event: its own test, and the registers it
- * needed, are gone). Calls nothing that may reach a wrapper, a lock or
- * errno. Returns false, having done nothing, for emit_slow() to take
- * the event.
+ * needed, are gone). nargs: the values the caller's entry copies (a
+ * constant in tracer_record_emitN()), which must be cs's (a descriptor
+ * not made by the macros may say otherwise). Calls nothing that may
+ * reach a wrapper, a lock or errno. Returns false, having done nothing,
+ * for emit_slow() to take the event.
  */
 static tracer_always_inline bool
 emit_fast(struct tracer__thread *t, const struct tracer_callsite *cs,
@@ -621,7 +623,8 @@ emit_fast(struct tracer__thread *t, const struct tracer_callsite *cs,
 	uint32_t id = cs->id;
 	struct tracer_rb_writer *w;
 
-	if (tracer_unlikely(TRACER_READ_ONCE(tracer__control->epoch) !=
+	if (tracer_unlikely(cs->nargs != nargs ||
+			    TRACER_READ_ONCE(tracer__control->epoch) !=
 			    t->epoch ||
 			    en != TRACER__CS_WORD(TRACER_READ_ONCE(
 				    tracer__filter_gen), TRACER__CS_FIXED) ||
@@ -664,7 +667,7 @@ emit_n(const struct tracer_callsite *cs, const union tracer_arg *args,
 {
 	struct tracer__thread *t = &tls;
 
-	if (tracer_likely(cs->nargs == n && emit_fast(t, cs, args, n)))
+	if (tracer_likely(emit_fast(t, cs, args, n)))
 		return;
 	emit_slow(t, cs, args);
 }
@@ -708,7 +711,7 @@ wrap_emit(const struct tracer_callsite *cs, const union tracer_arg *args,
 {
 	if (tracer__wrap_guard)
 		return;
-	if (tracer_likely(cs->nargs == n && emit_fast(&tls, cs, args, n)))
+	if (tracer_likely(emit_fast(&tls, cs, args, n)))
 		return;
 	wrap_emit_slow(cs, args, alloc);
 }
