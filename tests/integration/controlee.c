@@ -15,6 +15,15 @@
  *                          sigaction (MODE "sigaction") or signal()
  *                          ("signal"), counts the signals it gets
  *   controlee block        blocks SIGRTMIN+3 in every thread, then as burst
+ *   controlee sigsys       (x86-64) a seccomp filter on the main thread
+ *                          turns every write(2) of exactly 8 bytes into
+ *                          SIGSYS, whose handler records "test:sys",
+ *                          counts, and makes the write with writev; then as
+ *                          burst. libtracer's own 8-byte write, the wake-up
+ *                          of tracerd when a vital sub-buffer closes, thus
+ *                          runs a handler that records in the middle of the
+ *                          thread's update ("unsupported" instead of
+ *                          "ready" elsewhere)
  *
  * Commands:
  *   c        print the counters: per-thread sequence numbers (stream), or
@@ -28,14 +37,25 @@
  *   q        stop and exit 0
  * Every command prints one line ("ok ..." or the counters).
  */
+#define _GNU_SOURCE
 #include <errno.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <ucontext.h>
 #include <unistd.h>
+#ifdef __x86_64__
+#include <linux/audit.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#endif
 
 #include <tracer.h>
 
@@ -209,6 +229,64 @@ static int install(const char *how)
 	return sigaction(SIGRTMIN + 3, &sa, NULL);
 }
 
+#ifdef __x86_64__
+/* The trapped write: recorded, counted, and made with writev(2) (the
+ * wake-up reaches tracerd, which then arms the next one). */
+static void on_sigsys(int sig, siginfo_t *si, void *uc)
+{
+	greg_t *r = ((ucontext_t *)uc)->uc_mcontext.gregs;
+	struct iovec v = { (void *)r[REG_RSI], (size_t)r[REG_RDX] };
+	int saved = errno;
+	long ret;
+
+	(void)sig;
+	tracer_record("test:sys", "syscall %d fd %lld", si->si_syscall,
+		      (long long)r[REG_RDI]);
+	ret = syscall(SYS_writev, (int)r[REG_RDI], &v, 1);
+	r[REG_RAX] = ret < 0 ? -errno : ret;
+	handled++;
+	errno = saved;
+}
+
+#define ARG_LO(n)	(offsetof(struct seccomp_data, args) + 8 * (n))
+
+/* write(fd, buf, 8) on this thread: SIGSYS. Returns 0 or -1. */
+static int trap_writes(void)
+{
+	struct sock_filter f[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+			 offsetof(struct seccomp_data, arch)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_X86_64, 1, 0),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+			 offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_write, 0, 5),
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, ARG_LO(2)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 8, 0, 3),
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, ARG_LO(2) + 4),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_TRAP),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	};
+	struct sock_fprog prog = { sizeof(f) / sizeof(f[0]), f };
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = on_sigsys;
+	sa.sa_flags = SA_SIGINFO;
+	sigemptyset(&sa.sa_mask);
+	if (sigaction(SIGSYS, &sa, NULL) ||
+	    prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
+		return -1;
+	return (int)syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog);
+}
+#else
+static int trap_writes(void)
+{
+	return -1;
+}
+#endif
+
 int main(int argc, char **argv)
 {
 	const char *mode = argc > 1 ? argv[1] : "";
@@ -221,18 +299,22 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(mode, "handler") && argc == 3 && install(argv[2]))
 		return 1;
+	if (!strcmp(mode, "sigsys") && trap_writes()) {
+		printf("unsupported\n");
+		return 0;
+	}
 	if (!strcmp(mode, "block")) {
 		sigemptyset(&set);
 		sigaddset(&set, SIGRTMIN + 3);
 		pthread_sigmask(SIG_BLOCK, &set, NULL);
 	}
 	if (!strcmp(mode, "burst") || !strcmp(mode, "block") ||
-	    !strcmp(mode, "handler")) {
+	    !strcmp(mode, "handler") || !strcmp(mode, "sigsys")) {
 		printf("ready\n");
 		fflush(stdout);
 		return serve();
 	}
 	fprintf(stderr, "usage: controlee stream N | burst | block | "
-		"handler sigaction|signal\n");
+		"handler sigaction|signal | sigsys\n");
 	return 2;
 }

@@ -183,8 +183,9 @@ dir=$(record_dir "$T/record.err")
 rc_view=$?
 handled=$(sed -n 's/^# sent [0-9]* handled //p' "$T/storm.out")
 n=$(grep -c " proc:signal: signal 10 (SIGUSR1) " "$T/storm.view")
+hw=$(grep -c " libc:write_entry: fd [0-9]*</dev/null> count 1$" "$T/storm.view")
 lost=$(grep -c " tracer:lost: " "$T/storm.view")
-echo "# $handled handled, $n proc:signal recorded, $lost lost reports"
+echo "# $handled handled, $n proc:signal and $hw of the handler's writes recorded, $lost lost reports"
 check "storm, every event on: exits 0 with right results and errno (as untraced)" \
 	eval '[ $rc_plain -eq 0 -a $rc -eq 0 ] && [ "$n" -gt 0 ] &&
 	      grep -q "^storm ok$" "$T/storm.plain" &&
@@ -194,5 +195,7 @@ check "its trace is readable, with the handlers' and wrappers' events" \
 	      grep -q " pthread:mutex_trylock: " "$T/storm.view"'
 check "proc:signal for every signal handled (or events reported lost)" \
 	eval '[ "$n" -gt 0 ] && { [ "$n" -eq "$handled" ] || [ "$lost" -gt 0 ]; }'
+check "and the handler's own write for each (or events reported lost)" \
+	eval '[ "$hw" -gt 0 ] && { [ "$hw" -eq "$handled" ] || [ "$lost" -gt 0 ]; }'
 
 finish
