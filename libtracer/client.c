@@ -26,8 +26,9 @@
  * socket has room. The queue's lock is held only around non-blocking
  * sends, so dlopen() and fork() never wait on a hung daemon either.
  *
- * The listener thread blocks every signal (the program's signals are not
- * ours) and serves the socket: the registration reply (control page,
+ * The listener thread blocks every signal the kernel does not raise for
+ * its own instructions (the program's signals are not ours;
+ * tracer__signal_async_set()) and serves the socket: the registration reply (control page,
  * eventfd, first pool segment, the filter to start with), new segments,
  * and new event filters, which it turns into enable tables (callsites.c,
  * filter.c) and confirms with FilterApplied. Call sites are sent by
@@ -1133,7 +1134,7 @@ static int start_listener(void)
 	ensure_queue();		/* only a listener needs it */
 	pthread_attr_init(&attr);
 	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-	sigfillset(&all);
+	tracer__signal_async_set(&all);	/* the program's are not for it */
 	pthread_sigmask(SIG_SETMASK, &all, &old);
 	ret = -pthread_create(&th, &attr, listener, NULL);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);

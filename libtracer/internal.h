@@ -519,6 +519,16 @@ void tracer__signal_set_daemon(uint32_t pid) TRACER_HIDDEN;
 void tracer__signal_init(void) TRACER_HIDDEN;
 /* "SIGUSR1", "SIGRTMIN+3" into buf (16 bytes), for sig 1 to SIGRTMAX. */
 const char *tracer__signal_name(int sig, char *buf) TRACER_HIDDEN;
+/*
+ * Every signal but those the kernel raises for the instruction a thread
+ * runs (SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGTRAP, SIGSYS): the mask of
+ * libtracer's update handler and of its listener thread. Such a signal
+ * raised while blocked kills the process (the kernel forces the default
+ * action), and a program's seccomp filter that traps a system call for
+ * its SIGSYS handler to emulate raises one in the middle of the
+ * tracer's own calls.
+ */
+void tracer__signal_async_set(sigset_t *set) TRACER_HIDDEN;
 void tracer__signal_fork_prepare(void) TRACER_HIDDEN;
 void tracer__signal_fork_after(void) TRACER_HIDDEN;
 

@@ -30,7 +30,11 @@
  * blocks the signal is not sent it (tracerd reads SigBlk in /proc) and
  * acts at its next event; nothing depends on the signal arriving. The
  * program keeps the signal: the kernel always has libtracer's action for
- * it (every signal blocked in the handler), and the trampoline passes
+ * it (every signal blocked in the handler but those raised by the
+ * instruction the thread runs, tracer__signal_async_set(): blocked, they
+ * would kill the process, e.g. a SIGSYS of a seccomp filter that traps
+ * the wake-up write(2) for the program's handler to emulate), and the
+ * trampoline passes
  * every signal that is not tracerd's to the program's action (or to the
  * default action, which for a real-time signal ends the process, as it
  * would have).
@@ -263,6 +267,17 @@ static void default_action(int sig)
 	syscall(SYS_tgkill, getpid(), syscall(SYS_gettid), sig);
 }
 
+void tracer__signal_async_set(sigset_t *set)
+{
+	static const int sync[] = { SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGTRAP,
+				    SIGSYS };
+	size_t i;
+
+	sigfillset(set);
+	for (i = 0; i < sizeof(sync) / sizeof(sync[0]); i++)
+		sigdelset(set, sync[i]);
+}
+
 /* "SIGUSR1", "SIGRTMIN+3", "SIG40" into buf (16 bytes); sig 1 to SIGRTMAX. */
 const char *tracer__signal_name(int sig, char *buf)
 {
@@ -399,8 +414,9 @@ static void trampoline(int sig, siginfo_t *si, void *uc)
 		return;
 	}
 	/*
-	 * The update signal's action is libtracer's (every signal blocked):
-	 * the handler runs with the mask the kernel would have given it.
+	 * The update signal's action is libtracer's (every asynchronous
+	 * signal blocked): the handler runs with the mask the kernel would
+	 * have given it.
 	 */
 	m = ((ucontext_t *)uc)->uc_sigmask;
 	sigorset(&m, &m, &a.sa_mask);
@@ -447,7 +463,7 @@ int tracer__signal_install(void)
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_sigaction = trampoline;
 	sa.sa_flags = SA_SIGINFO | SA_RESTART | SA_ONSTACK;
-	sigfillset(&sa.sa_mask);
+	tracer__signal_async_set(&sa.sa_mask);
 	app_lock(&old);
 	if (real_sigaction()(sig, &sa, &prev) < 0) {
 		ret = -errno;
