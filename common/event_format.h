@@ -111,6 +111,16 @@ static inline bool tracer__types_valid(const char *types)
 	       strspn(types, TRACER__TYPE_LETTERS) == n;
 }
 
+/*
+ * The strnlen() bounds below are limits, not sizes: the strings end with
+ * a NUL before them. GCC 11 and later warn when one of these inline
+ * functions is given a shorter string literal (-Wstringop-overread).
+ */
+#if defined(__GNUC__) && !defined(__clang__) && __GNUC__ >= 11
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wstringop-overread"
+#endif
+
 /* Bytes that string argument s takes in a payload, its NUL included. */
 static inline size_t tracer__string_stored(const char *s)
 {
@@ -137,6 +147,10 @@ static inline bool tracer__string_cut(const char *s)
 {
 	return strnlen(s, TRACER_STRING_MAX) == TRACER_STRING_MAX - 1;
 }
+
+#if defined(__GNUC__) && !defined(__clang__) && __GNUC__ >= 11
+#pragma GCC diagnostic pop
+#endif
 
 /* Store the bytes of a long double (ld: its sizeof(long double) bytes) at
  * p; returns the end. */

@@ -141,7 +141,9 @@ static void meta(const char *dir)
 	char sub[4200], name[32];
 	size_t i;
 
-	snprintf(sub, sizeof(sub), "%s/tracer", dir);
+	if ((size_t)snprintf(sub, sizeof(sub), "%s/tracer", dir) >=
+	    sizeof(sub))
+		die("directory name too long");
 	if (mkdir(sub, 0755) && errno != EEXIST)
 		die(sub);
 	p = open_in(sub, "process.meta");
