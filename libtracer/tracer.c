@@ -919,9 +919,12 @@ static void lend_buffer(struct tracer__thread *t)
 		if (tracer__writer_torn(&t->ch[c]))
 			return;
 	switch_channels(t);
-	tracer__pool_release(&t->buf, true);
+	/* From here a handler's event is dropped, counted: the buffer is
+	 * about to be the orphans' (as in thread_exit()). */
 	t->state = TRACER__THREAD_NEW;
 	t->epoch = UINT64_MAX;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	tracer__pool_release(&t->buf, true);
 }
 
 /*
