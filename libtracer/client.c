@@ -27,11 +27,12 @@
  * sends, so dlopen() and fork() never wait on a hung daemon either.
  *
  * The listener thread blocks every signal the kernel does not raise for
- * its own instructions (the program's signals are not ours;
- * tracer__signal_async_set()) and serves the socket: the registration reply (control page,
- * eventfd, first pool segment, the filter to start with), new segments,
- * and new event filters, which it turns into enable tables (callsites.c,
- * filter.c) and confirms with FilterApplied. Call sites are sent by
+ * its own instructions (the program's signals are not ours:
+ * tracer__signal_async_set()) and serves the socket: the registration
+ * reply (control page, eventfd, first pool segment, the filter to start
+ * with), new segments, and new event filters, which it turns into enable
+ * tables (callsites.c, filter.c) and confirms with FilterApplied. Call
+ * sites are sent by
  * the thread that loads their module (tracer__client_sync_callsites), or
  * by the listener when the registration completes, so tracerd knows every
  * call site before any of its events.

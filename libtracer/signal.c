@@ -34,10 +34,9 @@
  * instruction the thread runs, tracer__signal_async_set(): blocked, they
  * would kill the process, e.g. a SIGSYS of a seccomp filter that traps
  * the wake-up write(2) for the program's handler to emulate), and the
- * trampoline passes
- * every signal that is not tracerd's to the program's action (or to the
- * default action, which for a real-time signal ends the process, as it
- * would have).
+ * trampoline passes every signal that is not tracerd's to the program's
+ * action (or to the default action, which for a real-time signal ends the
+ * process, as it would have).
  *
  * Interrupted calls. The update signal is installed with SA_RESTART, but
  * the kernel restarts no poll(), nanosleep(), pause() ... after a handler:
