@@ -15,13 +15,17 @@
  *                          sigaction (MODE "sigaction") or signal()
  *                          ("signal"), counts the signals it gets
  *   controlee block        blocks SIGRTMIN+3 in every thread, then as burst
- *   controlee sigsys       (x86-64) a seccomp filter on the main thread
- *                          turns every write(2) of exactly 8 bytes into
- *                          SIGSYS, whose handler records "test:sys",
- *                          counts, and makes the write with writev; then as
- *                          burst. libtracer's own 8-byte write, the wake-up
- *                          of tracerd when a vital sub-buffer closes, thus
- *                          runs a handler that records in the middle of the
+ *   controlee sigsys [write|prctl]
+ *                          (x86-64) a seccomp filter on the main thread
+ *                          turns every write(2) of exactly 8 bytes (or
+ *                          every prctl(PR_GET_NAME)) into SIGSYS, whose
+ *                          handler records "test:sys", counts, and makes
+ *                          the call itself (the write with writev, the
+ *                          name "controlee"); then as burst. libtracer's
+ *                          own calls of that kind (the wake-up of tracerd
+ *                          when a vital sub-buffer closes; the thread's
+ *                          name at its first event in a session) thus run
+ *                          a handler that records in the middle of the
  *                          thread's update ("unsupported" instead of
  *                          "ready" elsewhere)
  *
@@ -230,19 +234,22 @@ static int install(const char *how)
 }
 
 #ifdef __x86_64__
-/* The trapped write: recorded, counted, and made with writev(2) (the
- * wake-up reaches tracerd, which then arms the next one). */
+/* The trapped call: recorded, counted, and made (a write with writev(2):
+ * the wake-up reaches tracerd, which then arms the next one). */
 static void on_sigsys(int sig, siginfo_t *si, void *uc)
 {
 	greg_t *r = ((ucontext_t *)uc)->uc_mcontext.gregs;
 	struct iovec v = { (void *)r[REG_RSI], (size_t)r[REG_RDX] };
 	int saved = errno;
-	long ret;
+	long ret = 0;
 
 	(void)sig;
-	tracer_record("test:sys", "syscall %d fd %lld", si->si_syscall,
+	tracer_record("test:sys", "syscall %d arg %lld", si->si_syscall,
 		      (long long)r[REG_RDI]);
-	ret = syscall(SYS_writev, (int)r[REG_RDI], &v, 1);
+	if (si->si_syscall == SYS_write)
+		ret = syscall(SYS_writev, (int)r[REG_RDI], &v, 1);
+	else	/* prctl(PR_GET_NAME, name) */
+		memcpy((char *)r[REG_RSI], "controlee", 10);
 	r[REG_RAX] = ret < 0 ? -errno : ret;
 	handled++;
 	errno = saved;
@@ -250,9 +257,11 @@ static void on_sigsys(int sig, siginfo_t *si, void *uc)
 
 #define ARG_LO(n)	(offsetof(struct seccomp_data, args) + 8 * (n))
 
-/* write(fd, buf, 8) on this thread: SIGSYS. Returns 0 or -1. */
-static int trap_writes(void)
+/* write(fd, buf, 8), or prctl(PR_GET_NAME, ...), on this thread: SIGSYS.
+ * Returns 0 or -1. */
+static int trap_calls(const char *what)
 {
+	int prctl_name = !strcmp(what, "prctl");
 	struct sock_filter f[] = {
 		BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
 			 offsetof(struct seccomp_data, arch)),
@@ -260,15 +269,21 @@ static int trap_writes(void)
 		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
 		BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
 			 offsetof(struct seccomp_data, nr)),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_write, 0, 5),
-		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, ARG_LO(2)),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 8, 0, 3),
-		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, ARG_LO(2) + 4),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K,
+			 prctl_name ? SYS_prctl : SYS_write, 0, 5),
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, ARG_LO(prctl_name ? 0 : 2)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K,
+			 prctl_name ? PR_GET_NAME : 8, 0, 3),
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+			 ARG_LO(prctl_name ? 0 : 2) + 4),
 		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0, 0, 1),
 		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_TRAP),
 		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
 	};
 	struct sock_fprog prog = { sizeof(f) / sizeof(f[0]), f };
+
+	if (!prctl_name && strcmp(what, "write"))
+		return -1;
 	struct sigaction sa;
 
 	memset(&sa, 0, sizeof(sa));
@@ -281,8 +296,9 @@ static int trap_writes(void)
 	return (int)syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog);
 }
 #else
-static int trap_writes(void)
+static int trap_calls(const char *what)
 {
+	(void)what;
 	return -1;
 }
 #endif
@@ -299,7 +315,8 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(mode, "handler") && argc == 3 && install(argv[2]))
 		return 1;
-	if (!strcmp(mode, "sigsys") && trap_writes()) {
+	if (!strcmp(mode, "sigsys") &&
+	    trap_calls(argc > 2 ? argv[2] : "write")) {
 		printf("unsupported\n");
 		return 0;
 	}
@@ -315,6 +332,6 @@ int main(int argc, char **argv)
 		return serve();
 	}
 	fprintf(stderr, "usage: controlee stream N | burst | block | "
-		"handler sigaction|signal | sigsys\n");
+		"handler sigaction|signal | sigsys [write|prctl]\n");
 	return 2;
 }
