@@ -109,6 +109,11 @@ struct tracer__buffer {
 	uint64_t generation;
 };
 
+/* X(n) for each number of values an entry takes, 0 to TRACER_MAX_ARGS:
+ * the tracer_record_emitN() entries and the wrappers' (tracer.c, wrap.h). */
+#define TRACER__EACH_NARGS(X) X(0) X(1) X(2) X(3) X(4) X(5) X(6) X(7) X(8)
+_Static_assert(TRACER_MAX_ARGS == 8, "TRACER__EACH_NARGS lists 0 to 8");
+
 /* Per-thread state (initial-exec TLS: no call to reach it). */
 struct tracer__thread {
 	uint64_t epoch;			/* control epoch acted on (never 0) */

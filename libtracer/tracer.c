@@ -687,15 +687,6 @@ emit_fast(struct tracer__thread *t, const struct tracer_callsite *cs,
  * wrappers count on (wrap.h): the fast path calls nothing that sets it,
  * thread_sync() and the wake-up of tracerd (pool.c) restore it.
  */
-void tracer_record_emit(const struct tracer_callsite *cs,
-			const union tracer_arg *args)
-{
-	struct tracer__thread *t = &tls;
-
-	if (tracer_likely(emit_fast(t, cs, args, cs->nargs)))
-		return;
-	emit_slow(t, cs, args);
-}
 
 /*
  * tracer_record_emit() for a call site of n values, the entry the macros
@@ -716,21 +707,19 @@ emit_n(const struct tracer_callsite *cs, const union tracer_arg *args,
 	emit_slow(t, cs, args);
 }
 
+void tracer_record_emit(const struct tracer_callsite *cs,
+			const union tracer_arg *args)
+{
+	emit_n(cs, args, cs->nargs);
+}
+
 #define EMIT_N(n) \
 void tracer_record_emit##n(const struct tracer_callsite *cs, \
 			   const union tracer_arg *args) \
 { \
 	emit_n(cs, args, n); \
 }
-EMIT_N(0)
-EMIT_N(1)
-EMIT_N(2)
-EMIT_N(3)
-EMIT_N(4)
-EMIT_N(5)
-EMIT_N(6)
-EMIT_N(7)
-EMIT_N(8)
+TRACER__EACH_NARGS(EMIT_N)
 
 /*
  * A wrapper's event (wrap.h): none while the guard is raised; the guard
@@ -772,15 +761,7 @@ void tracer__wrap_emit_alloc##n(const struct tracer_callsite *cs, \
 { \
 	wrap_emit(cs, args, 1, n); \
 }
-WRAP_EMIT_N(0)
-WRAP_EMIT_N(1)
-WRAP_EMIT_N(2)
-WRAP_EMIT_N(3)
-WRAP_EMIT_N(4)
-WRAP_EMIT_N(5)
-WRAP_EMIT_N(6)
-WRAP_EMIT_N(7)
-WRAP_EMIT_N(8)
+TRACER__EACH_NARGS(WRAP_EMIT_N)
 
 /*
  * Has channel w a record reserved and never committed? Its thread was

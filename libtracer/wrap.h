@@ -201,16 +201,8 @@ extern __thread unsigned tracer__wrap_alloc
 		TRACER_HIDDEN; \
 	void tracer__wrap_emit_alloc##n(const struct tracer_callsite *cs, \
 					const union tracer_arg *args) \
-		TRACER_HIDDEN
-WRAP__EMIT_DECL(0);
-WRAP__EMIT_DECL(1);
-WRAP__EMIT_DECL(2);
-WRAP__EMIT_DECL(3);
-WRAP__EMIT_DECL(4);
-WRAP__EMIT_DECL(5);
-WRAP__EMIT_DECL(6);
-WRAP__EMIT_DECL(7);
-WRAP__EMIT_DECL(8);
+		TRACER_HIDDEN;
+TRACER__EACH_NARGS(WRAP__EMIT_DECL)
 
 /* The guard is down: a wrapper's extra work (timing a wait ...) pays. */
 static inline int tracer__wrap_active(void)
