@@ -121,7 +121,7 @@ int tracer__clock_start(struct tracer_clock *c,
 	if (b->tsc <= a->tsc || b->ns <= a->ns)
 		return -ERANGE;
 	c->kind = TRACER_CLOCK_TSC;
-	c->reserved = 0;
+	c->flags = 0;
 	c->tsc_base = b->tsc;
 	c->ns_base = b->ns;
 	c->mult = slope(a, b);

@@ -41,6 +41,23 @@
  * continuous (tracerd restarted, a fall back to MONOTONIC) are absorbed
  * by the writer, which never stamps a record earlier than its channel's
  * previous one (rb_write.h).
+ *
+ * Ticks
+ * -----
+ * Where tracerd says so (TRACER_CLOCK_F_TICKS), a writer skips the line
+ * altogether: its records hold rdtsc's value, and their packet says so
+ * (unit TRACER_RB_UNIT_TSC, rb_layout.h). The reader, tracerd, turns
+ * them into nanoseconds as it takes the packet, through every line it
+ * published, each over the ticks it was in force for (clock_history.h):
+ *
+ *   writer: ts = rdtsc()                    (no cell, no multiplication)
+ *   reader: ns = line_k(ts), tsc_k <= ts < tsc_k+1
+ *
+ * Lines are continuous at their anchors, so the result is the time the
+ * writer would have computed with the newest line, without a writer's
+ * copy ever being behind. A writer's unit is chosen when it takes a
+ * buffer and at each new session, where nothing of it is being written
+ * (tracer.c); a packet never mixes units. Files hold nanoseconds only.
  */
 #ifndef TRACER_CLOCK_H
 #define TRACER_CLOCK_H
@@ -89,12 +106,20 @@ enum tracer_clock_kind {
 #define TRACER_CLOCK_M_BITS	32
 
 /*
+ * flags: tracerd converts records stamped in TSC ticks (kind TSC only):
+ * a writer may stamp rdtsc's value as it is, and leave the line to the
+ * reader (see "Ticks" below). Writers of older builds ignore the flag and
+ * go on stamping nanoseconds.
+ */
+#define TRACER_CLOCK_F_TICKS	1u
+
+/*
  * The parameters, as published (shared memory: fields only added at the
  * end, no pointers). kind MONOTONIC ignores the others.
  */
 struct tracer_clock {
 	uint32_t kind;			/* enum tracer_clock_kind */
-	uint32_t reserved;
+	uint32_t flags;			/* TRACER_CLOCK_F_* (0 before) */
 	uint64_t tsc_base;		/* anchor: TSC ... */
 	uint64_t ns_base;		/* ... and its time, ns */
 	uint64_t mult;			/* ns per tick << TRACER_CLOCK_SHIFT */
@@ -165,6 +190,24 @@ static inline uint64_t tracer__clock_from_tsc(const struct tracer_clock *c,
 	return c->ns_base - tracer__clock_ticks_ns(-d, tracer__clock_m(c));
 }
 
+/*
+ * The inverse of tracer__clock_from_tsc() (to a tick): the TSC value at
+ * time ns on clock c's line.
+ */
+static inline uint64_t tracer__clock_to_tsc(const struct tracer_clock *c,
+					    uint64_t ns)
+{
+	uint64_t m = tracer__clock_m(c), d = ns - c->ns_base;
+
+	if (!m)
+		return c->tsc_base;
+	if ((int64_t)d >= 0)
+		return c->tsc_base + (uint64_t)(((unsigned __int128)d <<
+						 TRACER_CLOCK_M_BITS) / m);
+	return c->tsc_base - (uint64_t)(((unsigned __int128)-d <<
+					 TRACER_CLOCK_M_BITS) / m);
+}
+
 /* The time by clock c: its TSC line, or CLOCK_MONOTONIC. */
 static inline uint64_t tracer__clock_read(const struct tracer_clock *c)
 {
@@ -188,12 +231,26 @@ static inline uint64_t tracer__clock_from_tsc(const struct tracer_clock *c,
 	return tracer__clock_now();
 }
 
+static inline uint64_t tracer__clock_to_tsc(const struct tracer_clock *c,
+					    uint64_t ns)
+{
+	(void)c;
+	return ns;
+}
+
 static inline uint64_t tracer__clock_read(const struct tracer_clock *c)
 {
 	(void)c;
 	return tracer__clock_now();
 }
 #endif
+
+/* Does clock c let writers stamp TSC ticks (see "Ticks" at the top)? */
+static inline bool tracer__clock_ticks(const struct tracer_clock *c)
+{
+	return TRACER_CLOCK_HAVE_TSC && c->kind == TRACER_CLOCK_TSC &&
+	       (c->flags & TRACER_CLOCK_F_TICKS);
+}
 
 /*
  * The time by a thread's cell: a consistent copy even when a signal

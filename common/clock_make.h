@@ -20,6 +20,9 @@
 #define TRACER_CLOCK_STRAY_NS		50000000LL
 /* At most this change of rate to bring an error back. */
 #define TRACER_CLOCK_MAX_SLEW_PPM	500
+/* Writers stamp raw ticks (clock.h, "Ticks") only on a TSC this fast:
+ * a distance in ticks is then longer than the same in ns. */
+#define TRACER_CLOCK_TICKS_MIN_HZ	1100000000ULL
 /* A CPU whose TSC line is this far off the others' is refused. */
 #define TRACER_CLOCK_CPU_TOLERANCE_NS	20000ULL
 

@@ -232,6 +232,7 @@ static inline void tracer__control_copy_clock(const struct tracer_control *ctl,
 					      struct tracer_clock *c)
 {
 	c->kind = TRACER_CLOCK_MONOTONIC;
+	c->flags = 0;
 	if (__atomic_load_n(&ctl->size, __ATOMIC_RELAXED) <
 	    sizeof(struct tracer_control))
 		return;
@@ -240,6 +241,7 @@ static inline void tracer__control_copy_clock(const struct tracer_control *ctl,
 	c->ns_base = __atomic_load_n(&ctl->clock.ns_base, __ATOMIC_RELAXED);
 	c->mult = __atomic_load_n(&ctl->clock.mult, __ATOMIC_RELAXED);
 	c->tsc_hz = __atomic_load_n(&ctl->clock.tsc_hz, __ATOMIC_RELAXED);
+	c->flags = __atomic_load_n(&ctl->clock.flags, __ATOMIC_RELAXED);
 	if (c->kind != TRACER_CLOCK_TSC || !TRACER_CLOCK_HAVE_TSC ||
 	    c->mult == 0)
 		c->kind = TRACER_CLOCK_MONOTONIC;

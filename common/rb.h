@@ -19,6 +19,7 @@
 #include <stdint.h>
 
 #include "clock.h"
+#include "clock_history.h"
 #include "compiler.h"
 #include "rb_layout.h"
 #include "rb_record.h"
@@ -63,6 +64,10 @@ struct tracer_rb_writer {
 	uint32_t mode;
 	uint32_t stream_id;
 	uint32_t tid;
+	/* What its stamps count (enum tracer_rb_unit): TSC ticks read
+	 * straight from the CPU, or ns by its clock cell. Changed only by
+	 * tracer__rb_set_unit(). */
+	uint32_t unit;
 	uint64_t stream_instance_id;
 	/*
 	 * Called (when set) after the writer closed a sub-buffer, in the
@@ -170,6 +175,12 @@ struct tracer_rb_reader {
 	 * scan; read_count_shared points to its own word): it writes
 	 * nothing into the shared header. */
 	bool quiet;
+	/* The lines that turn a packet in TSC ticks into ns as it is
+	 * taken (clock_history.h); NULL: such a packet is refused. */
+	const struct tracer_clock_history *history;
+	/* The end of the last packet taken: no time converted from
+	 * ticks after it is earlier. */
+	uint64_t converted_last;
 };
 
 /* Complete sub-buffers waiting at the read position (tracer__rb_ready()). */
@@ -225,6 +236,16 @@ void tracer__rb_write_words_slow(struct tracer_rb_writer *w, uint32_t id,
 int tracer__rb_reserve_at(struct tracer_rb_writer *w,
 			  struct tracer_rb_ctx *ctx, uint32_t id,
 			  uint32_t payload_size, uint64_t ts);
+
+/*
+ * Stamp w's records in `unit` (enum tracer_rb_unit) from now on: the open
+ * sub-buffer, if any, is closed first (a packet has one unit), and the
+ * channel's last stamps are forgotten. Called by the writer thread where
+ * none of its records is being written, nor can be until it returns (not
+ * in a handler that may have interrupted one; none of its handlers
+ * records meanwhile).
+ */
+void tracer__rb_set_unit(struct tracer_rb_writer *w, uint32_t unit);
 
 /*
  * Close the current sub-buffer so its records become readable (a switch).
@@ -288,10 +309,11 @@ int tracer__rb_put_subbuf(struct tracer_rb_reader *r,
 
 /*
  * Check a private copy of the packet at position pos and account for its
- * records (flight-mode overwrite counts). Never trusts the copy, which must
- * be 8-byte aligned.
- * Returns 0, -EBADMSG (corrupt packet; r->error names field and offset),
- * or -EINVAL (copy not 8-byte aligned).
+ * records (flight-mode overwrite counts); a packet stamped in TSC ticks is
+ * turned into nanoseconds in place first, through r->history. Never
+ * trusts the copy, which must be 8-byte aligned.
+ * Returns 0, -EBADMSG (corrupt packet, or in ticks with no history;
+ * r->error names field and offset), or -EINVAL (copy not 8-byte aligned).
  */
 int tracer__rb_packet_parse(struct tracer_rb_reader *r, const void *copy,
 			    uint64_t pos, struct tracer_rb_packet_info *info);

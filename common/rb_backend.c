@@ -207,6 +207,7 @@ int tracer__rb_writer_attach(struct tracer_rb_writer *w, void *region,
 	w->on_close = NULL;
 	w->owner = NULL;
 	w->clock = &tracer__clock_monotonic;
+	w->unit = TRACER_RB_UNIT_NS;
 	w->last_ts = 0;
 	w->ref_ts = 0;
 	return 0;

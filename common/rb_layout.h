@@ -78,6 +78,17 @@ enum tracer_rb_mode {
 	TRACER_RB_FLIGHT = 1,	/* overwrite the oldest sub-buffer */
 };
 
+/*
+ * What a packet's times count (its `unit`). A writer stamps TSC ticks
+ * only where tracerd said it converts them (clock.h, "Ticks"); the reader
+ * turns such a packet into nanoseconds as it takes it (rb_read.c), so
+ * that files, and everything that reads them, see nanoseconds only.
+ */
+enum tracer_rb_unit {
+	TRACER_RB_UNIT_NS = 0,		/* CLOCK_MONOTONIC nanoseconds */
+	TRACER_RB_UNIT_TSC = 1,		/* the TSC's ticks */
+};
+
 /* Smallest and largest geometries accepted. */
 #define TRACER_RB_MIN_SUBBUF_ORDER	7	/* 128 bytes: headers + a record */
 #define TRACER_RB_MAX_SUBBUF_ORDER	30	/* 1 GiB */
@@ -163,7 +174,8 @@ struct tracer_rb_packet {
 	uint64_t stream_instance_id;	/* begin */
 	/* packet context */
 	uint32_t tid;			/* begin: writer thread id */
-	uint32_t reserved;		/* 0; not in the metadata */
+	uint32_t unit;			/* begin: enum tracer_rb_unit (0 in
+					   files); not in the metadata */
 	uint64_t slot_records;		/* begin: commit[i].records at opening;
 					   not in the metadata */
 	uint64_t timestamp_begin;	/* begin: time of the first record */
@@ -248,7 +260,7 @@ struct tracer_rb_event_ext {
 	uint32_t size;			/* header + payload + padding, bytes */
 	uint32_t id;			/* event class id */
 	uint32_t lap;			/* low 8 bits of the ring's lap */
-	uint64_t timestamp;		/* CLOCK_MONOTONIC ns */
+	uint64_t timestamp;		/* in the packet's unit */
 };
 
 #define TRACER_RB_HEADER_SIZE	((uint32_t)sizeof(struct tracer_rb_header))

@@ -416,10 +416,108 @@ static int check_records(struct tracer_rb_reader *r,
 	return 0;
 }
 
+/* Converting a packet's ticks, in order: the line in force and until
+ * when, the last time given. */
+struct conv {
+	const struct tracer_clock_history *h;
+	const struct tracer_clock_point *line;
+	uint64_t until;
+	uint64_t last;
+};
+
+/* ns of tick t, no earlier than c->last, which moves to it. */
+static uint64_t tick_ns(struct conv *c, uint64_t t)
+{
+	uint64_t ns;
+
+	if (tracer_unlikely(t >= c->until || t < c->line->tsc))
+		c->line = tracer__clock_history_line(c->h, t, &c->until);
+	ns = tracer__clock_point_ns(c->line, t);
+	if (ns < c->last)
+		ns = c->last;
+	c->last = ns;
+	return ns;
+}
+
+/* Give the record at at (rec, read) the time ns; a compact one holds its
+ * low bits, rebuilt from *last: kept less than 2^32 ns after it. */
+static void restamp(char *at, const struct tracer_rb_record *rec,
+		    uint64_t ns, uint64_t *last, uint64_t prev)
+{
+	struct tracer_rb_event_ext x;
+	uint64_t w;
+
+	if (rec->header_size == TRACER_RB_COMPACT_SIZE) {
+		if (ns - prev > TRACER_RB_TIME_MASK)
+			*last = ns = prev + TRACER_RB_TIME_MASK;
+		memcpy(&w, at, sizeof(w));
+		w = (w & ~(TRACER_RB_TIME_MASK << TRACER__RB_TIME_SHIFT)) |
+		    (ns & TRACER_RB_TIME_MASK) << TRACER__RB_TIME_SHIFT;
+		memcpy(at, &w, sizeof(w));
+		return;
+	}
+	memcpy(&x, at, sizeof(x));
+	x.timestamp = ns;
+	memcpy(at, &x, sizeof(x));
+}
+
+/*
+ * A packet stamped in TSC ticks: its times in ns, in place, through the
+ * lines tracerd published (clock_history.h), none earlier than the end
+ * of the channel's last packet taken (in ns or converted). A compact record stays one: at
+ * the TSC rates tracerd lets writers stamp ticks at (more than 1 GHz),
+ * its distance in ns from the record before is below its distance in
+ * ticks; a step between lines that made it more is held below 2^32 ns.
+ * The walk checks what check_records() would, counting the records in
+ * *records; it stops at a record that makes no sense, left for
+ * check_records() to report. Returns 1 (converted, every record
+ * checked), 0 (nothing to convert, or stopped at a record), or -EBADMSG
+ * (an unknown unit, or no lines to convert with; r->error says which).
+ */
+static int convert(struct tracer_rb_reader *r, struct tracer_rb_packet *p,
+		   uint64_t *records)
+{
+	char *base = (char *)p;
+	uint64_t content = p->content_size / 8, off = TRACER_RB_PACKET_SIZE;
+	uint64_t tick = p->timestamp_begin, prev;
+	struct tracer_rb_record rec;
+	struct conv c;
+
+	if (p->unit == TRACER_RB_UNIT_NS)
+		return 0;
+	if (p->unit != TRACER_RB_UNIT_TSC)
+		return report(r, -EBADMSG, "packet %" PRIu64 ": unknown unit "
+			      "%" PRIu32 " at offset 20", p->packet_seq_num,
+			      p->unit);
+	if (!r->history || !r->history->n)
+		return report(r, -EBADMSG, "packet %" PRIu64 ": stamped in "
+			      "TSC ticks, and no clock line to read them by",
+			      p->packet_seq_num);
+	c = (struct conv){ .h = r->history, .last = r->converted_last };
+	c.line = tracer__clock_history_line(c.h, tick, &c.until);
+	p->timestamp_begin = tick_ns(&c, tick);
+	while (off < content) {
+		uint64_t before = tick;
+
+		if (tracer__rb_record_get(base + off, content - off, &tick,
+					  &rec) || rec.timestamp < before ||
+		    rec.timestamp > p->timestamp_end)
+			break;
+		prev = c.last;
+		restamp(base + off, &rec, tick_ns(&c, rec.timestamp), &c.last,
+			prev);
+		off += rec.size;
+		(*records)++;
+	}
+	p->timestamp_end = tick_ns(&c, p->timestamp_end);
+	p->unit = TRACER_RB_UNIT_NS;
+	return off == content ? 1 : 0;
+}
+
 int tracer__rb_packet_parse(struct tracer_rb_reader *r, const void *copy,
 			    uint64_t pos, struct tracer_rb_packet_info *info)
 {
-	const struct tracer_rb_packet *p = copy;
+	struct tracer_rb_packet *p = (struct tracer_rb_packet *)(uintptr_t)copy;
 	uint64_t slot = slot_of(r, pos), n = 0;
 	int ret;
 
@@ -428,9 +526,17 @@ int tracer__rb_packet_parse(struct tracer_rb_reader *r, const void *copy,
 			      "aligned", copy);
 	ret = tracer__rb_check_packet_header(r, p, pos);
 	if (!ret)
+		ret = convert(r, p, &n);
+	if (ret == 0) {		/* not converted, or stopped at a record */
+		n = 0;
 		ret = check_records(r, p, &n);
+	} else if (ret == 1) {	/* converted: checked on the way */
+		ret = 0;
+	}
 	if (ret)
 		return ret;
+	if (p->timestamp_end > r->converted_last)
+		r->converted_last = p->timestamp_end;
 	info->seq = p->packet_seq_num;
 	info->timestamp_begin = p->timestamp_begin;
 	info->timestamp_end = p->timestamp_end;

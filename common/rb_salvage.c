@@ -390,6 +390,10 @@ int tracer__rb_salvage(struct tracer_rb_reader *r, void *dst,
 		return -EAGAIN;
 	w.end = wc - rc < S ? wc - rc : S;
 	memcpy(dst, r->data + (rc & (tracer__rb_bufsize(r) - 1)), S);
+	/* Stamped in ticks: the TSC's count now bounds them, with as much
+	 * slack (another CPU's TSC may run a little ahead of ours). */
+	if (((const struct tracer_rb_packet *)dst)->unit == TRACER_RB_UNIT_TSC)
+		w.now = tracer__rdtsc() + TRACER_CLOCK_SLACK_NS;
 	if (w.end < TRACER_RB_PACKET_SIZE || w.end % TRACER_RB_ALIGN ||
 	    check_header(r, dst, rc)) {
 		s->torn = rel == 0;	/* died opening it */

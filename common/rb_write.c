@@ -94,7 +94,7 @@ static void open_subbuf(const struct tracer_rb_writer *w, uint64_t pos,
 	pkt->packet_seq_num = pos >> w->subbuf_order;
 	pkt->slot_records = records;
 	pkt->tid = w->tid;
-	pkt->reserved = 0;
+	pkt->unit = w->unit;
 }
 
 /* Sizes of a record with each header; may it be compact at all? */
@@ -306,4 +306,14 @@ int tracer__rb_flush(struct tracer_rb_writer *w)
 	if (w->on_close)
 		w->on_close(w);
 	return 0;
+}
+
+void tracer__rb_set_unit(struct tracer_rb_writer *w, uint32_t unit)
+{
+	if (w->unit == unit)
+		return;
+	tracer__rb_flush(w);	/* stamped in the old unit */
+	w->unit = unit;
+	w->last_ts = 0;
+	w->ref_ts = 0;
 }

@@ -5,7 +5,7 @@
  * -----------------
  * One writer thread per channel, plus the signal handlers that interrupt it
  * on the same CPU and run to completion (LIFO). No lock, no system call
- * (the clock is read through the vDSO), no allocation, no LOCK-prefixed
+ * (the clock is the TSC, or read through the vDSO), no allocation, no LOCK-prefixed
  * instruction: the reservation is a local CAS on write_count, the commit a
  * local add on the slot's commit counter (see arch.h).
  *
@@ -73,7 +73,8 @@
  * unchanged:
  *
  *   old = write_count            (before the clock, as above)
- *   ts  = TSC line of the cell   (gives up: not TSC, cell replaced)
+ *   ts  = rdtsc (unit TSC), or the TSC line of the cell (gives up:
+ *         not TSC, cell replaced)
  *   ts  = max(ts, last_ts)
  *   gives up: off == 0, off + len >= S, ts - ref_ts >= 2^32
  *   CAS(last_ts, last, ts); CAS(write_count, old, old + len)
@@ -123,6 +124,18 @@ static inline void tracer__rb_event_init(const struct tracer_rb_writer *w,
 }
 
 /*
+ * A reading of w's clock in w's unit: the TSC's count as it is (unit TSC:
+ * the reader converts it, clock.h "Ticks"), or ns by its clock cell.
+ */
+static tracer_always_inline uint64_t
+tracer__rb_clock(const struct tracer_rb_writer *w)
+{
+	if (tracer_likely(w->unit == TRACER_RB_UNIT_TSC))
+		return tracer__rdtsc();
+	return tracer__clock_cell_read(w->clock);
+}
+
+/*
  * The time for a record of w, read inside the reservation loop: its
  * clock, never earlier than the channel's previous stamp (see the top).
  * last_ts moves by a local CAS, so that it only grows: a handler that
@@ -135,7 +148,7 @@ tracer__rb_stamp(struct tracer_rb_writer *w)
 	uint64_t last = TRACER_READ_ONCE(w->last_ts), ts;
 
 	do {
-		ts = tracer__clock_cell_read(w->clock);
+		ts = tracer__rb_clock(w);
 		if (tracer_unlikely(ts < last))
 			ts = last;
 	} while (tracer_unlikely(!tracer__local_cas64(&w->last_ts, &last,
@@ -249,7 +262,9 @@ tracer__rb_write_words(struct tracer_rb_writer *w, uint32_t id,
 	/* write_count before the clock: a handler that reserves after
 	 * this load makes the CAS below fail, whatever it stamped. */
 	old = TRACER_READ_ONCE(w->hdr->write_count);
-	if (tracer_unlikely(!tracer__clock_cell_try_tsc(w->clock, &ts)))
+	if (tracer_likely(w->unit == TRACER_RB_UNIT_TSC))
+		ts = tracer__rdtsc();	/* the reader converts it */
+	else if (tracer_unlikely(!tracer__clock_cell_try_tsc(w->clock, &ts)))
 		goto slow;
 	last = TRACER_READ_ONCE(w->last_ts);
 	if (tracer_unlikely(ts < last))

@@ -208,12 +208,16 @@ static uint64_t stashed_records(const struct tracer_rb_writer *w)
 /*
  * Write the records of stash channel `from` into `to`, each at its own
  * time, in order; the stash's losses become `to`'s. The stash never laps
- * (discard mode, no reader): its sub-buffers are at 0 and S.
+ * (discard mode, no reader): its sub-buffers are at 0 and S. A stash
+ * packet in another unit than `to`'s (the clock changed between the stash
+ * and the buffer) goes into packets of its own unit: times are never
+ * converted here.
  */
 static void replay_channel(const struct tracer_rb_writer *from,
 			   struct tracer_rb_writer *to)
 {
 	uint64_t wc = from->hdr->write_count, sub, end, S = from->smask + 1;
+	uint32_t unit = to->unit;
 	struct tracer_rb_cursor cur;
 	struct tracer_rb_record rec;
 	struct tracer_rb_ctx ctx;
@@ -227,6 +231,7 @@ static void replay_channel(const struct tracer_rb_writer *from,
 
 		/* Closed: its content size; open: up to the write count. */
 		end = wc - sub >= S ? pkt->content_size / 8 : wc - sub;
+		tracer__rb_set_unit(to, pkt->unit);
 		cur = (struct tracer_rb_cursor){ 0 };
 		while (tracer__rb_packet_next(pkt, end, &cur, &rec)) {
 			if (tracer__rb_reserve_at(to, &ctx, rec.id,
@@ -237,6 +242,7 @@ static void replay_channel(const struct tracer_rb_writer *from,
 			tracer__rb_commit(to, &ctx);
 		}
 	}
+	tracer__rb_set_unit(to, unit);
 	if (from->hdr->lost)
 		tracer__local_add64(&to->hdr->lost, from->hdr->lost);
 }

@@ -185,6 +185,27 @@ static void writers_clock(struct tracer__thread *t)
 		t->ch[c].clock = &t->clock;
 }
 
+/*
+ * t's writers stamp in the unit t's clock says (TSC ticks where tracerd
+ * converts them, clock.h). Only where none of t's records is being
+ * written, nor can be meanwhile (tracer__rb_set_unit()): writers just
+ * attached, or the slow path outside any handler with steady cleared.
+ */
+static uint32_t clock_unit(const struct tracer__thread *t)
+{
+	return tracer__clock_ticks(&t->clock.clock) ? TRACER_RB_UNIT_TSC
+						     : TRACER_RB_UNIT_NS;
+}
+
+static void writers_unit(struct tracer__thread *t)
+{
+	uint32_t unit = clock_unit(t);
+	int c;
+
+	for (c = 0; c < TRACER_POOL_CHANNELS; c++)
+		tracer__rb_set_unit(&t->ch[c], unit);
+}
+
 /* Copy the control page's clock (st) into t's cell. */
 static void take_clock(struct tracer__thread *t,
 		       const struct tracer_control_state *st)
@@ -215,6 +236,7 @@ static bool take_buffer(struct tracer__thread *t, bool need_room)
 	}
 	pthread_setspecific(exit_key, t);
 	writers_clock(t);
+	writers_unit(t);
 	t->state = TRACER__THREAD_READY;
 	return true;
 }
@@ -391,6 +413,7 @@ static bool enter_stash(struct tracer__thread *t,
 	if (t->state == TRACER__THREAD_NEW) {
 		if (tracer__stash_open(t, st->session) == 0) {
 			writers_clock(t);
+			writers_unit(t);
 			t->state = TRACER__THREAD_STASHING;
 			if (__atomic_load_n(&key_made, __ATOMIC_ACQUIRE))
 				pthread_setspecific(exit_key, t);
@@ -445,6 +468,16 @@ static bool apply_state(struct tracer__thread *t,
 	/* Cleared before the writers change (a handler of this thread). */
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	take_clock(t, st);
+	/* The unit the clock says (TSC ticks once tracerd has calibrated,
+	 * ns after a stray), changed only here, outside any handler: no
+	 * record of the thread is being written, and its handlers' drop
+	 * their events meanwhile (told). */
+	if (t->state == TRACER__THREAD_READY && !tracer__in_handler() &&
+	    t->ch[0].unit != clock_unit(t)) {
+		steady = false;
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+		writers_unit(t);
+	}
 	if (t->state == TRACER__THREAD_STASHING && fresh) {
 		tracer__stash_drop(t);	/* another session's events */
 		t->state = TRACER__THREAD_NEW;

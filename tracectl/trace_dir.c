@@ -852,7 +852,7 @@ static void from_v2(struct tracer_rb_packet *h)
 	*h = (struct tracer_rb_packet){
 		.magic = old.magic, .stream_id = old.stream_id,
 		.stream_instance_id = old.stream_instance_id,
-		.slot_records = old.slot_records, .reserved = old.reserved,
+		.slot_records = old.slot_records, .unit = TRACER_RB_UNIT_NS,
 		.tid = old.tid, .timestamp_begin = old.timestamp_begin,
 		.timestamp_end = old.timestamp_end,
 		.content_size = old.content_size,

@@ -29,11 +29,43 @@
 
 #define MS(ns)	((uint64_t)(ns) / 1000000)
 
+/*
+ * Line c goes into the history; writers may stamp ticks by it where the
+ * TSC runs at more than TRACER_CLOCK_TICKS_MIN_HZ (a compact record's
+ * distance in ns is then below its distance in ticks: rb_read.c) and the
+ * history took it.
+ */
+static void remember(struct tracerd *d, struct tracer_clock *c)
+{
+	c->flags &= ~TRACER_CLOCK_F_TICKS;
+	if (tracer__clock_history_add(&d->clock.history, c) == 0 &&
+	    c->tsc_hz >= TRACER_CLOCK_TICKS_MIN_HZ)
+		c->flags |= TRACER_CLOCK_F_TICKS;
+}
+
+/* Writers on CLOCK_MONOTONIC from now on; if some were on the TSC, the
+ * timer goes on sampling it for the history (their ticks until they
+ * leave them). */
 static void use_monotonic(struct tracerd *d, const char *why)
 {
 	d->clock.c.kind = TRACER_CLOCK_MONOTONIC;
+	d->clock.c.flags = 0;
 	snprintf(d->clock.why, sizeof(d->clock.why), "%s", why);
-	uv_timer_stop(&d->clock.timer);
+	d->clock.sampling = d->clock.history.n != 0;
+	if (!d->clock.sampling)
+		uv_timer_stop(&d->clock.timer);
+}
+
+/* Sampling after a stray: the line through the last two samples. */
+static void sample_line(struct tracerd *d)
+{
+	struct tracer_clock_sample s;
+	struct tracer_clock line;
+
+	tracer__clock_sample(&s);
+	if (tracer__clock_start(&line, &d->clock.anchor, &s) == 0)
+		tracer__clock_history_add(&d->clock.history, &line);
+	d->clock.anchor = s;
 }
 
 /* The previous tracerd's line, if it still agrees with s. */
@@ -51,7 +83,20 @@ static bool keep_old(struct tracerd *d, const struct tracer_clock_sample *s)
 	if (e > 1000000 || e < -1000000)
 		return false;
 	d->clock.c = old;
+	remember(d, &d->clock.c);
 	return true;
+}
+
+/* The previous tracerd's line reads the ticks its writers stamped. */
+static void inherit(struct tracerd *d)
+{
+	struct tracer_clock old;
+
+	if (!d->state)
+		return;
+	tracer__control_copy_clock(d->state, &old);
+	if (old.kind == TRACER_CLOCK_TSC)
+		tracer__clock_history_add(&d->clock.history, &old);
 }
 
 /* The first line, from the first sample to s, if every CPU agrees. */
@@ -73,8 +118,11 @@ static void take_line(struct tracerd *d, const struct tracer_clock *next,
 {
 	if (d->clock.c.kind != TRACER_CLOCK_TSC)
 		tracerd_log("trace clock: TSC at %" PRIu64 " Hz", next->tsc_hz);
-	snprintf(d->clock.why, sizeof(d->clock.why), "%s", d->clock.usable);
 	d->clock.c = *next;
+	remember(d, &d->clock.c);
+	snprintf(d->clock.why, sizeof(d->clock.why), "%s%s", d->clock.usable,
+		 d->clock.c.flags & TRACER_CLOCK_F_TICKS ?
+		 "; records stamped in ticks, converted by tracerd" : "");
 	d->clock.anchor = *s;
 	d->clock.err = err;
 }
@@ -89,6 +137,10 @@ static void on_clock(uv_timer_t *t)
 	int64_t err = 0;
 	int ret;
 
+	if (d->clock.sampling) {
+		sample_line(d);
+		return;
+	}
 	tracer__clock_sample(&s);
 	if (d->clock.c.kind == TRACER_CLOCK_TSC) {
 		ret = tracer__clock_steer(&next, &d->clock.anchor, &s, &err);
@@ -108,6 +160,18 @@ static void on_clock(uv_timer_t *t)
 	tracerd_control_clock(d);
 }
 
+/* CLOCK_MONOTONIC from the start; the previous tracerd's writers may
+ * still stamp ticks, sampled as after a stray. */
+static void start_monotonic(struct tracerd *d, const char *why)
+{
+	use_monotonic(d, why);
+	if (!d->clock.sampling)
+		return;
+	tracer__clock_sample(&d->clock.anchor);
+	uv_timer_start(&d->clock.timer, on_clock, MS(TRACER_CLOCK_PERIOD_NS),
+		       MS(TRACER_CLOCK_PERIOD_NS));
+}
+
 void tracerd_clock_init(struct tracerd *d)
 {
 	char why[160];
@@ -116,11 +180,12 @@ void tracerd_clock_init(struct tracerd *d)
 	d->clock.timer.data = d;
 	uv_unref((uv_handle_t *)&d->clock.timer);
 	d->clock.c = (struct tracer_clock){ .kind = TRACER_CLOCK_MONOTONIC };
+	inherit(d);
 	if (d->cfg.clock == TRACERD_CLOCK_MONOTONIC) {
-		use_monotonic(d, "asked for (--clock monotonic)");
+		start_monotonic(d, "asked for (--clock monotonic)");
 	} else if (tracer__clock_tsc_usable(d->cfg.clock == TRACERD_CLOCK_TSC,
 					    why, sizeof(why))) {
-		use_monotonic(d, why);
+		start_monotonic(d, why);
 	} else {
 		snprintf(d->clock.usable, sizeof(d->clock.usable), "%s", why);
 		snprintf(d->clock.why, sizeof(d->clock.why), "%s",

@@ -96,6 +96,7 @@ static void put_clock(struct tracer_control *c, const struct tracer_clock *k)
 	__atomic_store_n(&c->clock.ns_base, k->ns_base, __ATOMIC_RELAXED);
 	__atomic_store_n(&c->clock.mult, k->mult, __ATOMIC_RELAXED);
 	__atomic_store_n(&c->clock.tsc_hz, k->tsc_hz, __ATOMIC_RELAXED);
+	__atomic_store_n(&c->clock.flags, k->flags, __ATOMIC_RELAXED);
 	__atomic_store_n(&c->clock.kind, k->kind, __ATOMIC_RELAXED);
 }
 

@@ -106,5 +106,6 @@ void tracerd_close(struct tracerd *d)
 	uv_walk(d->loop, close_walk, NULL);
 	uv_run(d->loop, UV_RUN_DEFAULT);
 	uv_loop_close(d->loop);
+	tracer__clock_history_free(&d->clock.history);
 }
 

@@ -210,6 +210,7 @@ int tracerd_attach_buffer(struct tracerd_process *p, struct tracerd_buffer *b,
 		b->data_at[c] = off + p->pool.channel_offset[c] +
 				b->rd[c].geo.data_offset;
 		b->rd[c].instance_mask = TRACERD_INSTANCE_MASK;
+		b->rd[c].history = &p->d->clock.history;
 		b->st[c].lost_seen = tracerd_lost_told(&b->rd[c]);
 	}
 	return 0;

@@ -38,6 +38,7 @@
 #pragma clang diagnostic ignored "-Wcast-align"
 #endif
 
+#include "clock_history.h"
 #include "clock_make.h"
 #include "compiler.h"
 #include "event_format.h"	/* struct tracer__site: a call site */
@@ -249,6 +250,12 @@ struct tracerd {
 					   anchor, before it was steered */
 		char why[224];		/* why this kind */
 		char usable[160];	/* why the TSC may be used */
+		/* Every line published, and the previous tracerd's:
+		 * packets in ticks are read by them (clock.h). */
+		struct tracer_clock_history history;
+		/* After a stray: lines from samples still go into the
+		 * history for writers yet to leave ticks (not published). */
+		bool sampling;
 	} clock;
 };
 

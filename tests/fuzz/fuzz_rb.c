@@ -4,8 +4,10 @@
  * attach, read every packet, the committed part of the open sub-buffer,
  * then salvage as after the writer's death. A real writer fills the ring
  * first; the input then patches it: every 3 bytes are a 16-bit offset
- * (scaled to the region) and a byte to store there. Nothing may crash,
- * hang, or read or write outside the region.
+ * (scaled to the region) and a byte to store there. With an odd first
+ * byte the writer stamps TSC ticks, which the reader converts through a
+ * history of lines (clock_history.h). Nothing may crash, hang, or read or
+ * write outside the region.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -19,7 +21,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 #define SUBBUF	4096
 #define COUNT	4
 
-static void fill(void *region, uint64_t size)
+static void fill(void *region, uint64_t size, uint32_t unit)
 {
 	struct tracer_rb_config cfg = { .subbuf_size = SUBBUF,
 					.subbuf_count = COUNT,
@@ -33,6 +35,7 @@ static void fill(void *region, uint64_t size)
 	if (tracer__rb_init(region, size, &cfg, &why) ||
 	    tracer__rb_writer_attach(&w, region, size, 7, &why))
 		abort();
+	tracer__rb_set_unit(&w, unit);
 	for (i = 0; i < 600; i++)
 		if (tracer__rb_reserve(&w, &ctx, 3, 24) == 0) {
 			memset(ctx.payload, i, 24);
@@ -55,11 +58,19 @@ static void read_all(void *region, uint64_t size)
 	struct tracer_rb_reader r;
 	struct tracer_rb_packet_info info;
 	struct tracer_rb_salvage s;
+	struct tracer_clock_history h = { 0 };
+	struct tracer_clock line = { .kind = TRACER_CLOCK_TSC,
+		.tsc_base = 1ULL << 40, .ns_base = 1ULL << 39,
+		.mult = 1ULL << (TRACER_CLOCK_SHIFT - 1), .tsc_hz = 2000000000 };
 	const char *why;
 	int n, ret;
 
 	if (tracer__rb_reader_attach(&r, region, size, &why))
 		return;
+	tracer__clock_history_add(&h, &line);
+	line.tsc_base += 1ULL << 32;	/* a second line, stepping back */
+	tracer__clock_history_add(&h, &line);
+	r.history = &h;
 	for (n = 0; n < 4 * COUNT; n++) {
 		ret = tracer__rb_read(&r, dst, sizeof(dst), &info);
 		if (ret == -EAGAIN || ret == -ENODATA || ret == -EIO)
@@ -75,6 +86,7 @@ static void read_all(void *region, uint64_t size)
 			break;
 	}
 	tracer__rb_reader_detach(&r);
+	tracer__clock_history_free(&h);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -90,7 +102,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!region)
 		return 0;
 	memset(region, 0, g.region_size);
-	fill(region, g.region_size);
+	fill(region, g.region_size, size && (data[0] & 1) ?
+	     TRACER_RB_UNIT_TSC : TRACER_RB_UNIT_NS);
 	for (i = 0; i + 3 <= size; i += 3) {
 		uint64_t off = (uint64_t)(data[i] | data[i + 1] << 8) *
 			       g.region_size / 65536;

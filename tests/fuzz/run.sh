@@ -47,13 +47,14 @@ sources() {
 	view) echo "$src/tracectl/trace_dir.c $src/common/format.c" ;;
 	rb) echo "$src/common/rb_backend.c $src/common/rb_read.c" \
 		 "$src/common/rb_salvage.c $src/common/rb_write.c" \
-		 "$src/common/clock.c" ;;
+		 "$src/common/clock.c $src/common/clock_history.c" ;;
 	daemon) find "$src/tracerd" -name '*.c' ! -name main.c | sort
 		echo "$src/common/rb_backend.c $src/common/rb_read.c" \
 		     "$src/common/rb_salvage.c $src/common/rb_write.c" \
 		     "$src/common/format.c $src/common/ctf_meta.c" \
 		     "$src/common/paths.c $src/common/pattern.c" \
 		     "$src/common/pool_make.c $src/common/clock.c" \
+		     "$src/common/clock_history.c" \
 		     "$src/common/relay_proto.c" \
 		     "$src/proto/wire.c $build/proto/tracer.pb-c.c" ;;
 	esac

@@ -1,7 +1,9 @@
 #!/bin/bash
 # The trace clock (common/clock.h, doc/clock.md):
 #   - tracerd --clock tsc, on a CPU with an invariant TSC: status names the
-#     clock, its frequency and why; the CTF metadata describes it
+#     clock, its frequency and why, and whether records are stamped in
+#     ticks that tracerd converts (a TSC above 1.1 GHz: every check below
+#     then reads converted times); the CTF metadata describes it
 #     (tracer_clock "tsc", tracer_tsc_frequency); every clock:sample stamp
 #     lies within 1 us of the CLOCK_MONOTONIC values the program read just
 #     before and after it, for 40 samples spread over 4 s (new anchors
@@ -9,7 +11,9 @@
 #     nanosecond; a signal storm (a timer's handler recording into the
 #     thread's buffer between its records) keeps every stamp in order; a
 #     tracerd killed with SIGKILL and started again goes on with the line
-#     the killed one left (no step for the processes);
+#     the killed one left (no step for the processes); a session already
+#     recording while a new tracerd calibrates keeps every stamp within
+#     1 us as its threads move from CLOCK_MONOTONIC to the TSC (ticks);
 #   - TRACER_CLOCK=monotonic in one program's environment under that
 #     tracerd: its metadata says "monotonic", its stamps lie between the
 #     values it read, exactly;
@@ -60,8 +64,18 @@ if [ $usable = yes ]; then
 	check "tracerd --clock tsc starts" start_daemon --clock tsc
 	await_clock
 	check "status: clock tsc, its frequency and why" \
-		grep -qE "^clock   tsc \([0-9]+ Hz, -?[0-9]+ ns off CLOCK_MONOTONIC at the last anchor\): invariant TSC, clocksource '.*' \(forced\)$" "$T/st"
+		grep -qE "^clock   tsc \([0-9]+ Hz, -?[0-9]+ ns off CLOCK_MONOTONIC at the last anchor\): invariant TSC, clocksource '.*' \(forced\)(; records stamped in ticks, converted by tracerd)?$" "$T/st"
 	sed 's/^/# /' "$T/st" | grep '# clock'
+	# Above 1.1 GHz the writers leave the conversion to tracerd; the
+	# stamps below then come from it.
+	hz=$(sed -n 's/^clock   tsc (\([0-9]*\) Hz.*/\1/p' "$T/st")
+	if [ "${hz:-0}" -gt 1100000000 ]; then
+		check "status: a $hz Hz TSC, so records are stamped in ticks and converted by tracerd" \
+			grep -q "; records stamped in ticks, converted by tracerd$" "$T/st"
+	else
+		check "status: a ${hz:-0} Hz TSC, so writers convert to ns themselves" \
+			eval '! grep -q "records stamped in ticks" "$T/st"'
+	fi
 	run_clockee tsc 40 100
 	check "clockee under the TSC clock exits 0" [ $? -eq 0 ]
 	d=$(cat "$T/tsc.dir")
@@ -116,8 +130,21 @@ if [ $usable = yes ]; then
 	clock_ok again 1000
 	ok $? "and its stamps are within 1 us of CLOCK_MONOTONIC ($(cat "$T/again.sum"))"
 	stop_daemon
+	# A session already recording when a new tracerd (no line left)
+	# calibrates: the threads start on CLOCK_MONOTONIC, take the TSC
+	# at their next event after the calibration, ticks above 1.1 GHz.
+	rm -f "$TRACER_SOCKET.state"
+	check "a new tracerd with no line to keep starts" start_daemon --clock tsc
+	run_clockee calib 30 10
+	clock_ok calib 1000
+	ok $? "a session across its calibration: every stamp within 1 us of CLOCK_MONOTONIC, before and after the change ($(cat "$T/calib.sum"))"
+	check "all 30 samples there" grep -q "^samples 30 " "$T/calib.sum"
+	check "the calibration came while the session recorded (log: between its start and its stop)" \
+		eval 'sed -n "/^tracerd: session [0-9]* started/,/^tracerd: session [0-9]* stopped/p" "$LOG" |
+		      grep -q "trace clock: TSC at [0-9]* Hz$"'
+	stop_daemon
 else
-	for i in $(seq 12); do
+	for i in $(seq 17); do
 		ok 0 "# SKIP no invariant TSC on this machine"
 	done
 fi
@@ -140,7 +167,7 @@ await_clock
 sed 's/^/# /' "$T/st" | grep '# clock'
 if [ "$usable/$cs" = yes/tsc ]; then
 	check "the default is the TSC where the kernel keeps time with it" \
-		grep -q "^clock   tsc (.*): invariant TSC, clocksource 'tsc'$" "$T/st"
+		grep -qE "^clock   tsc \(.*\): invariant TSC, clocksource 'tsc'(; records stamped in ticks, converted by tracerd)?$" "$T/st"
 elif [ $usable = yes ]; then
 	check "the default is CLOCK_MONOTONIC where the clocksource is '$cs', and status says so" \
 		grep -qx "clock   monotonic: the kernel's clocksource is '$cs', not 'tsc'" "$T/st"

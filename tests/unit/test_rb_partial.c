@@ -236,7 +236,7 @@ static void verify(struct chan *c, const void *buf,
 
 	if (p->magic != TRACER_CTF_MAGIC || p->stream_id != 3 ||
 	    p->stream_instance_id != 42 || p->tid != 1234 ||
-	    p->packet_size != c->S * 8 || p->reserved != 0)
+	    p->packet_size != c->S * 8 || p->unit != 0)
 		fail(c, "%s packet %" PRIu64 ": identity fields", kind, seqn);
 	if (p->packet_seq_num != seqn || info->seq != seqn)
 		fail(c, "%s packet %" PRIu64 ": seq %" PRIu64 "/%" PRIu64,

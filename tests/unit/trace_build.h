@@ -221,7 +221,7 @@ TB_FN void header_v2(const struct tracer_rb_packet *h, void *out)
 		.packet_seq_num = h->packet_seq_num,
 		.events_discarded = h->events_discarded,
 		.slot_records = h->slot_records, .tid = h->tid,
-		.reserved = h->reserved,
+		.reserved = h->unit,
 	};
 
 	memcpy(out, &v, sizeof(v));
