@@ -178,9 +178,11 @@ struct tracer_rb_reader {
 	/* The lines that turn a packet in TSC ticks into ns as it is
 	 * taken (clock_history.h); NULL: such a packet is refused. */
 	const struct tracer_clock_history *history;
-	/* The end of the last packet taken: no time converted from
-	 * ticks after it is earlier. */
+	/* The end of the last packet taken of stream (owner)
+	 * converted_instance: no time converted from ticks after it in
+	 * that stream is earlier. */
 	uint64_t converted_last;
+	uint64_t converted_instance;
 };
 
 /* Complete sub-buffers waiting at the read position (tracer__rb_ready()). */

@@ -464,10 +464,11 @@ static void restamp(char *at, const struct tracer_rb_record *rec,
 /*
  * A packet stamped in TSC ticks: its times in ns, in place, through the
  * lines tracerd published (clock_history.h), none earlier than the end
- * of the channel's last packet taken (in ns or converted). A compact record stays one: at
- * the TSC rates tracerd lets writers stamp ticks at (more than 1 GHz),
- * its distance in ns from the record before is below its distance in
- * ticks; a step between lines that made it more is held below 2^32 ns.
+ * of the last packet taken of the same stream (in ns or converted). A
+ * compact record stays one: at the TSC rates tracerd lets writers stamp
+ * ticks at (more than 1 GHz), its distance in ns from the record before
+ * is below its distance in ticks; a step between lines that made it
+ * more is held below 2^32 ns.
  * The walk checks what check_records() would, counting the records in
  * *records; it stops at a record that makes no sense, left for
  * check_records() to report. Returns 1 (converted, every record
@@ -525,6 +526,12 @@ int tracer__rb_packet_parse(struct tracer_rb_reader *r, const void *copy,
 		return report(r, -EINVAL, "packet copy at %p is not 8-byte "
 			      "aligned", copy);
 	ret = tracer__rb_check_packet_header(r, p, pos);
+	/* A new owner of the buffer is a stream of its own (its stash may
+	 * hold records older than the last owner's): no clamp across. */
+	if (p->stream_instance_id != r->converted_instance) {
+		r->converted_instance = p->stream_instance_id;
+		r->converted_last = 0;
+	}
 	if (!ret)
 		ret = convert(r, p, &n);
 	if (ret == 0) {		/* not converted, or stopped at a record */

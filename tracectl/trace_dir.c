@@ -822,6 +822,11 @@ static int check_packet(const struct tracer_chan *c,
 		return bad_packet(c, off, err, err_size, "content size %"
 				  PRIu64 " bits exceeds packet size %" PRIu64
 				  " bits", cs, ps);
+	/* tracerd converts TSC ticks before it writes (doc/clock.md). */
+	if (h->unit != TRACER_RB_UNIT_NS)
+		return bad_packet(c, off, err, err_size, "times in unit %"
+				  PRIu32 " (TSC ticks?), not nanoseconds",
+				  h->unit);
 	return 0;
 }
 

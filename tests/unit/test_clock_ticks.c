@@ -12,6 +12,7 @@
  *     past the compact range) decoded exactly, partial reads too;
  *   - a step back between lines never makes a time go back;
  *   - set_unit() closes the open packet: one unit a packet;
+ *   - the clamp holds within a stream (a buffer's owner), not across;
  *   - a packet in ticks and no history is refused with a reason;
  *   - a dead writer's packet in ticks is salvaged with its times.
  */
@@ -359,6 +360,31 @@ static void test_units(void)
 	chan_close(&c);
 }
 
+/* The buffer's next owner (another stream instance) may have records
+ * older than the last owner's (its stash): they are not clamped. */
+static void test_owners(void)
+{
+	static uint64_t copy[1024];
+	struct tracer_rb_packet_info info;
+	struct chan c;
+	uint64_t t = (1ULL << 40) + 1000;
+	int bad = 0;
+
+	chan_open(&c, 4096);
+	c.r.instance_mask = 0;
+	bad |= put_at(&c, 1, t + 1000000);
+	tracer__rb_flush(&c.w);
+	bad |= tracer__rb_read(&c.r, copy, sizeof(copy), &info);
+	c.w.stream_instance_id = 2;
+	bad |= put_at(&c, 1, t);
+	tracer__rb_flush(&c.w);
+	bad |= tracer__rb_read(&c.r, copy, sizeof(copy), &info);
+	ok(!bad && info.timestamp_begin == tracer__clock_history_ns(&c.h, t),
+	   "the next owner's older records keep their times (no clamp to "
+	   "another stream's)");
+	chan_close(&c);
+}
+
 static bool any(void *arg, const struct tracer_rb_record *rec)
 {
 	(void)arg;
@@ -406,13 +432,14 @@ int main(void)
 		printf("1..0 # SKIP no TSC on this architecture\n");
 		return 0;
 	}
-	plan(16);
+	plan(17);
 	test_history();
 	test_thin();
 	test_ring();
 	test_partial();
 	test_step_back();
 	test_units();
+	test_owners();
 	test_salvage();
 	return done();
 }

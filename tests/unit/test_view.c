@@ -289,6 +289,37 @@ static void test_bad_magic(void)
 		     "error, and the packets after it");
 }
 
+/* A packet whose times were never converted from TSC ticks. */
+static void test_ticks(void)
+{
+	struct pkt p;
+	FILE *f;
+
+	make_dir("ticks");
+	simple_proc("ticks/p-7", "");
+	f = create("ticks/p-7/default-7", "w");
+	pkt_begin(&p, 0, 7, 100);
+	rec(&p, 1, 100, "i", 1LL);
+	rec(&p, 1, 200, "i", 2LL);
+	pkt_write(&p, f, 0);			/* 112 bytes */
+	pkt_begin(&p, 0, 7, 300);
+	pkt_set(&p, 20, TRACER_RB_UNIT_TSC, 4);
+	rec(&p, 1, 300, "i", 3LL);
+	pkt_write(&p, f, 0);			/* 96 bytes */
+	pkt_begin(&p, 0, 7, 500);
+	rec(&p, 1, 500, "i", 5LL);
+	pkt_write(&p, f, 0);			/* at 208 */
+	fclose(f);
+	expect_error("ticks", "0.000000100 p 7 7 p:ev: v=1\n"
+		     "0.000000200 p 7 7 p:ev: v=2\n"
+		     "0.000000500 p 7 7 p:ev: v=5\n",
+		     "ticks/p-7/default-7", ": packet at offset 112: times in "
+		     "unit 1 (TSC ticks?), not nanoseconds (reading resumes "
+		     "at offset 208)",
+		     "a packet in TSC ticks in a file: named, skipped, the "
+		     "rest read");
+}
+
 static void test_bad_record_size(void)
 {
 	struct pkt p;
@@ -915,12 +946,13 @@ static void test_meta_load(void)
 
 int main(void)
 {
-	plan(70);
+	plan(71);
 	if (!mkdtemp(root))
 		bail_out("mkdtemp: %s", strerror(errno));
 	test_good();
 	test_missing();
 	test_bad_magic();
+	test_ticks();
 	test_bad_record_size();
 	test_truncated();
 	test_bad_sizes();
