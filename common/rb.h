@@ -177,7 +177,7 @@ struct tracer_rb_reader {
 	bool quiet;
 	/* The lines that turn a packet in TSC ticks into ns as it is
 	 * taken (clock_history.h); NULL: such a packet is refused. */
-	const struct tracer_clock_history *history;
+	struct tracer_clock_history *history;
 	/* The end of the last packet taken of stream (owner)
 	 * converted_instance: no time converted from ticks after it in
 	 * that stream is earlier. */

@@ -389,67 +389,50 @@ int tracer__rb_check_packet_header(struct tracer_rb_reader *r,
 	return 0;
 }
 
-/* Walk the records of a checked header; count them. */
-static int check_records(struct tracer_rb_reader *r,
-			 const struct tracer_rb_packet *p, uint64_t *records)
-{
-	const char *base = (const char *)p;
-	uint64_t content = p->content_size / 8, off = TRACER_RB_PACKET_SIZE;
-	uint64_t clock = p->timestamp_begin, prev = clock, n = 0;
-	struct tracer_rb_record rec;
-
-	while (off < content) {
-		if (tracer__rb_record_get(base + off, content - off, &clock,
-					  &rec))
-			return report(r, -EBADMSG, "packet %" PRIu64 ": record "
-				      "at offset %" PRIu64 " has a bad header",
-				      p->packet_seq_num, off);
-		if (rec.timestamp < prev || rec.timestamp > p->timestamp_end)
-			return report(r, -EBADMSG, "packet %" PRIu64 ": record "
-				      "at offset %" PRIu64 " is out of time "
-				      "order", p->packet_seq_num, off);
-		prev = rec.timestamp;
-		off += rec.size;
-		n++;
-	}
-	*records = n;
-	return 0;
-}
-
-/* Converting a packet's ticks, in order: the line in force and until
- * when, the last time given. */
+/*
+ * Times in ns as a packet is taken (rb.h: history, converted_last): a
+ * packet in TSC ticks through the lines tracerd published
+ * (clock_history.h), a packet in ns as it is; either way none earlier
+ * than the end of the last packet taken of the same stream, so that a
+ * change of unit or a step between lines never shows as time going back.
+ * `line` NULL: the packet is in ns.
+ */
 struct conv {
 	const struct tracer_clock_history *h;
 	const struct tracer_clock_point *line;
-	uint64_t until;
-	uint64_t last;
+	uint64_t until;			/* line is in force below this tick */
+	uint64_t last;			/* the last time given */
 };
 
-/* ns of tick t, no earlier than c->last, which moves to it. */
-static uint64_t tick_ns(struct conv *c, uint64_t t)
+/* The time of t, no earlier than c->last, which moves to it. */
+static uint64_t conv_time(struct conv *c, uint64_t t)
 {
-	uint64_t ns;
+	uint64_t ns = t;
 
-	if (tracer_unlikely(t >= c->until || t < c->line->tsc))
-		c->line = tracer__clock_history_line(c->h, t, &c->until);
-	ns = tracer__clock_point_ns(c->line, t);
+	if (c->line) {
+		if (tracer_unlikely(t >= c->until || t < c->line->tsc))
+			c->line = tracer__clock_history_line(c->h, t,
+							     &c->until);
+		ns = tracer__clock_point_ns(c->line, t);
+	}
 	if (ns < c->last)
 		ns = c->last;
 	c->last = ns;
 	return ns;
 }
 
-/* Give the record at at (rec, read) the time ns; a compact one holds its
- * low bits, rebuilt from *last: kept less than 2^32 ns after it. */
+/* Give the record at `at` (rec, read) the time ns, prev the time before
+ * it; a compact one holds the low bits, so it is kept less than 2^32 ns
+ * after prev (c->last follows). */
 static void restamp(char *at, const struct tracer_rb_record *rec,
-		    uint64_t ns, uint64_t *last, uint64_t prev)
+		    uint64_t ns, uint64_t prev, struct conv *c)
 {
 	struct tracer_rb_event_ext x;
 	uint64_t w;
 
 	if (rec->header_size == TRACER_RB_COMPACT_SIZE) {
 		if (ns - prev > TRACER_RB_TIME_MASK)
-			*last = ns = prev + TRACER_RB_TIME_MASK;
+			c->last = ns = prev + TRACER_RB_TIME_MASK;
 		memcpy(&w, at, sizeof(w));
 		w = (w & ~(TRACER_RB_TIME_MASK << TRACER__RB_TIME_SHIFT)) |
 		    (ns & TRACER_RB_TIME_MASK) << TRACER__RB_TIME_SHIFT;
@@ -462,30 +445,18 @@ static void restamp(char *at, const struct tracer_rb_record *rec,
 }
 
 /*
- * A packet stamped in TSC ticks: its times in ns, in place, through the
- * lines tracerd published (clock_history.h), none earlier than the end
- * of the last packet taken of the same stream (in ns or converted). A
- * compact record stays one: at the TSC rates tracerd lets writers stamp
- * ticks at (more than 1 GHz), its distance in ns from the record before
- * is below its distance in ticks; a step between lines that made it
- * more is held below 2^32 ns.
- * The walk checks what check_records() would, counting the records in
- * *records; it stops at a record that makes no sense, left for
- * check_records() to report. Returns 1 (converted, every record
- * checked), 0 (nothing to convert, or stopped at a record), or -EBADMSG
- * (an unknown unit, or no lines to convert with; r->error says which).
+ * Does packet p need its times made (*c set up)? A packet in ticks does;
+ * one in ns only when it starts before the stream's last time (a change
+ * from ticks, whose lines may run ahead of CLOCK_MONOTONIC). Returns 1,
+ * 0 (no), or -EBADMSG (an unknown unit, or ticks and no lines to read
+ * them by; r->error says which).
  */
-static int convert(struct tracer_rb_reader *r, struct tracer_rb_packet *p,
-		   uint64_t *records)
+static int conv_start(struct tracer_rb_reader *r,
+		      const struct tracer_rb_packet *p, struct conv *c)
 {
-	char *base = (char *)p;
-	uint64_t content = p->content_size / 8, off = TRACER_RB_PACKET_SIZE;
-	uint64_t tick = p->timestamp_begin, prev;
-	struct tracer_rb_record rec;
-	struct conv c;
-
+	*c = (struct conv){ .h = r->history, .last = r->converted_last };
 	if (p->unit == TRACER_RB_UNIT_NS)
-		return 0;
+		return p->timestamp_begin < r->converted_last;
 	if (p->unit != TRACER_RB_UNIT_TSC)
 		return report(r, -EBADMSG, "packet %" PRIu64 ": unknown unit "
 			      "%" PRIu32 " at offset 20", p->packet_seq_num,
@@ -494,25 +465,56 @@ static int convert(struct tracer_rb_reader *r, struct tracer_rb_packet *p,
 		return report(r, -EBADMSG, "packet %" PRIu64 ": stamped in "
 			      "TSC ticks, and no clock line to read them by",
 			      p->packet_seq_num);
-	c = (struct conv){ .h = r->history, .last = r->converted_last };
-	c.line = tracer__clock_history_line(c.h, tick, &c.until);
-	p->timestamp_begin = tick_ns(&c, tick);
-	while (off < content) {
-		uint64_t before = tick;
+	c->line = tracer__clock_history_line(c->h, p->timestamp_begin,
+					     &c->until);
+	return 1;
+}
 
-		if (tracer__rb_record_get(base + off, content - off, &tick,
-					  &rec) || rec.timestamp < before ||
-		    rec.timestamp > p->timestamp_end)
-			break;
-		prev = c.last;
-		restamp(base + off, &rec, tick_ns(&c, rec.timestamp), &c.last,
-			prev);
+/*
+ * Walk the records of a checked header: count them, check their order
+ * (none before the one before it, nor after the packet's end) and, with
+ * c, give them and the packet their times (above) as it goes. A packet
+ * that fails is left half made: the caller drops it. A compact record
+ * stays one: at the TSC rates tracerd lets writers stamp ticks at (more
+ * than 1 GHz) its distance in ns from the record before is below its
+ * distance in ticks; a step between lines that made it more is held
+ * below 2^32 ns.
+ */
+static int walk_records(struct tracer_rb_reader *r, struct tracer_rb_packet *p,
+			struct conv *c, uint64_t *records)
+{
+	char *base = (char *)p;
+	uint64_t content = p->content_size / 8, off = TRACER_RB_PACKET_SIZE;
+	uint64_t clock = p->timestamp_begin, prev = clock, n = 0, before;
+	struct tracer_rb_record rec;
+
+	if (c)
+		p->timestamp_begin = conv_time(c, clock);
+	while (off < content) {
+		if (tracer__rb_record_get(base + off, content - off, &clock,
+					  &rec))
+			return report(r, -EBADMSG, "packet %" PRIu64 ": record "
+				      "at offset %" PRIu64 " has a bad header",
+				      p->packet_seq_num, off);
+		if (rec.timestamp < prev || rec.timestamp > p->timestamp_end)
+			return report(r, -EBADMSG, "packet %" PRIu64 ": record "
+				      "at offset %" PRIu64 " is out of time "
+				      "order", p->packet_seq_num, off);
+		if (c) {
+			before = c->last;
+			restamp(base + off, &rec, conv_time(c, rec.timestamp),
+				before, c);
+		}
+		prev = rec.timestamp;
 		off += rec.size;
-		(*records)++;
+		n++;
 	}
-	p->timestamp_end = tick_ns(&c, p->timestamp_end);
-	p->unit = TRACER_RB_UNIT_NS;
-	return off == content ? 1 : 0;
+	if (c) {
+		p->timestamp_end = conv_time(c, p->timestamp_end);
+		p->unit = TRACER_RB_UNIT_NS;
+	}
+	*records = n;
+	return 0;
 }
 
 int tracer__rb_packet_parse(struct tracer_rb_reader *r, const void *copy,
@@ -520,6 +522,7 @@ int tracer__rb_packet_parse(struct tracer_rb_reader *r, const void *copy,
 {
 	struct tracer_rb_packet *p = (struct tracer_rb_packet *)(uintptr_t)copy;
 	uint64_t slot = slot_of(r, pos), n = 0;
+	struct conv c;
 	int ret;
 
 	if ((uintptr_t)copy % TRACER_RB_ALIGN)
@@ -533,15 +536,13 @@ int tracer__rb_packet_parse(struct tracer_rb_reader *r, const void *copy,
 		r->converted_last = 0;
 	}
 	if (!ret)
-		ret = convert(r, p, &n);
-	if (ret == 0) {		/* not converted, or stopped at a record */
-		n = 0;
-		ret = check_records(r, p, &n);
-	} else if (ret == 1) {	/* converted: checked on the way */
-		ret = 0;
-	}
+		ret = conv_start(r, p, &c);
+	if (ret >= 0)
+		ret = walk_records(r, p, ret ? &c : NULL, &n);
 	if (ret)
 		return ret;
+	if (c.line)
+		r->history->converted++;
 	if (p->timestamp_end > r->converted_last)
 		r->converted_last = p->timestamp_end;
 	info->seq = p->packet_seq_num;

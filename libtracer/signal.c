@@ -406,7 +406,12 @@ static void trampoline(int sig, siginfo_t *si, void *uc)
 	}
 	if (a.sa_flags & SA_RESETHAND)
 		app_reset(sig, seq);
+	/* The event is a handler's: its slow path must not change what an
+	 * interrupted record of the thread relies on (the writers' unit,
+	 * a stash replay: tracer__in_handler()). */
+	handler_depth++;
 	record_signal(sig, (void *)a.sa_handler);
+	handler_depth--;
 	errno = saved;
 	if (sig != __atomic_load_n(&tsig, __ATOMIC_RELAXED)) {
 		call(&a, sig, si, uc);	/* the kernel applied a's mask */

@@ -107,7 +107,11 @@ static void print_daemon(const Tracer__Status *st)
 			printf(" (%" PRIu64 " Hz, %" PRId64 " ns off "
 			       "CLOCK_MONOTONIC at the last anchor)", st->tsc_hz,
 			       st->clock_error_ns);
-		printf(": %s\n", or_dash(st->clock_why));
+		printf(": %s", or_dash(st->clock_why));
+		if (st->tick_packets)
+			printf(" (%" PRIu64 " packets so far)",
+			       st->tick_packets);
+		printf("\n");
 	}
 	if (st->refused)
 		printf("refused %" PRIu64 " registration(s); last: %s\n",
@@ -262,6 +266,7 @@ static void json_status(const Tracer__Status *st, const struct waiting *w)
 	tracer__json_str(&j, "clock_why", st->clock_why);
 	tracer__json_u64(&j, "tsc_hz", st->tsc_hz);
 	tracer__json_i64(&j, "clock_error_ns", st->clock_error_ns);
+	tracer__json_u64(&j, "tick_packets", st->tick_packets);
 	json_relay(&j, st->relay);
 	tracer__json_open(&j, "processes", '[');
 	for (i = 0; i < st->n_processes; i++)

@@ -33,13 +33,17 @@
  * Line c goes into the history; writers may stamp ticks by it where the
  * TSC runs at more than TRACER_CLOCK_TICKS_MIN_HZ (a compact record's
  * distance in ns is then below its distance in ticks: rb_read.c) and the
- * history took it.
+ * history took it. The rate is judged once, by the first line: a TSC
+ * measured now above, now below the bound would move every thread from
+ * one unit to the other each time.
  */
 static void remember(struct tracerd *d, struct tracer_clock *c)
 {
+	if (!d->clock.ticks)
+		d->clock.ticks = c->tsc_hz >= TRACER_CLOCK_TICKS_MIN_HZ ? 1 : -1;
 	c->flags &= ~TRACER_CLOCK_F_TICKS;
 	if (tracer__clock_history_add(&d->clock.history, c) == 0 &&
-	    c->tsc_hz >= TRACER_CLOCK_TICKS_MIN_HZ)
+	    d->clock.ticks > 0)
 		c->flags |= TRACER_CLOCK_F_TICKS;
 }
 
@@ -56,15 +60,25 @@ static void use_monotonic(struct tracerd *d, const char *why)
 		uv_timer_stop(&d->clock.timer);
 }
 
-/* Sampling after a stray: the line through the last two samples. */
+/*
+ * Sampling after a stray: the line through the last two samples, in the
+ * history and on the state page (kind MONOTONIC: writers do not use it),
+ * where a tracerd started after this one finds it for the ticks left in
+ * the rings.
+ */
 static void sample_line(struct tracerd *d)
 {
 	struct tracer_clock_sample s;
 	struct tracer_clock line;
 
 	tracer__clock_sample(&s);
-	if (tracer__clock_start(&line, &d->clock.anchor, &s) == 0)
-		tracer__clock_history_add(&d->clock.history, &line);
+	if (tracer__clock_start(&line, &d->clock.anchor, &s) == 0 &&
+	    tracer__clock_history_add(&d->clock.history, &line) == 0) {
+		line.kind = TRACER_CLOCK_MONOTONIC;
+		d->clock.c = line;
+		if (d->state)
+			tracerd_control_clock_page(d, d->state);
+	}
 	d->clock.anchor = s;
 }
 
@@ -87,7 +101,10 @@ static bool keep_old(struct tracerd *d, const struct tracer_clock_sample *s)
 	return true;
 }
 
-/* The previous tracerd's line reads the ticks its writers stamped. */
+/*
+ * The previous tracerd's line reads the ticks its writers stamped, even
+ * one it left after a stray (kind MONOTONIC, the line still there).
+ */
 static void inherit(struct tracerd *d)
 {
 	struct tracer_clock old;
@@ -95,8 +112,10 @@ static void inherit(struct tracerd *d)
 	if (!d->state)
 		return;
 	tracer__control_copy_clock(d->state, &old);
-	if (old.kind == TRACER_CLOCK_TSC)
-		tracer__clock_history_add(&d->clock.history, &old);
+	if (!old.mult || !TRACER_CLOCK_HAVE_TSC)
+		return;
+	old.kind = TRACER_CLOCK_TSC;
+	tracer__clock_history_add(&d->clock.history, &old);
 }
 
 /* The first line, from the first sample to s, if every CPU agrees. */

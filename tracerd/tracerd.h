@@ -254,8 +254,11 @@ struct tracerd {
 		 * packets in ticks are read by them (clock.h). */
 		struct tracer_clock_history history;
 		/* After a stray: lines from samples still go into the
-		 * history for writers yet to leave ticks (not published). */
+		 * history for writers yet to leave ticks (not published
+		 * to them). */
 		bool sampling;
+		int ticks;		/* 1: writers may stamp ticks, -1:
+					   not (judged once: clock.c) */
 	} clock;
 };
 

@@ -3,7 +3,8 @@
 #   - tracerd --clock tsc, on a CPU with an invariant TSC: status names the
 #     clock, its frequency and why, and whether records are stamped in
 #     ticks that tracerd converts (a TSC above 1.1 GHz: every check below
-#     then reads converted times); the CTF metadata describes it
+#     then reads converted times, and status counts the packets); the
+#     CTF metadata describes it
 #     (tracer_clock "tsc", tracer_tsc_frequency); every clock:sample stamp
 #     lies within 1 us of the CLOCK_MONOTONIC values the program read just
 #     before and after it, for 40 samples spread over 4 s (new anchors
@@ -78,6 +79,16 @@ if [ $usable = yes ]; then
 	fi
 	run_clockee tsc 40 100
 	check "clockee under the TSC clock exits 0" [ $? -eq 0 ]
+	# Converted by tracerd, so written in ticks by clockee: status
+	# counts the packets (none where writers convert themselves).
+	"$TRACECTL" status >"$T/st2" 2>&1
+	sed 's/^/# /' "$T/st2" | grep '# clock'
+	conv=$(sed -n 's/^clock .* (\([0-9]*\) packets so far)$/\1/p' "$T/st2")
+	if [ "${hz:-0}" -gt 1100000000 ]; then
+		check "clockee wrote its records in ticks: tracerd converted ${conv:-0} packets" [ "${conv:-0}" -gt 0 ]
+	else
+		check "no packet converted from ticks at ${hz:-0} Hz" [ -z "$conv" ]
+	fi
 	d=$(cat "$T/tsc.dir")
 	p=$(pdir "$d" clockee)
 	check "the metadata describes the TSC clock and its frequency" \
@@ -139,12 +150,19 @@ if [ $usable = yes ]; then
 	clock_ok calib 1000
 	ok $? "a session across its calibration: every stamp within 1 us of CLOCK_MONOTONIC, before and after the change ($(cat "$T/calib.sum"))"
 	check "all 30 samples there" grep -q "^samples 30 " "$T/calib.sum"
+	"$TRACECTL" status >"$T/st3" 2>&1
+	conv=$(sed -n 's/^clock .* (\([0-9]*\) packets so far)$/\1/p' "$T/st3")
+	if [ "${hz:-0}" -gt 1100000000 ]; then
+		check "and the later ones in ticks: tracerd converted ${conv:-0} packets" [ "${conv:-0}" -gt 0 ]
+	else
+		check "no packet converted from ticks at ${hz:-0} Hz" [ -z "$conv" ]
+	fi
 	check "the calibration came while the session recorded (log: between its start and its stop)" \
 		eval 'sed -n "/^tracerd: session [0-9]* started/,/^tracerd: session [0-9]* stopped/p" "$LOG" |
 		      grep -q "trace clock: TSC at [0-9]* Hz$"'
 	stop_daemon
 else
-	for i in $(seq 17); do
+	for i in $(seq 19); do
 		ok 0 "# SKIP no invariant TSC on this machine"
 	done
 fi

@@ -10,7 +10,10 @@
  *     for the tick it was stamped with, compact headers at every
  *     boundary (first of a packet, 2^32 - 1 ticks on, 2^32 on, an id
  *     past the compact range) decoded exactly, partial reads too;
- *   - a step back between lines never makes a time go back;
+ *   - a step back between lines never makes a time go back, one forward
+ *     past what a compact header can say is held there; a packet in ns
+ *     after ticks by a line ahead does not go back either;
+ *   - a packet in ticks that is corrupt is refused, not half converted;
  *   - set_unit() closes the open packet: one unit a packet;
  *   - the clamp holds within a stream (a buffer's owner), not across;
  *   - a packet in ticks and no history is refused with a reason;
@@ -303,13 +306,110 @@ static void test_step_back(void)
 	ret = tracer__rb_read(&c.r, copy, sizeof(copy), &info);
 	while (!ret && tracer__rb_packet_next(copy, info.content_bytes, &cur,
 					      &rec)) {
-		bad |= rec.timestamp < prev;
+		uint64_t tick, want;
+
+		memcpy(&tick, rec.payload, 8);
+		want = tracer__clock_history_ns(&c.h, tick);
+		bad |= rec.timestamp != (want > prev ? want : prev);
 		prev = rec.timestamp;
 		n++;
 	}
 	(void)ext;
-	ok(!ret && !bad && n == 10, "a line 3 us behind the one before: the "
-	   "times hold, never back, and the packet is kept");
+	ok(!ret && !bad && n == 10, "a line 3 us behind the one before: each "
+	   "time the history's or the one before, never back, the packet "
+	   "kept");
+	chan_close(&c);
+}
+
+/* A line 5 s ahead of the one before, inside a packet: the compact
+ * record after the step cannot say 5 s; it is held 2^32 - 1 ns on. */
+static void test_step_forward(void)
+{
+	static uint64_t copy[512];
+	struct tracer_rb_packet_info info;
+	struct tracer_rb_cursor cur = { 0 };
+	struct tracer_rb_record rec[2];
+	struct tracer_clock ahead;
+	struct chan c;
+	uint64_t t = (1ULL << 40) + 10;
+	int bad = 0, ret, i = 0;
+
+	chan_open(&c, 4096);
+	ahead = line(t + 1000, tracer__clock_history_ns(&c.h, t + 1000) +
+		     5000000000ULL, MULT_HALF);
+	tracer__clock_history_add(&c.h, &ahead);
+	bad |= put_at(&c, 1, t + 500);
+	bad |= put_at(&c, 1, t + 1500);
+	tracer__rb_flush(&c.w);
+	ret = tracer__rb_read(&c.r, copy, sizeof(copy), &info);
+	while (!ret && i < 2 && tracer__rb_packet_next(copy, info.content_bytes,
+						       &cur, &rec[i]))
+		i++;
+	ok(!ret && !bad && i == 2 &&
+	   rec[1].header_size == TRACER_RB_COMPACT_SIZE &&
+	   rec[1].timestamp == rec[0].timestamp + 0xffffffffULL &&
+	   info.timestamp_end >= rec[1].timestamp,
+	   "a line 5 s ahead within a packet: the compact record after it "
+	   "is held 2^32 - 1 ns on, still compact, the packet kept");
+	chan_close(&c);
+}
+
+/* A packet in ticks whose end is before its last record: refused whole,
+ * not kept half converted. */
+static void test_bad_end(void)
+{
+	static uint64_t copy[512];
+	struct tracer_rb_packet_info info;
+	struct tracer_rb_packet *p;
+	struct chan c;
+	uint64_t t = (1ULL << 40) + 10;
+	int bad = 0, ret;
+
+	chan_open(&c, 4096);
+	bad |= put_at(&c, 1, t + 100);
+	bad |= put_at(&c, 1, t + 200);
+	bad |= put_at(&c, 1, t + 300);
+	tracer__rb_flush(&c.w);
+	p = (struct tracer_rb_packet *)(void *)c.w.data;
+	p->timestamp_end = t + 200;	/* a writer's scribble */
+	ret = tracer__rb_read(&c.r, copy, sizeof(copy), &info);
+	ok(!bad && ret == -EBADMSG && strstr(c.r.error, "out of time order"),
+	   "a packet in ticks ending before its last record: refused (%s)",
+	   c.r.error);
+	chan_close(&c);
+}
+
+/* After packets in ticks by a line ahead of CLOCK_MONOTONIC (as before a
+ * stray), the channel's next packet in ns does not go back in time. */
+static void test_back_to_ns(void)
+{
+	static uint64_t copy[512];
+	struct tracer_rb_packet_info info;
+	struct tracer_rb_cursor cur = { 0 };
+	struct tracer_rb_record rec;
+	struct tracer_clock fast;
+	struct tracer_rb_ctx ctx;
+	struct chan c;
+	uint64_t tick = tracer__rdtsc(), end;
+	int bad = 0, ret;
+
+	chan_open(&c, 4096);
+	fast = line(tick, tracer__clock_now() + 60000000ULL, MULT_HALF);
+	tracer__clock_history_add(&c.h, &fast);
+	bad |= put_at(&c, 1, tick + 10);
+	tracer__rb_set_unit(&c.w, TRACER_RB_UNIT_NS);
+	bad |= tracer__rb_reserve(&c.w, &ctx, 1, 8);
+	tracer__rb_commit(&c.w, &ctx);
+	tracer__rb_flush(&c.w);
+	bad |= tracer__rb_read(&c.r, copy, sizeof(copy), &info);
+	end = info.timestamp_end;
+	ret = tracer__rb_read(&c.r, copy, sizeof(copy), &info);
+	bad |= ret || !tracer__rb_packet_next(copy, info.content_bytes, &cur,
+					      &rec);
+	ok(!bad && ctx.timestamp < end && info.timestamp_begin == end &&
+	   rec.timestamp == end,
+	   "ns after ticks 60 ms ahead: the ns packet holds at the last "
+	   "time instead of going back");
 	chan_close(&c);
 }
 
@@ -432,12 +532,15 @@ int main(void)
 		printf("1..0 # SKIP no TSC on this architecture\n");
 		return 0;
 	}
-	plan(17);
+	plan(20);
 	test_history();
 	test_thin();
 	test_ring();
 	test_partial();
 	test_step_back();
+	test_step_forward();
+	test_bad_end();
+	test_back_to_ns();
 	test_units();
 	test_owners();
 	test_salvage();
