@@ -389,6 +389,10 @@ int tracer__rb_check_packet_header(struct tracer_rb_reader *r,
 	return 0;
 }
 
+/* How far ahead of CLOCK_MONOTONIC a stream's last time may be held
+ * (a line runs up to 50 ms ahead before tracerd calls it a stray). */
+#define TRACER_CONVERT_AHEAD_NS	1000000000ULL
+
 /*
  * Times in ns as a packet is taken (rb.h: history, converted_last): a
  * packet in TSC ticks through the lines tracerd published
@@ -543,7 +547,10 @@ int tracer__rb_packet_parse(struct tracer_rb_reader *r, const void *copy,
 		return ret;
 	if (c.line)
 		r->history->converted++;
-	if (p->timestamp_end > r->converted_last)
+	/* A time from a writer's scribble beyond any clock's reach would
+	 * hold the stream's next times: not past a second from now. */
+	if (p->timestamp_end > r->converted_last &&
+	    p->timestamp_end < tracer__clock_now() + TRACER_CONVERT_AHEAD_NS)
 		r->converted_last = p->timestamp_end;
 	info->seq = p->packet_seq_num;
 	info->timestamp_begin = p->timestamp_begin;
