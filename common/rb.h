@@ -180,9 +180,12 @@ struct tracer_rb_reader {
 	struct tracer_clock_history *history;
 	/* The end of the last packet taken of stream (owner)
 	 * converted_instance: no time converted from ticks after it in
-	 * that stream is earlier. */
+	 * that stream is earlier, nor one in ns once the stream had ticks
+	 * (converted_ticks). */
 	uint64_t converted_last;
 	uint64_t converted_instance;
+	bool converted_ticks;
+	bool took_ticks;		/* the last packet parsed was in ticks */
 };
 
 /* Complete sub-buffers waiting at the read position (tracer__rb_ready()). */

@@ -65,4 +65,12 @@ int tracer__rb_check_packet_header(struct tracer_rb_reader *r,
 uint64_t tracer__rb_time_at(const struct tracer_rb_packet *p, uint64_t at,
 			    uint64_t end);
 
+/* A whole packet taken in ticks by tracerd's own reader (not a partial
+ * read, not a snapshot's or a trigger's copy): one more converted. */
+static inline void tracer__rb_count_ticks(struct tracer_rb_reader *r)
+{
+	if (r->took_ticks && !r->quiet)
+		r->history->converted++;
+}
+
 #endif /* TRACER_RB_INTERNAL_H */

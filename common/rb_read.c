@@ -391,7 +391,7 @@ int tracer__rb_check_packet_header(struct tracer_rb_reader *r,
 
 /* How far ahead of CLOCK_MONOTONIC a stream's last time may be held
  * (a line runs up to 50 ms ahead before tracerd calls it a stray). */
-#define TRACER_CONVERT_AHEAD_NS	1000000000ULL
+#define TRACER_CONVERT_AHEAD_NS	100000000ULL
 
 /*
  * Times in ns as a packet is taken (rb.h: history, converted_last): a
@@ -460,7 +460,8 @@ static int conv_start(struct tracer_rb_reader *r,
 {
 	*c = (struct conv){ .h = r->history, .last = r->converted_last };
 	if (p->unit == TRACER_RB_UNIT_NS)
-		return p->timestamp_begin < r->converted_last;
+		return r->converted_ticks &&
+		       p->timestamp_begin < r->converted_last;
 	if (p->unit != TRACER_RB_UNIT_TSC)
 		return report(r, -EBADMSG, "packet %" PRIu64 ": unknown unit "
 			      "%" PRIu32 " at offset 20", p->packet_seq_num,
@@ -535,9 +536,10 @@ int tracer__rb_packet_parse(struct tracer_rb_reader *r, const void *copy,
 	ret = tracer__rb_check_packet_header(r, p, pos);
 	/* A new owner of the buffer is a stream of its own (its stash may
 	 * hold records older than the last owner's): no clamp across. */
-	if (p->stream_instance_id != r->converted_instance) {
+	if (!ret && p->stream_instance_id != r->converted_instance) {
 		r->converted_instance = p->stream_instance_id;
 		r->converted_last = 0;
+		r->converted_ticks = false;
 	}
 	if (!ret)
 		ret = conv_start(r, p, &c);
@@ -545,10 +547,10 @@ int tracer__rb_packet_parse(struct tracer_rb_reader *r, const void *copy,
 		ret = walk_records(r, p, ret ? &c : NULL, &n);
 	if (ret)
 		return ret;
-	if (c.line)
-		r->history->converted++;
+	r->took_ticks = c.line != NULL;
+	r->converted_ticks |= r->took_ticks;
 	/* A time from a writer's scribble beyond any clock's reach would
-	 * hold the stream's next times: not past a second from now. */
+	 * hold the stream's next times: not past 100 ms from now. */
 	if (p->timestamp_end > r->converted_last &&
 	    p->timestamp_end < tracer__clock_now() + TRACER_CONVERT_AHEAD_NS)
 		r->converted_last = p->timestamp_end;
@@ -736,7 +738,10 @@ static int read_next(struct tracer_rb_reader *r, void *dst, uint64_t dst_size,
 		if (ret)
 			return ret;
 	}
-	return tracer__rb_packet_parse(r, at, sb.pos, info);
+	ret = tracer__rb_packet_parse(r, at, sb.pos, info);
+	if (!ret)
+		tracer__rb_count_ticks(r);
+	return ret;
 }
 
 int tracer__rb_read(struct tracer_rb_reader *r, void *dst, uint64_t dst_size,

@@ -460,7 +460,7 @@ static bool apply_state(struct tracer__thread *t,
 			const struct tracer_control_state *st,
 			const struct tracer_callsite *cs)
 {
-	bool fresh = st->session != t->session;
+	bool fresh = st->session != t->session, reunit;
 	uint8_t was = t->state;
 
 	if (fresh)	/* the writers change for another session */
@@ -472,11 +472,13 @@ static bool apply_state(struct tracer__thread *t,
 	 * ns after a stray), changed only here, outside any handler: no
 	 * record of the thread is being written, and its handlers' drop
 	 * their events meanwhile (told). */
-	if (t->state == TRACER__THREAD_READY && !tracer__in_handler() &&
-	    t->ch[0].unit != clock_unit(t)) {
+	reunit = t->state == TRACER__THREAD_READY &&
+		 t->ch[0].unit != clock_unit(t);
+	if (reunit && !tracer__in_handler()) {
 		steady = false;
 		__atomic_signal_fence(__ATOMIC_SEQ_CST);
 		writers_unit(t);
+		reunit = false;
 	}
 	if (t->state == TRACER__THREAD_STASHING && fresh) {
 		tracer__stash_drop(t);	/* another session's events */
@@ -507,7 +509,9 @@ static bool apply_state(struct tracer__thread *t,
 	else if (t->state == TRACER__THREAD_READY)
 		tell_lost(t);	/* a handler's, while the stash was left */
 	own_events = false;
-	if (t->state == TRACER__THREAD_STASHING)
+	/* A stash looks for a buffer at each event; a unit left to change
+	 * (in a handler) changes at the next event outside one. */
+	if (t->state == TRACER__THREAD_STASHING || reunit)
 		t->epoch = UINT64_MAX;
 	else if (!tracer__in_handler())
 		/* A thread's first buffer, or the pool grown at tracerd's

@@ -282,6 +282,7 @@ static void test_partial(void)
 	ok(!bad && n == 10 && prev == tracer__clock_history_ns(&c.h, t),
 	   "a packet in ticks read in part, then the rest: every time the "
 	   "history's");
+	is_u64(c.h.converted, 1, "and it counts as one packet converted");
 	chan_close(&c);
 }
 
@@ -354,9 +355,12 @@ static void test_step_forward(void)
 	chan_close(&c);
 }
 
-/* A packet in ticks whose end is before its last record: refused whole,
- * not kept half converted. */
-static void test_bad_end(void)
+/*
+ * A packet in ticks whose third record goes back in ticks to a value
+ * that, read as ns, would fit after the first two converted: refused
+ * whole, not kept half converted.
+ */
+static void test_bad_back(void)
 {
 	static uint64_t copy[512];
 	struct tracer_rb_packet_info info;
@@ -367,14 +371,14 @@ static void test_bad_end(void)
 
 	chan_open(&c, 4096);
 	bad |= put_at(&c, 1, t + 100);
-	bad |= put_at(&c, 1, t + 200);
-	bad |= put_at(&c, 1, t + 300);
+	bad |= put_at(&c, 1, t + 200);		/* 7000000100 ns or so */
+	bad |= put_at(&c, 1, 7000000150ULL);	/* back in ticks */
 	tracer__rb_flush(&c.w);
 	p = (struct tracer_rb_packet *)(void *)c.w.data;
-	p->timestamp_end = t + 200;	/* a writer's scribble */
+	p->timestamp_end = t + 1000;		/* a writer's scribble */
 	ret = tracer__rb_read(&c.r, copy, sizeof(copy), &info);
 	ok(!bad && ret == -EBADMSG && strstr(c.r.error, "out of time order"),
-	   "a packet in ticks ending before its last record: refused (%s)",
+	   "a packet in ticks going back in ticks: refused whole (%s)",
 	   c.r.error);
 	chan_close(&c);
 }
@@ -532,14 +536,14 @@ int main(void)
 		printf("1..0 # SKIP no TSC on this architecture\n");
 		return 0;
 	}
-	plan(20);
+	plan(21);
 	test_history();
 	test_thin();
 	test_ring();
 	test_partial();
 	test_step_back();
 	test_step_forward();
-	test_bad_end();
+	test_bad_back();
 	test_back_to_ns();
 	test_units();
 	test_owners();

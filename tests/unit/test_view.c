@@ -254,26 +254,43 @@ static void test_missing(void)
 	free(err);
 }
 
-static void test_bad_magic(void)
+/*
+ * Process directory dir/p-7 whose default channel holds three packets of
+ * one record or two (times 100 and 200, 300, 500), the second damaged by
+ * pkt_set(offset, v, size): it starts at offset 112, the third at 208.
+ */
+static void damaged_second(const char *dir, size_t offset, uint64_t v,
+			   size_t size)
 {
+	char rel[64];
 	struct pkt p;
 	FILE *f;
 
-	make_dir("magic");
-	simple_proc("magic/p-7", "");
-	f = create("magic/p-7/default-7", "w");
+	make_dir(dir);
+	snprintf(rel, sizeof(rel), "%s/p-7", dir);
+	simple_proc(rel, "");
+	snprintf(rel, sizeof(rel), "%s/p-7/default-7", dir);
+	f = create(rel, "w");
 	pkt_begin(&p, 0, 7, 100);
 	rec(&p, 1, 100, "i", 1LL);
 	rec(&p, 1, 200, "i", 2LL);
 	pkt_write(&p, f, 0);			/* 112 bytes */
 	pkt_begin(&p, 0, 7, 300);
-	pkt_set(&p, 0, 0x12345678, 4);
+	pkt_set(&p, offset, v, size);
 	rec(&p, 1, 300, "i", 3LL);
 	pkt_write(&p, f, 0);			/* 96 bytes */
 	pkt_begin(&p, 0, 7, 500);
 	rec(&p, 1, 500, "i", 5LL);
 	pkt_write(&p, f, 0);			/* at 208 */
 	fclose(f);
+}
+
+static void test_bad_magic(void)
+{
+	struct pkt p;
+	FILE *f;
+
+	damaged_second("magic", 0, 0x12345678, 4);
 	f = create("magic/p-7/vital-7", "w");
 	pkt_begin(&p, 1, 7, 400);
 	rec(&p, 1, 400, "i", 4LL);
@@ -292,24 +309,8 @@ static void test_bad_magic(void)
 /* A packet whose times were never converted from TSC ticks. */
 static void test_ticks(void)
 {
-	struct pkt p;
-	FILE *f;
-
-	make_dir("ticks");
-	simple_proc("ticks/p-7", "");
-	f = create("ticks/p-7/default-7", "w");
-	pkt_begin(&p, 0, 7, 100);
-	rec(&p, 1, 100, "i", 1LL);
-	rec(&p, 1, 200, "i", 2LL);
-	pkt_write(&p, f, 0);			/* 112 bytes */
-	pkt_begin(&p, 0, 7, 300);
-	pkt_set(&p, 20, TRACER_RB_UNIT_TSC, 4);
-	rec(&p, 1, 300, "i", 3LL);
-	pkt_write(&p, f, 0);			/* 96 bytes */
-	pkt_begin(&p, 0, 7, 500);
-	rec(&p, 1, 500, "i", 5LL);
-	pkt_write(&p, f, 0);			/* at 208 */
-	fclose(f);
+	damaged_second("ticks", offsetof(struct tracer_rb_packet, unit),
+		       TRACER_RB_UNIT_TSC, 4);
 	expect_error("ticks", "0.000000100 p 7 7 p:ev: v=1\n"
 		     "0.000000200 p 7 7 p:ev: v=2\n"
 		     "0.000000500 p 7 7 p:ev: v=5\n",
