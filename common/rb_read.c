@@ -396,10 +396,10 @@ int tracer__rb_check_packet_header(struct tracer_rb_reader *r,
 /*
  * Times in ns as a packet is taken (rb.h: history, converted_last): a
  * packet in TSC ticks through the lines tracerd published
- * (clock_history.h), a packet in ns as it is; either way none earlier
- * than the end of the last packet taken of the same stream, so that a
- * change of unit or a step between lines never shows as time going back.
- * `line` NULL: the packet is in ns.
+ * (clock_history.h), none earlier than the end of the last packet taken
+ * of the same stream, and so a packet in ns in a stream that had ticks,
+ * so that a change of unit or a step between lines never shows as time
+ * going back. `line` NULL: the packet is in ns.
  */
 struct conv {
 	const struct tracer_clock_history *h;
@@ -450,8 +450,8 @@ static void restamp(char *at, const struct tracer_rb_record *rec,
 
 /*
  * Does packet p need its times made (*c set up)? A packet in ticks does;
- * one in ns only when it starts before the stream's last time (a change
- * from ticks, whose lines may run ahead of CLOCK_MONOTONIC). Returns 1,
+ * one in ns only in a stream that had ticks, when it starts before the
+ * stream's last time (lines may run ahead of CLOCK_MONOTONIC). Returns 1,
  * 0 (no), or -EBADMSG (an unknown unit, or ticks and no lines to read
  * them by; r->error says which).
  */
