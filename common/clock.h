@@ -190,24 +190,6 @@ static inline uint64_t tracer__clock_from_tsc(const struct tracer_clock *c,
 	return c->ns_base - tracer__clock_ticks_ns(-d, tracer__clock_m(c));
 }
 
-/*
- * The inverse of tracer__clock_from_tsc() (to a tick): the TSC value at
- * time ns on clock c's line.
- */
-static inline uint64_t tracer__clock_to_tsc(const struct tracer_clock *c,
-					    uint64_t ns)
-{
-	uint64_t m = tracer__clock_m(c), d = ns - c->ns_base;
-
-	if (!m)
-		return c->tsc_base;
-	if ((int64_t)d >= 0)
-		return c->tsc_base + (uint64_t)(((unsigned __int128)d <<
-						 TRACER_CLOCK_M_BITS) / m);
-	return c->tsc_base - (uint64_t)(((unsigned __int128)-d <<
-					 TRACER_CLOCK_M_BITS) / m);
-}
-
 /* The time by clock c: its TSC line, or CLOCK_MONOTONIC. */
 static inline uint64_t tracer__clock_read(const struct tracer_clock *c)
 {
@@ -229,13 +211,6 @@ static inline uint64_t tracer__clock_from_tsc(const struct tracer_clock *c,
 	(void)c;
 	(void)tsc;
 	return tracer__clock_now();
-}
-
-static inline uint64_t tracer__clock_to_tsc(const struct tracer_clock *c,
-					    uint64_t ns)
-{
-	(void)c;
-	return ns;
 }
 
 static inline uint64_t tracer__clock_read(const struct tracer_clock *c)

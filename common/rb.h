@@ -128,6 +128,7 @@ struct tracer_rb_packet_info {
 	uint64_t events_discarded;	/* cumulative, as written by the writer */
 	uint64_t stream_instance_id;
 	uint32_t tid;
+	bool from_ticks;		/* converted from TSC ticks */
 };
 
 /* A walk through the records of a packet copy (tracer__rb_packet_next()):
@@ -185,7 +186,6 @@ struct tracer_rb_reader {
 	uint64_t converted_last;
 	uint64_t converted_instance;
 	bool converted_ticks;
-	bool took_ticks;		/* the last packet parsed was in ticks */
 };
 
 /* Complete sub-buffers waiting at the read position (tracer__rb_ready()). */

@@ -67,9 +67,10 @@ uint64_t tracer__rb_time_at(const struct tracer_rb_packet *p, uint64_t at,
 
 /* A whole packet taken in ticks by tracerd's own reader (not a partial
  * read, not a snapshot's or a trigger's copy): one more converted. */
-static inline void tracer__rb_count_ticks(struct tracer_rb_reader *r)
+static inline void tracer__rb_count_ticks(struct tracer_rb_reader *r,
+					  const struct tracer_rb_packet_info *i)
 {
-	if (r->took_ticks && !r->quiet)
+	if (i->from_ticks && !r->quiet)
 		r->history->converted++;
 }
 

@@ -547,8 +547,8 @@ int tracer__rb_packet_parse(struct tracer_rb_reader *r, const void *copy,
 		ret = walk_records(r, p, ret ? &c : NULL, &n);
 	if (ret)
 		return ret;
-	r->took_ticks = c.line != NULL;
-	r->converted_ticks |= r->took_ticks;
+	info->from_ticks = c.line != NULL;
+	r->converted_ticks |= info->from_ticks;
 	/* A time from a writer's scribble beyond any clock's reach would
 	 * hold the stream's next times: not past 100 ms from now. */
 	if (p->timestamp_end > r->converted_last &&
@@ -740,7 +740,7 @@ static int read_next(struct tracer_rb_reader *r, void *dst, uint64_t dst_size,
 	}
 	ret = tracer__rb_packet_parse(r, at, sb.pos, info);
 	if (!ret)
-		tracer__rb_count_ticks(r);
+		tracer__rb_count_ticks(r, info);
 	return ret;
 }
 

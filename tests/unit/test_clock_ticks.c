@@ -290,7 +290,7 @@ static void test_step_back(void)
 {
 	struct chan c;
 	struct tracer_clock back;
-	uint64_t t = (1ULL << 40) + 10, n = 0, ext = 0, prev = 0, copy[512];
+	uint64_t t = (1ULL << 40) + 10, n = 0, prev = 0, copy[512];
 	struct tracer_rb_packet_info info;
 	struct tracer_rb_cursor cur = { 0 };
 	struct tracer_rb_record rec;
@@ -315,7 +315,6 @@ static void test_step_back(void)
 		prev = rec.timestamp;
 		n++;
 	}
-	(void)ext;
 	ok(!ret && !bad && n == 10, "a line 3 us behind the one before: each "
 	   "time the history's or the one before, never back, the packet "
 	   "kept");
