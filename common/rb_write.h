@@ -5,9 +5,10 @@
  * -----------------
  * One writer thread per channel, plus the signal handlers that interrupt it
  * on the same CPU and run to completion (LIFO). No lock, no system call
- * (the clock is the TSC, or read through the vDSO), no allocation, no LOCK-prefixed
- * instruction: the reservation is a local CAS on write_count, the commit a
- * local add on the slot's commit counter (see arch.h).
+ * (the clock is the TSC, or read through the vDSO), no allocation, no
+ * LOCK-prefixed instruction: the reservation is a local CAS on
+ * write_count, the commit a local add on the slot's commit counter (see
+ * arch.h).
  *
  *   reserve:  loop { old = write_count; ts = clock; new = old + len;
  *                    CAS(write_count, old, new) }

@@ -185,18 +185,19 @@ static void writers_clock(struct tracer__thread *t)
 		t->ch[c].clock = &t->clock;
 }
 
-/*
- * t's writers stamp in the unit t's clock says (TSC ticks where tracerd
- * converts them, clock.h). Only where none of t's records is being
- * written, nor can be meanwhile (tracer__rb_set_unit()): writers just
- * attached, or the slow path outside any handler with steady cleared.
- */
+/* The unit t's clock says: TSC ticks where tracerd converts them. */
 static uint32_t clock_unit(const struct tracer__thread *t)
 {
 	return tracer__clock_ticks(&t->clock.clock) ? TRACER_RB_UNIT_TSC
 						     : TRACER_RB_UNIT_NS;
 }
 
+/*
+ * t's writers stamp in that unit (clock.h). Only where none of t's
+ * records is being written, nor can be meanwhile (tracer__rb_set_unit()):
+ * writers just attached, or the slow path outside any handler with
+ * steady cleared.
+ */
 static void writers_unit(struct tracer__thread *t)
 {
 	uint32_t unit = clock_unit(t);
