@@ -65,8 +65,9 @@ int tracer__rb_check_packet_header(struct tracer_rb_reader *r,
 uint64_t tracer__rb_time_at(const struct tracer_rb_packet *p, uint64_t at,
 			    uint64_t end);
 
-/* A whole packet taken in ticks by tracerd's own reader (not a partial
- * read, not a snapshot's or a trigger's copy): one more converted. */
+/* A packet in ticks that tracerd's own reader took (not a snapshot's or
+ * a trigger's copy): one more converted. Each part of a sub-buffer that
+ * a partial read took is a packet of its own, as in the files. */
 static inline void tracer__rb_count_ticks(struct tracer_rb_reader *r,
 					  const struct tracer_rb_packet_info *i)
 {

@@ -865,6 +865,7 @@ int tracer__rb_read_partial(struct tracer_rb_reader *r, void *dst,
 	ret = tracer__rb_packet_parse(r, dst, rc, info);
 	if (ret)
 		return ret;
+	tracer__rb_count_ticks(r, info);
 	r->partial_pos = rc;
 	r->partial_len = used;
 	r->partial_records += info->records;

@@ -254,8 +254,13 @@ static int setup(struct tracerd_process *p, const Tracer__Register *r,
 			return *ctl_fd;
 		return tracerd_scratch_fit(p->d, TRACERD_BATCH_BYTES);
 	}
-	if (tracerd_stock_take(p, ctl_fd, seg_fd) == 0)
+	if (tracerd_stock_take(p, ctl_fd, seg_fd) == 0) {
+		/* The kit's page has the clock of when it was made: a
+		 * calibration or a stray since reached only the processes
+		 * registered then (tracerd_control_clock()). */
+		tracerd_control_clock_page(p->d, p->control);
 		return 0;
+	}
 	return tracerd_process_make_pool(p, ctl_fd, seg_fd);
 }
 

@@ -15,6 +15,9 @@
 #     the killed one left (no step for the processes); a session already
 #     recording while a new tracerd calibrates keeps every stamp within
 #     1 us as its threads move from CLOCK_MONOTONIC to the TSC (ticks);
+#     a program registered after the calibration (its pool made ahead,
+#     before it) stamps ticks from its first event: every packet of it
+#     converted;
 #   - TRACER_CLOCK=monotonic in one program's environment under that
 #     tracerd: its metadata says "monotonic", its stamps lie between the
 #     values it read, exactly;
@@ -161,8 +164,32 @@ if [ $usable = yes ]; then
 		eval 'sed -n "/^tracerd: session [0-9]* started/,/^tracerd: session [0-9]* stopped/p" "$LOG" |
 		      grep -q "trace clock: TSC at [0-9]* Hz$"'
 	stop_daemon
+	# A program that registers after the calibration takes a pool made
+	# ahead, before it (tracerd/stock.c): its control page must carry
+	# the line published since, so that the program stamps ticks from
+	# its first event rather than at tracerd's next anchor.
+	rm -f "$TRACER_SOCKET.state"
+	calibrated=$(grep -c "trace clock: TSC at [0-9]* Hz$" "$LOG")
+	check "tracerd --clock tsc starts afresh" start_daemon --clock tsc
+	check "it calibrates (log)" \
+		[ "$(await_log "trace clock: TSC at [0-9]* Hz$" $((calibrated + 1)))" -gt "$calibrated" ]
+	run_clockee late 5 10
+	clock_ok late 1000
+	ok $? "a program started after the calibration: its stamps within 1 us of CLOCK_MONOTONIC ($(cat "$T/late.sum"))"
+	"$TRACECTL" status >"$T/st4" 2>&1
+	conv=$(sed -n 's/^clock .* (\([0-9]*\) packets so far)$/\1/p' "$T/st4")
+	pk=$(python3 "$(dirname "$0")/ctf_check.py" counters "$(cat "$T/late.dir")" |
+	     sed -n 's/^files [0-9]* packets \([0-9]*\) .*/\1/p')
+	if [ "${hz:-0}" -gt 1100000000 ]; then
+		# Every packet but the one tracerd writes itself (its end).
+		[ "${conv:-0}" -gt 0 ] && [ "$((conv + 1))" = "${pk:-0}" ]
+		ok $? "and every packet it wrote in ticks: tracerd converted ${conv:-0} of ${pk:-0} packets, all but the end tracerd wrote"
+	else
+		check "no packet converted from ticks at ${hz:-0} Hz" [ -z "$conv" ]
+	fi
+	stop_daemon
 else
-	for i in $(seq 19); do
+	for i in $(seq 23); do
 		ok 0 "# SKIP no invariant TSC on this machine"
 	done
 fi
