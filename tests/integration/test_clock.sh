@@ -17,7 +17,8 @@
 #     1 us as its threads move from CLOCK_MONOTONIC to the TSC (ticks);
 #     a program registered after the calibration (its pool made ahead,
 #     before it) stamps ticks from its first event: every packet of it
-#     converted;
+#     converted; one that records before tracerd's reply (its own
+#     segment, the state page's clock) has every stamp right too;
 #   - TRACER_CLOCK=monotonic in one program's environment under that
 #     tracerd: its metadata says "monotonic", its stamps lie between the
 #     values it read, exactly;
@@ -187,9 +188,23 @@ if [ $usable = yes ]; then
 	else
 		check "no packet converted from ticks at ${hz:-0} Hz" [ -z "$conv" ]
 	fi
+	# A program that records before tracerd's reply (a segment of its
+	# own, the state page's clock: libtracer/client.c, PENDING), then
+	# on its control page's: every stamp right across the two. (Only
+	# a session of the default events lets a program record at once.)
+	dir=$(session_cmd start)
+	env -u TRACER_REGISTER_TIMEOUT_MS TRACER_VERBOSE=1 "$CLOCKEE" 20 5 \
+		2>"$T/early.err"
+	session_cmd stop >/dev/null
+	"$TRACECTL" view "$dir" >"$T/early.view"
+	check "a program that does not wait for tracerd's reply records at once (its log)" \
+		grep -q 'recording at once into a segment of its own' "$T/early.err"
+	clock_ok early 1000
+	ok $? "its stamps, before the reply and after, within 1 us of CLOCK_MONOTONIC ($(cat "$T/early.sum"))"
+	check "all 20 samples there" grep -q "^samples 20 " "$T/early.sum"
 	stop_daemon
 else
-	for i in $(seq 23); do
+	for i in $(seq 26); do
 		ok 0 "# SKIP no invariant TSC on this machine"
 	done
 fi
