@@ -64,10 +64,14 @@
  * the middle of it. Everything here is async-signal-safe and preserves
  * errno.
  */
+/* Not fortified: the jumps defined here are the C library's names. */
+#undef _FORTIFY_SOURCE
 #include <errno.h>
 #include <pthread.h>
 #include <sched.h>
+#include <setjmp.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
@@ -83,6 +87,7 @@ typedef int (*sigaction_fn)(int, const struct sigaction *,
 typedef void (*handler_fn)(int);
 typedef handler_fn (*signal_fn)(int, handler_fn);
 typedef int (*siginterrupt_fn)(int, int);
+typedef void (*jump_fn)(struct __jmp_buf_tag *, int);
 
 /* The program's action for one signal. */
 struct app_action {
@@ -127,6 +132,10 @@ REAL(signal_fn, signal)
 REAL(signal_fn, sysv_signal)
 REAL(signal_fn, sigset)
 REAL(siginterrupt_fn, siginterrupt)
+REAL(jump_fn, longjmp)
+REAL(jump_fn, _longjmp)
+REAL(jump_fn, siglongjmp)
+REAL(jump_fn, __longjmp_chk)
 
 /* Look them up now: a vfork child or a handler must not call dlsym. */
 void tracer__signal_init(void)
@@ -136,6 +145,10 @@ void tracer__signal_init(void)
 	(void)real_sysv_signal();
 	(void)real_sigset();
 	(void)real_siginterrupt();
+	(void)real_longjmp();
+	(void)real__longjmp();
+	(void)real_siglongjmp();
+	(void)real___longjmp_chk();
 }
 
 /*
@@ -335,8 +348,34 @@ static void app_reset(int sig, unsigned seq)
 	app_unlock(&old);
 }
 
-/* Handlers running on this thread (tracer__in_handler()). */
+/*
+ * Handlers running on this thread (tracer__in_handler()), and where each
+ * runs. A handler may never return here: it leaves by siglongjmp(), as
+ * shells and test frameworks do. The jump (the wrappers below) drops the
+ * handlers it leaves: those whose trampoline's frame is deeper than its
+ * target, or that run on the alternate signal stack when the target is
+ * off it. Only this thread writes these, its handlers included: a
+ * handler raises the depth before it writes its frame (a handler nested
+ * meanwhile takes the next one) and puts the depth back as it found it
+ * (dropping what a jump out of a nested one left).
+ *
+ *   thread's stack (grows down)        alternate stack [lo, hi)
+ *   | program: sigsetjmp() here   |    | (a handler's frames when   |
+ *   | ... interrupted code        |    |  it runs there: its `top`  |
+ *   | trampoline's frame: `top`   |    |  and below)                |
+ *   | handler ... siglongjmp()    |    +----------------------------+
+ *   v
+ */
+#define HANDLER_FRAMES	8	/* deeper nesting: kept until it returns */
+
+struct handler_frame {
+	uintptr_t top;		/* its trampoline's frame: it runs below */
+	uintptr_t lo, hi;	/* the alternate stack it runs on, or 0 */
+};
+
 static __thread unsigned handler_depth
+	__attribute__((tls_model("initial-exec")));
+static __thread struct handler_frame handler_frames[HANDLER_FRAMES]
 	__attribute__((tls_model("initial-exec")));
 
 bool tracer__in_handler(void)
@@ -344,14 +383,41 @@ bool tracer__in_handler(void)
 	return handler_depth != 0;
 }
 
+/* A handler starts; top: its trampoline's frame, uc: the kernel's
+ * context. Returns the depth to put back (handler_leave()). */
+static unsigned handler_enter(const void *uc, uintptr_t top)
+{
+	const stack_t *ss = &((const ucontext_t *)uc)->uc_stack;
+	uintptr_t lo = (uintptr_t)ss->ss_sp, hi = lo + ss->ss_size;
+	unsigned d = handler_depth;
+
+	handler_depth = d + 1;
+	/* The depth before the frame: a nested handler's goes above it. */
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	if (d >= HANDLER_FRAMES)
+		return d;
+	if ((ss->ss_flags & SS_DISABLE) || top < lo || top >= hi)
+		lo = hi = 0;	/* on the thread's stack */
+	handler_frames[d] = (struct handler_frame){ top, lo, hi };
+	return d;
+}
+
+static void handler_leave(unsigned d)
+{
+	/* The handler's work done before (its events). */
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	handler_depth = d;
+}
+
 static void call(const struct sigaction *a, int sig, siginfo_t *si, void *uc)
 {
-	handler_depth++;
+	unsigned d = handler_enter(uc, (uintptr_t)__builtin_frame_address(0));
+
 	if (a->sa_flags & SA_SIGINFO)
 		a->sa_sigaction(sig, si, uc);
 	else
 		a->sa_handler(sig);
-	handler_depth--;
+	handler_leave(d);
 }
 
 /*
@@ -370,7 +436,7 @@ static void trampoline(int sig, siginfo_t *si, void *uc)
 	int saved = errno;
 	struct sigaction a;
 	sigset_t m, old;
-	unsigned seq;
+	unsigned seq, d;
 
 	if (sig == __atomic_load_n(&tsig, __ATOMIC_RELAXED) &&
 	    socket_news(si)) {
@@ -381,9 +447,9 @@ static void trampoline(int sig, siginfo_t *si, void *uc)
 	}
 	if (sig == __atomic_load_n(&tsig, __ATOMIC_RELAXED) &&
 	    from_tracerd(si)) {
-		handler_depth++;
+		d = handler_enter(uc, (uintptr_t)__builtin_frame_address(0));
 		tracer__thread_signal();
-		handler_depth--;
+		handler_leave(d);
 		count(&tracer__intr.tracer);
 		errno = saved;
 		return;
@@ -409,9 +475,9 @@ static void trampoline(int sig, siginfo_t *si, void *uc)
 	/* The event is a handler's: its slow path must not change what an
 	 * interrupted record of the thread relies on (the writers' unit,
 	 * a stash replay: tracer__in_handler()). */
-	handler_depth++;
+	d = handler_enter(uc, (uintptr_t)__builtin_frame_address(0));
 	record_signal(sig, (void *)a.sa_handler);
-	handler_depth--;
+	handler_leave(d);
 	errno = saved;
 	if (sig != __atomic_load_n(&tsig, __ATOMIC_RELAXED)) {
 		call(&a, sig, si, uc);	/* the kernel applied a's mask */
@@ -661,4 +727,87 @@ TRACER_API int siginterrupt(int sig, int interrupt)
 		sa.sa_flags |= SA_RESTART;
 	}
 	return sigaction(sig, &sa, NULL);
+}
+
+/* ---- jumps out of a handler ------------------------------------------- */
+
+/*
+ * The stack pointer a jump to env restores; 0 when it cannot be read
+ * (every handler is then taken as left: a jump made in a handler almost
+ * always leaves it). glibc on x86-64 keeps it mangled with the thread's
+ * pointer guard: rotated left 17 bits after an xor with %fs:0x30.
+ */
+static uintptr_t jump_sp(const struct __jmp_buf_tag *env)
+{
+#if defined(__x86_64__) && defined(__GLIBC__)
+	uintptr_t v = (uintptr_t)env->__jmpbuf[6], guard;
+
+	__asm__("mov %%fs:0x30, %0" : "=r"(guard));
+	return ((v >> 17) | (v << 47)) ^ guard;
+#else
+	(void)env;
+	return 0;
+#endif
+}
+
+/*
+ * Does a jump to stack pointer sp leave the handler of frame f? To an
+ * older frame than its trampoline's, or off the alternate stack it runs
+ * on. (A jump to another stack from a handler on the thread's, one a
+ * coroutine library made, is taken as staying in it.)
+ */
+static bool jump_leaves(const struct handler_frame *f, uintptr_t sp)
+{
+	return !sp || sp > f->top || (f->hi && (sp < f->lo || sp >= f->hi));
+}
+
+/* The handlers of this thread that a jump to env leaves are over. */
+static void jump_out(const struct __jmp_buf_tag *env)
+{
+	uintptr_t sp = jump_sp(env);
+	unsigned d = handler_depth;
+
+	while (d > 0 && d <= HANDLER_FRAMES &&
+	       jump_leaves(&handler_frames[d - 1], sp))
+		d--;
+	handler_depth = d;
+}
+
+static __attribute__((noreturn)) void jump(jump_fn (*real)(void),
+					   const char *name,
+					   struct __jmp_buf_tag *env, int val)
+{
+	jump_fn f = real();
+
+	if (handler_depth)
+		jump_out(env);
+	if (!f)
+		f = (jump_fn)tracer__wrap_next(name);	/* aborts if none */
+	f(env, val);
+	__builtin_unreachable();
+}
+
+TRACER_API void longjmp(struct __jmp_buf_tag env[1], int val)
+{
+	jump(real_longjmp, "longjmp", env, val);
+}
+
+TRACER_API void _longjmp(struct __jmp_buf_tag env[1], int val)
+{
+	jump(real__longjmp, "_longjmp", env, val);
+}
+
+TRACER_API void siglongjmp(struct __jmp_buf_tag env[1], int val)
+{
+	jump(real_siglongjmp, "siglongjmp", env, val);
+}
+
+/* What the C library's fortified builds call for longjmp() and
+ * siglongjmp(). */
+TRACER_API __attribute__((noreturn)) void
+__longjmp_chk(struct __jmp_buf_tag env[1], int val);
+
+TRACER_API void __longjmp_chk(struct __jmp_buf_tag env[1], int val)
+{
+	jump(real___longjmp_chk, "__longjmp_chk", env, val);
 }

@@ -38,12 +38,16 @@
  *            channel)
  *   w N      a new thread records N events "test:worker" and exits
  *   p        print the signal mask bit and pending state of SIGRTMIN+3
+ *   j        raise SIGUSR2, whose handler leaves by siglongjmp() (a
+ *            program's way back from an error: shells, test frameworks)
+ *   J        the same with the handler on an alternate signal stack
  *   q        stop and exit 0
  * Every command prints one line ("ok ..." or the counters).
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <pthread.h>
+#include <setjmp.h>
 #include <signal.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -125,6 +129,40 @@ static void on_signal(int sig)
 	handled++;
 }
 
+static sigjmp_buf jump_back;
+
+static void on_jump(int sig)
+{
+	(void)sig;
+	siglongjmp(jump_back, 1);
+}
+
+/* A handler that never returns: it jumps back here. alt: it runs on an
+ * alternate signal stack. */
+static void jump_out(int alt)
+{
+	static char stack[64 * 1024];
+	stack_t ss = { .ss_sp = stack, .ss_size = sizeof(stack) };
+	struct sigaction sa = { .sa_handler = on_jump,
+				.sa_flags = alt ? SA_ONSTACK : 0 };
+
+	sigemptyset(&sa.sa_mask);
+	if (alt && sigaltstack(&ss, NULL)) {
+		printf("sigaltstack: %s\n", strerror(errno));
+		return;
+	}
+	if (sigaction(SIGUSR2, &sa, NULL)) {
+		printf("sigaction: %s\n", strerror(errno));
+		return;
+	}
+	if (sigsetjmp(jump_back, 1) == 0) {
+		raise(SIGUSR2);
+		printf("the handler returned\n");
+		return;
+	}
+	printf("ok jumped\n");
+}
+
 static void print_counters(void)
 {
 	int t;
@@ -195,6 +233,8 @@ static int serve(void)
 			break;
 		case 'w': run_worker(atol(line + 1)); break;
 		case 'p': print_sigstate(); break;
+		case 'j': jump_out(0); break;
+		case 'J': jump_out(1); break;
 		case 'q': return 0;
 		default: printf("unknown command\n"); break;
 		}

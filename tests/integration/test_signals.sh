@@ -1,7 +1,8 @@
 #!/bin/bash
 # Signal handlers record into the buffer of the thread they interrupt, in
 # the middle of its own records: every event of both is in the trace, in
-# order, nothing torn. And libtracer preloaded into a program that does not
+# order, nothing torn. A handler that leaves by siglongjmp() is over for
+# libtracer too. And libtracer preloaded into a program that does not
 # know it.
 . "$(dirname "$0")/lib.sh"
 
@@ -121,6 +122,30 @@ else
 	no_sigsys "session 1: handlers' events" "session 2: handlers' events" \
 		"the program lives"
 fi
+
+# A handler that leaves by siglongjmp() never returns to libtracer's
+# trampoline: the thread is out of the handler all the same, and does
+# what only a thread outside one may (here: a program started outside
+# any session connects to tracerd at its first event in one).
+# jumped CMD WHERE: a controlee whose handler jumps out (CMD j or J),
+# then records 100 events in a session started after.
+jumped() {
+	local out
+
+	spawn j "$CONTROLEE" burst
+	out=$(cmd j "$1")
+	check "a program's handler leaves by siglongjmp() ($2)" \
+		[ "$out" = "ok jumped" ]
+	dir=$(session_cmd start --events 'test:*')
+	cmd j "r 100" >/dev/null
+	session_cmd stop >/dev/null
+	quit j
+	check "the program exits 0" [ $? -eq 0 ]
+	n=$("$TRACECTL" view "$dir" 2>/dev/null | grep -c ' test:burst: ')
+	check "its later events are recorded, all 100 ($n)" [ "$n" -eq 100 ]
+}
+jumped j "on the thread's stack"
+jumped J "on an alternate signal stack"
 
 # Preloaded into a program that was not built with it.
 dir=$(session_cmd start)
