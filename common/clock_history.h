@@ -48,7 +48,6 @@ struct tracer_clock_point {
 struct tracer_clock_history {
 	struct tracer_clock_point *v;	/* by tsc, increasing */
 	uint32_t n, cap;
-	uint64_t converted;		/* packets converted by it (readers) */
 };
 
 /*

@@ -65,14 +65,4 @@ int tracer__rb_check_packet_header(struct tracer_rb_reader *r,
 uint64_t tracer__rb_time_at(const struct tracer_rb_packet *p, uint64_t at,
 			    uint64_t end);
 
-/* A packet in ticks that tracerd's own reader took (not a snapshot's or
- * a trigger's copy): one more converted. Each part of a sub-buffer that
- * a partial read took is a packet of its own, as in the files. */
-static inline void tracer__rb_count_ticks(struct tracer_rb_reader *r,
-					  const struct tracer_rb_packet_info *i)
-{
-	if (i->from_ticks && !r->quiet)
-		r->history->converted++;
-}
-
 #endif /* TRACER_RB_INTERNAL_H */

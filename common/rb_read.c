@@ -738,10 +738,7 @@ static int read_next(struct tracer_rb_reader *r, void *dst, uint64_t dst_size,
 		if (ret)
 			return ret;
 	}
-	ret = tracer__rb_packet_parse(r, at, sb.pos, info);
-	if (!ret)
-		tracer__rb_count_ticks(r, info);
-	return ret;
+	return tracer__rb_packet_parse(r, at, sb.pos, info);
 }
 
 int tracer__rb_read(struct tracer_rb_reader *r, void *dst, uint64_t dst_size,
@@ -865,7 +862,6 @@ int tracer__rb_read_partial(struct tracer_rb_reader *r, void *dst,
 	ret = tracer__rb_packet_parse(r, dst, rc, info);
 	if (ret)
 		return ret;
-	tracer__rb_count_ticks(r, info);
 	r->partial_pos = rc;
 	r->partial_len = used;
 	r->partial_records += info->records;

@@ -350,7 +350,6 @@ static int salvage_copy(struct tracer_rb_reader *r, char *dst, uint64_t rc,
 	ret = tracer__rb_packet_parse(r, dst, rc, info);
 	if (ret)
 		return ret;
-	tracer__rb_count_ticks(r, info);
 	s->lost = committed_lost(r, p, rc, info->records);
 	if (s->unreadable)
 		report(r, -EBADMSG, "packet %" PRIu64 ": no valid record at "

@@ -490,6 +490,13 @@ void tracer__client_lost(void) TRACER_HIDDEN;
 const struct tracer_control *tracer__client_control(void) TRACER_HIDDEN;
 /* Is this thread running a signal handler (signal.c's trampoline)? */
 bool tracer__in_handler(void) TRACER_HIDDEN;
+/*
+ * The thread jumps (longjmp(), siglongjmp(): wrap_jump.c) to a frame
+ * whose stack pointer is sp: the handlers that jump leaves are over.
+ */
+void tracer__signal_jumped(uintptr_t sp) TRACER_HIDDEN;
+/* The C library's jumps, looked up (wrap_jump.c; tracer__signal_init). */
+void tracer__jump_init(void) TRACER_HIDDEN;
 
 /* Release the calling thread's buffer (thread exit, process exit). */
 void tracer__thread_exit(void) TRACER_HIDDEN;

@@ -64,12 +64,9 @@
  * the middle of it. Everything here is async-signal-safe and preserves
  * errno.
  */
-/* Not fortified: the jumps defined here are the C library's names. */
-#undef _FORTIFY_SOURCE
 #include <errno.h>
 #include <pthread.h>
 #include <sched.h>
-#include <setjmp.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -87,7 +84,6 @@ typedef int (*sigaction_fn)(int, const struct sigaction *,
 typedef void (*handler_fn)(int);
 typedef handler_fn (*signal_fn)(int, handler_fn);
 typedef int (*siginterrupt_fn)(int, int);
-typedef void (*jump_fn)(struct __jmp_buf_tag *, int);
 
 /* The program's action for one signal. */
 struct app_action {
@@ -132,10 +128,6 @@ REAL(signal_fn, signal)
 REAL(signal_fn, sysv_signal)
 REAL(signal_fn, sigset)
 REAL(siginterrupt_fn, siginterrupt)
-REAL(jump_fn, longjmp)
-REAL(jump_fn, _longjmp)
-REAL(jump_fn, siglongjmp)
-REAL(jump_fn, __longjmp_chk)
 
 /* Look them up now: a vfork child or a handler must not call dlsym. */
 void tracer__signal_init(void)
@@ -145,10 +137,7 @@ void tracer__signal_init(void)
 	(void)real_sysv_signal();
 	(void)real_sigset();
 	(void)real_siginterrupt();
-	(void)real_longjmp();
-	(void)real__longjmp();
-	(void)real_siglongjmp();
-	(void)real___longjmp_chk();
+	tracer__jump_init();
 }
 
 /*
@@ -351,13 +340,17 @@ static void app_reset(int sig, unsigned seq)
 /*
  * Handlers running on this thread (tracer__in_handler()), and where each
  * runs. A handler may never return here: it leaves by siglongjmp(), as
- * shells and test frameworks do. The jump (the wrappers below) drops the
- * handlers it leaves: those whose trampoline's frame is deeper than its
- * target, or that run on the alternate signal stack when the target is
- * off it. Only this thread writes these, its handlers included: a
- * handler raises the depth before it writes its frame (a handler nested
- * meanwhile takes the next one) and puts the depth back as it found it
- * (dropping what a jump out of a nested one left).
+ * shells and test frameworks do. The jump (wrap_jump.c) drops the
+ * handlers it leaves (tracer__signal_jumped()): those whose trampoline's
+ * frame is deeper than its target, or that run on the alternate signal
+ * stack when the target is off it. Only this thread writes these, its
+ * handlers included. A handler marks its slot "left" (top 0), raises the
+ * depth, then writes its frame: a handler nested before the depth is
+ * raised takes the slot and gives it back; one nested after takes the
+ * next, and a jump out of it to anywhere leaves this one too (its
+ * program's handler has not started: no target can be inside it). A
+ * handler puts the depth back as it found it, dropping what a jump out
+ * of a nested one left.
  *
  *   thread's stack (grows down)        alternate stack [lo, hi)
  *   | program: sigsetjmp() here   |    | (a handler's frames when   |
@@ -366,7 +359,7 @@ static void app_reset(int sig, unsigned seq)
  *   | handler ... siglongjmp()    |    +----------------------------+
  *   v
  */
-#define HANDLER_FRAMES	8	/* deeper nesting: kept until it returns */
+#define HANDLER_FRAMES	8	/* deeper ones: dropped with the 8th */
 
 struct handler_frame {
 	uintptr_t top;		/* its trampoline's frame: it runs below */
@@ -391,15 +384,52 @@ static unsigned handler_enter(const void *uc, uintptr_t top)
 	uintptr_t lo = (uintptr_t)ss->ss_sp, hi = lo + ss->ss_size;
 	unsigned d = handler_depth;
 
-	handler_depth = d + 1;
-	/* The depth before the frame: a nested handler's goes above it. */
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	if (d >= HANDLER_FRAMES)
+	if (d >= HANDLER_FRAMES) {
+		handler_depth = d + 1;
 		return d;
-	if ((ss->ss_flags & SS_DISABLE) || top < lo || top >= hi)
+	}
+	handler_frames[d] = (struct handler_frame){ 0, 0, 0 };
+	/* The slot marked before the depth is raised, the depth before
+	 * the frame is written (a nested handler's, in between). */
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	handler_depth = d + 1;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	if ((ss->ss_flags & SS_DISABLE) || top < lo || top >= hi) {
 		lo = hi = 0;	/* on the thread's stack */
+		/* Nested on an alternate stack with SS_AUTODISARM: the
+		 * kernel tells it as disabled; the outer one knows it. */
+		if (d > 0 && handler_frames[d - 1].hi &&
+		    top >= handler_frames[d - 1].lo &&
+		    top < handler_frames[d - 1].hi) {
+			lo = handler_frames[d - 1].lo;
+			hi = handler_frames[d - 1].hi;
+		}
+	}
 	handler_frames[d] = (struct handler_frame){ top, lo, hi };
 	return d;
+}
+
+/* A handler's frame: does a jump to stack pointer sp leave it? To an
+ * older frame than its trampoline's, or off the alternate stack it runs
+ * on. (A jump from a handler on the thread's stack to another stack, one
+ * a coroutine library made, is taken as staying in it.) */
+static bool jump_leaves(const struct handler_frame *f, uintptr_t sp)
+{
+	return sp > f->top || (f->hi && (sp < f->lo || sp >= f->hi));
+}
+
+void tracer__signal_jumped(uintptr_t sp)
+{
+	unsigned d = handler_depth;
+
+	/* Deeper than the slots: over when the 8th is. */
+	if (d > HANDLER_FRAMES &&
+	    jump_leaves(&handler_frames[HANDLER_FRAMES - 1], sp))
+		d = HANDLER_FRAMES;
+	while (d > 0 && d <= HANDLER_FRAMES &&
+	       jump_leaves(&handler_frames[d - 1], sp))
+		d--;
+	handler_depth = d;
 }
 
 static void handler_leave(unsigned d)
@@ -727,87 +757,4 @@ TRACER_API int siginterrupt(int sig, int interrupt)
 		sa.sa_flags |= SA_RESTART;
 	}
 	return sigaction(sig, &sa, NULL);
-}
-
-/* ---- jumps out of a handler ------------------------------------------- */
-
-/*
- * The stack pointer a jump to env restores; 0 when it cannot be read
- * (every handler is then taken as left: a jump made in a handler almost
- * always leaves it). glibc on x86-64 keeps it mangled with the thread's
- * pointer guard: rotated left 17 bits after an xor with %fs:0x30.
- */
-static uintptr_t jump_sp(const struct __jmp_buf_tag *env)
-{
-#if defined(__x86_64__) && defined(__GLIBC__)
-	uintptr_t v = (uintptr_t)env->__jmpbuf[6], guard;
-
-	__asm__("mov %%fs:0x30, %0" : "=r"(guard));
-	return ((v >> 17) | (v << 47)) ^ guard;
-#else
-	(void)env;
-	return 0;
-#endif
-}
-
-/*
- * Does a jump to stack pointer sp leave the handler of frame f? To an
- * older frame than its trampoline's, or off the alternate stack it runs
- * on. (A jump to another stack from a handler on the thread's, one a
- * coroutine library made, is taken as staying in it.)
- */
-static bool jump_leaves(const struct handler_frame *f, uintptr_t sp)
-{
-	return !sp || sp > f->top || (f->hi && (sp < f->lo || sp >= f->hi));
-}
-
-/* The handlers of this thread that a jump to env leaves are over. */
-static void jump_out(const struct __jmp_buf_tag *env)
-{
-	uintptr_t sp = jump_sp(env);
-	unsigned d = handler_depth;
-
-	while (d > 0 && d <= HANDLER_FRAMES &&
-	       jump_leaves(&handler_frames[d - 1], sp))
-		d--;
-	handler_depth = d;
-}
-
-static __attribute__((noreturn)) void jump(jump_fn (*real)(void),
-					   const char *name,
-					   struct __jmp_buf_tag *env, int val)
-{
-	jump_fn f = real();
-
-	if (handler_depth)
-		jump_out(env);
-	if (!f)
-		f = (jump_fn)tracer__wrap_next(name);	/* aborts if none */
-	f(env, val);
-	__builtin_unreachable();
-}
-
-TRACER_API void longjmp(struct __jmp_buf_tag env[1], int val)
-{
-	jump(real_longjmp, "longjmp", env, val);
-}
-
-TRACER_API void _longjmp(struct __jmp_buf_tag env[1], int val)
-{
-	jump(real__longjmp, "_longjmp", env, val);
-}
-
-TRACER_API void siglongjmp(struct __jmp_buf_tag env[1], int val)
-{
-	jump(real_siglongjmp, "siglongjmp", env, val);
-}
-
-/* What the C library's fortified builds call for longjmp() and
- * siglongjmp(). */
-TRACER_API __attribute__((noreturn)) void
-__longjmp_chk(struct __jmp_buf_tag env[1], int val);
-
-TRACER_API void __longjmp_chk(struct __jmp_buf_tag env[1], int val)
-{
-	jump(real___longjmp_chk, "__longjmp_chk", env, val);
 }

@@ -869,7 +869,7 @@ static void fill_status(struct tracerd *d, Tracer__Status *st)
 	st->tsc_hz = d->clock.c.kind == TRACER_CLOCK_TSC ? d->clock.c.tsc_hz
 							 : 0;
 	st->clock_error_ns = d->clock.err;
-	st->tick_packets = d->clock.history.converted;
+	st->tick_packets = d->clock.tick_packets;
 	st->subbuf_size = d->session_id && d->sess.subbuf_size ?
 			  d->sess.subbuf_size : d->cfg.subbuf_size[0];
 	st->subbuf_count = (uint32_t)(d->session_id && d->sess.subbuf_count ?

@@ -631,8 +631,8 @@ static void note_renames(const struct tracerd_process *p,
 }
 
 /* A checked packet pk (at batch_room(), or staged): append it to its
- * file. */
-static void emit_to(struct tracerd_process *p, const struct tracerd_sink *sink,
+ * file. Returns true when it goes there. */
+static bool emit_to(struct tracerd_process *p, const struct tracerd_sink *sink,
 		    struct tracerd_stream *pair, struct tracerd_buffer *b,
 		    int c, const struct tracer_rb_packet_info *info, char *pk)
 {
@@ -644,19 +644,19 @@ static void emit_to(struct tracerd_process *p, const struct tracerd_sink *sink,
 		p->dropped_packets++;
 		if (p->in_session)	/* its directory could not be made */
 			no_directory(p, st, info, sat_add(before, after));
-		return;
+		return false;
 	}
 	st->pending = sat_add(st->pending, before);
 	if (info->records == 0 && !(same && st->pending)) {
 		st->pending = sat_add(st->pending, after);
-		return;		/* nothing to tell yet */
+		return false;	/* nothing to tell yet */
 	}
 	if (p->batch.stream != st || !same)
 		pk = restart_batch(p, pk, info->content_bytes);
 	if ((!same || st->seq == 0) && ready_file(p, sink, pair, b, c, info)) {
 		packet_failed(p, st, info);
 		st->pending = sat_add(st->pending, after);
-		return;
+		return false;
 	}
 	if (st->spill)
 		pk = to_scratch(p, pk, info->content_bytes);
@@ -674,9 +674,11 @@ static void emit_to(struct tracerd_process *p, const struct tracerd_sink *sink,
 	p->batch.packets++;
 	p->bytes_written += info->content_bytes;
 	p->packets_written++;
+	return true;
 }
 
-/* The session's files. */
+/* The session's files; status counts the packets there that tracerd
+ * converted from ticks (tick_packets). */
 static void emit_packet(struct tracerd_process *p, struct tracerd_buffer *b,
 			int c, const struct tracer_rb_packet_info *info,
 			char *pk)
@@ -685,7 +687,8 @@ static void emit_packet(struct tracerd_process *p, struct tracerd_buffer *b,
 				     .meta = p->files.meta,
 				     .spill = &p->files.spill };
 
-	emit_to(p, &sink, b->st, b, c, info, pk);
+	if (emit_to(p, &sink, b->st, b, c, info, pk) && info->from_ticks)
+		p->d->clock.tick_packets++;
 }
 
 /* Publish what we told, for a reader after us (the reader's line). */

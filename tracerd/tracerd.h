@@ -259,6 +259,8 @@ struct tracerd {
 		bool sampling;
 		int ticks;		/* 1: writers may stamp ticks, -1:
 					   not (judged once: clock.c) */
+		uint64_t tick_packets;	/* written to a session's files
+					   converted from ticks (sink.c) */
 	} clock;
 };
 

@@ -138,11 +138,12 @@ static void on_jump(int sig)
 }
 
 /* A handler that never returns: it jumps back here. alt: it runs on an
- * alternate signal stack. */
-static void jump_out(int alt)
+ * alternate signal stack, alt[0 .. size), in a frame older than this one
+ * (above the jump's target: only its being another stack tells that the
+ * jump leaves the handler). */
+static void jump_out(char *alt, size_t size)
 {
-	static char stack[64 * 1024];
-	stack_t ss = { .ss_sp = stack, .ss_size = sizeof(stack) };
+	stack_t ss = { .ss_sp = alt, .ss_size = size };
 	struct sigaction sa = { .sa_handler = on_jump,
 				.sa_flags = alt ? SA_ONSTACK : 0 };
 
@@ -209,6 +210,7 @@ static void print_sigstate(void)
 
 static int serve(void)
 {
+	char alt[64 * 1024];	/* 'J': an alternate stack above jump_out() */
 	char line[128];
 
 	for (;;) {
@@ -233,8 +235,8 @@ static int serve(void)
 			break;
 		case 'w': run_worker(atol(line + 1)); break;
 		case 'p': print_sigstate(); break;
-		case 'j': jump_out(0); break;
-		case 'J': jump_out(1); break;
+		case 'j': jump_out(NULL, 0); break;
+		case 'J': jump_out(alt, sizeof(alt)); break;
 		case 'q': return 0;
 		default: printf("unknown command\n"); break;
 		}

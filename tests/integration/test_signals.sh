@@ -127,12 +127,12 @@ fi
 # trampoline: the thread is out of the handler all the same, and does
 # what only a thread outside one may (here: a program started outside
 # any session connects to tracerd at its first event in one).
-# jumped CMD WHERE: a controlee whose handler jumps out (CMD j or J),
-# then records 100 events in a session started after.
+# jumped CMD WHERE [PROGRAM]: a controlee whose handler jumps out (CMD j
+# or J), then records 100 events in a session started after.
 jumped() {
 	local out
 
-	spawn j "$CONTROLEE" burst
+	spawn j "${3:-$CONTROLEE}" burst
 	out=$(cmd j "$1")
 	check "a program's handler leaves by siglongjmp() ($2)" \
 		[ "$out" = "ok jumped" ]
@@ -146,6 +146,8 @@ jumped() {
 }
 jumped j "on the thread's stack"
 jumped J "on an alternate signal stack"
+jumped j "a fortified build: __longjmp_chk()" \
+	./tests/integration/controlee_fortified
 
 # Preloaded into a program that was not built with it.
 dir=$(session_cmd start)
