@@ -21,6 +21,7 @@
  *     the rest of one a partial read began.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -499,74 +500,63 @@ static bool any(void *arg, const struct tracer_rb_record *rec)
 	return true;
 }
 
-/* A writer that died with a record reserved, not committed. */
-static void test_salvage(void)
+/*
+ * Salvage c's open packet: *n counts the records kept; returns nonzero if
+ * salvage failed or a record's time is not the history's for its tick.
+ */
+static int salvaged(struct chan *c, struct tracer_rb_packet_info *info,
+		    struct tracer_rb_salvage *s, uint64_t *n)
 {
 	static uint64_t copy[1024];
-	struct tracer_rb_packet_info info;
-	struct tracer_rb_salvage s;
-	struct tracer_rb_ctx ctx;
 	struct tracer_rb_cursor cur = { 0 };
 	struct tracer_rb_record rec;
-	struct chan c;
-	uint64_t t = tracer__rdtsc() - 100000, n = 0;
-	int bad = 0, i, ret;
+	int bad = tracer__rb_salvage(&c->r, copy, sizeof(copy), any, NULL,
+				     tracer__clock_now(), info, s);
 
-	chan_open(&c, 4096);
-	for (i = 0; i < 5; i++)
-		bad |= put_at(&c, 1, t += 1000);
-	bad |= tracer__rb_reserve_at(&c.w, &ctx, 1, 8, t + 1000);
-	ret = tracer__rb_salvage(&c.r, copy, sizeof(copy), any, NULL,
-				 tracer__clock_now(), &info, &s);
-	while (!ret && tracer__rb_packet_next(copy, info.content_bytes, &cur,
+	while (!bad && tracer__rb_packet_next(copy, info->content_bytes, &cur,
 					      &rec)) {
 		uint64_t tick;
 
 		memcpy(&tick, rec.payload, 8);
-		bad |= rec.timestamp != tracer__clock_history_ns(&c.h, tick);
-		n++;
+		bad |= rec.timestamp != tracer__clock_history_ns(&c->h, tick);
+		(*n)++;
 	}
-	ok(!ret && !bad && n == 5 && s.torn == 1,
-	   "a dead writer's packet in ticks: its 5 committed records kept "
-	   "with their times, the torn one dropped (%llu kept, %u torn)",
-	   (unsigned long long)n, s.torn);
-	chan_close(&c);
+	return bad;
 }
 
-/* Salvage of a packet in ticks a partial read began: the rest, with its
- * times. */
-static void test_salvage_partial(void)
+/*
+ * A writer that died with a record reserved, not committed: after 5
+ * committed records, or (partial) after 3 that a partial read took and 3
+ * more.
+ */
+static void test_salvage(bool partial)
 {
 	static uint64_t copy[1024];
 	struct tracer_rb_packet_info info;
 	struct tracer_rb_salvage s;
 	struct tracer_rb_ctx ctx;
-	struct tracer_rb_cursor cur = { 0 };
-	struct tracer_rb_record rec;
 	struct chan c;
 	uint64_t t = tracer__rdtsc() - 100000, n = 0;
-	int bad = 0, i, ret;
+	int bad = 0, i;
 
 	chan_open(&c, 4096);
-	for (i = 0; i < 3; i++)
+	for (i = 0; i < (partial ? 6 : 5); i++) {
+		if (partial && i == 3)
+			bad |= tracer__rb_read_partial(&c.r, copy,
+						       sizeof(copy), &info);
 		bad |= put_at(&c, 1, t += 1000);
-	bad |= tracer__rb_read_partial(&c.r, copy, sizeof(copy), &info);
-	for (i = 0; i < 3; i++)
-		bad |= put_at(&c, 1, t += 1000);
-	bad |= tracer__rb_reserve_at(&c.w, &ctx, 1, 8, t + 1000);
-	ret = tracer__rb_salvage(&c.r, copy, sizeof(copy), any, NULL,
-				 tracer__clock_now(), &info, &s);
-	while (!ret && tracer__rb_packet_next(copy, info.content_bytes, &cur,
-					      &rec)) {
-		uint64_t tick;
-
-		memcpy(&tick, rec.payload, 8);
-		bad |= rec.timestamp != tracer__clock_history_ns(&c.h, tick);
-		n++;
 	}
-	ok(!ret && !bad && info.records == 3 && n == 3,
-	   "a dead writer's packet read in part before: the rest salvaged "
-	   "with its times (%llu records)", (unsigned long long)n);
+	bad |= tracer__rb_reserve_at(&c.w, &ctx, 1, 8, t + 1000);
+	bad |= salvaged(&c, &info, &s, &n);
+	if (partial)
+		ok(!bad && n == 3, "a dead writer's packet read in part "
+		   "before: the rest salvaged with its times (%llu records)",
+		   (unsigned long long)n);
+	else
+		ok(!bad && n == 5 && s.torn == 1, "a dead writer's packet in "
+		   "ticks: its 5 committed records kept with their times, the "
+		   "torn one dropped (%llu kept, %u torn)",
+		   (unsigned long long)n, s.torn);
 	chan_close(&c);
 }
 
@@ -587,7 +577,7 @@ int main(void)
 	test_back_to_ns();
 	test_units();
 	test_owners();
-	test_salvage();
-	test_salvage_partial();
+	test_salvage(false);
+	test_salvage(true);
 	return done();
 }
