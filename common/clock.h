@@ -56,8 +56,9 @@
  * Lines are continuous at their anchors, so the result is the time the
  * writer would have computed with the newest line, without a writer's
  * copy ever being behind. A writer's unit is chosen when it takes a
- * buffer and at each new session, where nothing of it is being written
- * (tracer.c); a packet never mixes units. Files hold nanoseconds only.
+ * buffer or a stash, and at each new epoch its thread takes in outside a
+ * signal handler, where nothing of it is being written (tracer.c); a
+ * packet never mixes units. Files hold nanoseconds only.
  */
 #ifndef TRACER_CLOCK_H
 #define TRACER_CLOCK_H
