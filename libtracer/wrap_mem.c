@@ -16,6 +16,12 @@
  * program that defines malloc itself (in its executable) keeps its own and
  * never comes here.
  *
+ * When: an allocation is stamped after the allocator returned the block,
+ * libc:free before it is handed back, so that in a merged trace a block's
+ * libc:free comes before any thread's next allocation of it. realloc()
+ * is one event, stamped after the call: a block it moved away from may
+ * show reused by another thread just before it.
+ *
  * Cost when the events are off: malloc and friends, one load and one
  * branch; free, the same branch also tests for an arena block.
  */
@@ -225,9 +231,11 @@ WRAP_API void free(void *ptr)
 	}
 	if (in_boot(ptr))
 		return;		/* an arena block: never freed */
-	LOAD(real_free)(ptr);
+	/* Stamped before the block goes back: from then on another thread
+	 * may get it, and its libc:malloc must come after this one. */
 	if (ptr)
 		MEM_EMIT(cs, ptr);
+	LOAD(real_free)(ptr);
 }
 
 WRAP_API void *calloc(size_t n, size_t size)

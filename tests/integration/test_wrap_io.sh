@@ -85,6 +85,40 @@ else
 	sed 's/^/# /' "$T/mem.check" | head -n 10
 fi
 
+# A program linked with an allocator that comes after libtracer (as
+# libjemalloc would): libtracer's wrappers call it, and stamp an
+# allocation after the allocator handed the block out, a free before it
+# gets the block back (the moments another thread could get it), so that
+# a block's free comes before its next allocation in the merged trace.
+# The allocator closes descriptor -7001 when it hands the block out and
+# -7002 when it gets it back (nextalloc.c).
+if under_asan; then
+	ok 0 "# SKIP an allocator after libtracer: AddressSanitizer's comes first here"
+	ok 0 "# SKIP libc:malloc stamped after the allocator handed the block out"
+	ok 0 "# SKIP libc:free stamped before the allocator got the block back"
+else
+	record order --events 'libc:*' -- ./tests/integration/allocee
+	st=$?
+	check "a program with an allocator after libtracer runs traced" \
+		eval '[ $st -eq 0 ] && grep -q "^block 777777 bytes ptr " "$T/order.out"'
+	# The view's line numbers of the four events.
+	order() {
+		awk -v p="$(awk '{ print $NF }' "$T/order.out")" '
+			/ libc:close: fd -7001 / { taken = NR }
+			/ libc:close: fd -7002 / { given = NR }
+			$5 == "libc:malloc:" && $9 == p { malloc = NR }
+			$5 == "libc:free:" && $7 == p { free = NR }
+			END { printf "taken %d malloc %d free %d given %d\n",
+			      taken, malloc, free, given }' "$T/order.view"
+	}
+	order >"$T/order.lines"
+	read -r _ taken _ malloc _ free _ given <"$T/order.lines"
+	check "libc:malloc stamped after the allocator handed the block out ($(cat "$T/order.lines"))" \
+		eval '[ "$taken" -gt 0 ] && [ "$malloc" -gt "$taken" ]'
+	check "libc:free stamped before the allocator got the block back" \
+		eval '[ "$free" -gt "$malloc" ] && [ "$given" -gt "$free" ]'
+fi
+
 # A program with its own malloc: it keeps it, and works as untraced.
 if under_asan; then
 	ok 0 "# SKIP a program's own malloc: AddressSanitizer's comes first here"
