@@ -13,7 +13,9 @@
 # The floor an event is held to is a call (one the compiler can neither
 # inline nor look into, as tracer_record() calls into libtracer) that
 # reads the clock and stores a 32-byte record; the same stores inline
-# are shown above it.
+# are shown above it. A traced malloc+free pair is held to the same
+# floor twice over: bench_wrap floor, the pairs each followed by such a
+# call, with the clock of the tracerd it is compared with.
 #
 # ns per event are thread CPU time where a thread records (its CPU time
 # over its events: what the event costs it, not the time it waited for a
@@ -141,6 +143,7 @@ tsc_rows() {
 	run "$T/wrap.tsc" "$TRACECTL" record --events 'libc:malloc,libc:free' \
 		--subbuf-size 4M --subbuf-count 8 \
 		-- "$WRAP" malloc "$PAIRS"
+	run "$T/pairfloor.tsc" "$WRAP" floor "$PAIRS" tsc
 }
 
 tracer_rows() {
@@ -162,6 +165,7 @@ tracer_rows() {
 		--subbuf-size 4M --subbuf-count 8 \
 		-- "$WRAP" malloc "$PAIRS"
 	run "$T/untraced" "$WRAP" malloc "$PAIRS"
+	run "$T/pairfloor" "$WRAP" floor "$PAIRS" "$(clock_of "$T/clock")"
 }
 
 # Why LTTng rows cannot be made, or nothing.
@@ -231,11 +235,16 @@ row() {
 }
 
 ns_pair() {
-	sed -n 's/^malloc+free \([0-9.]*\) ns\/pair$/\1/p' "$1"
+	sed -n 's/^\(malloc+free\|floor\) \([0-9.]*\) ns\/pair$/\2/p' "$1"
+}
+
+# tsc or monotonic: the clock of the tracerd whose `clock` file is $1.
+clock_of() {
+	if grep -q '^clock   tsc' "$1"; then echo tsc; else echo monotonic; fi
 }
 
 table() {
-	local f fc ft ftc fd
+	local f fc ft ftc fd pf
 	f=$(val floor "$T/floor")
 	fc=$(val floor_call "$T/floor")
 	echo "== the event write path: ns per event, best (median) of $RUNS" \
@@ -274,8 +283,10 @@ table() {
 		"$(val empty "$T/unreg")"
 	row "malloc+free pair, untraced" 1 "$(ns_pair "$T/untraced")" \
 		"$(ns_pair "$T/untraced")"
+	pf=$(ns_pair "$T/pairfloor")
+	row "floor: the pair + 2 x (clock + 32 B), calls" 1 "$pf" "$pf"
 	row "malloc+free pair, libc:malloc,free on" 1 "$(ns_pair "$T/wrap")" \
-		"$(ns_pair "$T/wrap")"
+		"$(ns_pair "$T/wrap")" "$pf"
 	if [ -e "$T/rec1.tsc" ]; then
 		row "tracer_record, 2 x int, --clock tsc (CPU)" 1 \
 			"$(val cpu_best "$T/rec1.tsc")" \
@@ -283,8 +294,12 @@ table() {
 		row "tracer_record, per thread, --clock tsc (CPU)" 2 \
 			"$(val cpu_best "$T/rec2.tsc")" \
 			"$(val cpu_median "$T/rec2.tsc")" "$ftc"
+		pf=$(ns_pair "$T/pairfloor.tsc")
+		row "floor: the pair + 2 x (rdtsc + 32 B), calls" 1 \
+			"$pf" "$pf"
 		row "malloc+free pair, on, --clock tsc" 1 \
-			"$(ns_pair "$T/wrap.tsc")" "$(ns_pair "$T/wrap.tsc")"
+			"$(ns_pair "$T/wrap.tsc")" "$(ns_pair "$T/wrap.tsc")" \
+			"$pf"
 	fi
 	if [ -n "$MISSING" ]; then
 		echo "LTTng-UST rows: $MISSING"

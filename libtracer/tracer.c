@@ -56,6 +56,7 @@
 #include "internal.h"
 #include "event_format.h"
 #include "wrap.h"
+#include "emit.h"
 
 const struct tracer_control tracer__idle_control = {
 	.magic = TRACER_CONTROL_MAGIC,
@@ -70,7 +71,7 @@ _Static_assert(TRACER_CHANNEL_DEFAULT == 0 && TRACER_CHANNEL_VITAL == 1,
 _Static_assert(offsetof(struct tracer_control, epoch) ==
 	       TRACER__CONTROL_EPOCH, "the epoch call sites read");
 
-static __thread struct tracer__thread tls
+__thread struct tracer__thread tracer__tls
 	__attribute__((tls_model("initial-exec"))) = {
 	.epoch = UINT64_MAX,
 };
@@ -631,7 +632,7 @@ out:
 
 void tracer__thread_signal(void)
 {
-	struct tracer__thread *t = &tls;
+	struct tracer__thread *t = &tracer__tls;
 	uint64_t e = TRACER_READ_ONCE(tracer__client_control()->epoch);
 
 	if (t->state != TRACER__THREAD_READY || t->busy)
@@ -683,44 +684,6 @@ emit_slow(struct tracer__thread *t, const struct tracer_callsite *cs,
 }
 
 /*
- * The fast path of an event: the thread acted on the control page in
- * force, and cs's word says "on, by the enable table in force, every
- * value 8 bytes" (a word the registration sets only for a call site
- * whose number of values is valid: callsites.c; the library's own call
- * sites may have it before their id, and id 0 is left to emit_slow()).
- * An id too large for a compact header goes there too: one unsigned
- * comparison tests both ends, and tracer__rb_write_words() then knows
- * the id fits (0.5 ns an event: its own test, and the registers it
- * needed, are gone). nargs: the values the caller's entry copies (a
- * constant in tracer_record_emitN()), which must be cs's (a descriptor
- * not made by the macros may say otherwise). Calls nothing that may
- * reach a wrapper, a lock or errno. Returns false, having done nothing,
- * for emit_slow() to take the event.
- */
-static tracer_always_inline bool
-emit_fast(struct tracer__thread *t, const struct tracer_callsite *cs,
-	  const union tracer_arg *args, uint32_t nargs)
-{
-	uint32_t en = __atomic_load_n(&cs->enabled, __ATOMIC_RELAXED);
-	uint32_t id = cs->id;
-	struct tracer_rb_writer *w;
-
-	if (tracer_unlikely(cs->nargs != nargs ||
-			    TRACER_READ_ONCE(tracer__control->epoch) !=
-			    t->epoch ||
-			    en != TRACER__CS_WORD(TRACER_READ_ONCE(
-				    tracer__filter_gen), TRACER__CS_FIXED) ||
-			    id - 1 >= TRACER_RB_ID_EXTENDED - 1))
-		return false;
-	w = &t->ch[cs->vital & 1];
-	/* One register for w, rather than its address computed again from
-	 * the thread pointer after every barrier. */
-	__asm__("" : "+r"(w));
-	tracer__rb_write_words(w, id, args, sizeof(*args), nargs);
-	return true;
-}
-
-/*
  * One event of cs. Leaves errno as it found it, which the C library
  * wrappers count on (wrap.h): the fast path calls nothing that sets it,
  * thread_sync() and the wake-up of tracerd (pool.c) restore it.
@@ -738,9 +701,9 @@ static tracer_always_inline void
 emit_n(const struct tracer_callsite *cs, const union tracer_arg *args,
        uint32_t n)
 {
-	struct tracer__thread *t = &tls;
+	struct tracer__thread *t = &tracer__tls;
 
-	if (tracer_likely(emit_fast(t, cs, args, n)))
+	if (tracer_likely(tracer__emit_fast(t, cs, args, n)))
 		return;
 	emit_slow(t, cs, args);
 }
@@ -760,44 +723,27 @@ void tracer_record_emit##n(const struct tracer_callsite *cs, \
 TRACER__EACH_NARGS(EMIT_N)
 
 /*
- * A wrapper's event (wrap.h): none while the guard is raised; the guard
- * (and for an allocator's event, `alloc`) raised only around the slow
- * path, the only one that may call a wrapped function or start a thread:
- * the fast path is the same for every event.
+ * A wrapper's event that the fast path did not take (emit.h): the guard
+ * (and for an allocator's event, `alloc`) raised around the slow path,
+ * the only one that may call a wrapped function or start a thread.
  */
-static __attribute__((noinline)) void
-wrap_emit_slow(const struct tracer_callsite *cs,
-	       const union tracer_arg *args, unsigned alloc)
+__attribute__((noinline)) void
+tracer__wrap_emit_slow(const struct tracer_callsite *cs,
+		       const union tracer_arg *args, unsigned alloc)
 {
 	tracer__wrap_guard++;
 	tracer__wrap_alloc += alloc;
-	emit_slow(&tls, cs, args);
+	emit_slow(&tracer__tls, cs, args);
 	tracer__wrap_alloc -= alloc;
 	tracer__wrap_guard--;
 }
 
-static tracer_always_inline void
-wrap_emit(const struct tracer_callsite *cs, const union tracer_arg *args,
-	  unsigned alloc, uint32_t n)
-{
-	if (tracer__wrap_guard)
-		return;
-	if (tracer_likely(emit_fast(&tls, cs, args, n)))
-		return;
-	wrap_emit_slow(cs, args, alloc);
-}
-
-/* One pair of entries per number of values, as tracer_record_emitN(). */
+/* One entry per number of values, as tracer_record_emitN(). */
 #define WRAP_EMIT_N(n) \
 void tracer__wrap_emit##n(const struct tracer_callsite *cs, \
 			  const union tracer_arg *args) \
 { \
-	wrap_emit(cs, args, 0, n); \
-} \
-void tracer__wrap_emit_alloc##n(const struct tracer_callsite *cs, \
-				const union tracer_arg *args) \
-{ \
-	wrap_emit(cs, args, 1, n); \
+	tracer__wrap_emit_inline(cs, args, 0, n); \
 }
 TRACER__EACH_NARGS(WRAP_EMIT_N)
 
@@ -867,7 +813,7 @@ static void give_back(struct tracer__thread *t, bool wake,
  */
 static void thread_exit(bool wake)
 {
-	struct tracer__thread *t = &tls;
+	struct tracer__thread *t = &tracer__tls;
 	struct tracer_control_state st;
 	int saved = errno;
 	bool on, ready, stashing;
@@ -975,7 +921,7 @@ static void image_end(struct tracer__thread *t,
 
 void tracer__image_end(void)
 {
-	struct tracer__thread *t = &tls;
+	struct tracer__thread *t = &tracer__tls;
 	struct tracer_control_state st;
 	int saved = errno;
 
@@ -1023,7 +969,7 @@ int tracer__thread_key_init(void)
  */
 static void start_now(void)
 {
-	struct tracer__thread *t = &tls;
+	struct tracer__thread *t = &tracer__tls;
 
 	if (TRACER_READ_ONCE(tracer__control->epoch) != 0 &&
 	    !tracer__client_detached() && t->epoch != tracer__control->epoch)
@@ -1065,7 +1011,7 @@ static void fork_child(void)
 
 	__atomic_store_n(&tracer__control, &tracer__idle_control,
 			 __ATOMIC_RELEASE);
-	tls = (struct tracer__thread){ .epoch = UINT64_MAX };
+	tracer__tls = (struct tracer__thread){ .epoch = UINT64_MAX };
 	own_events = false;
 	process_start_session = 0;
 	lost_unbuffered = 0;		/* the parent's to tell */

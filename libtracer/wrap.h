@@ -143,17 +143,18 @@ extern __thread unsigned tracer__wrap_alloc
 /* Either of two: still one branch. */
 #define WRAP_ON2(a, b)	(WRAP_ON(a) | WRAP_ON(b))
 
-/* Record an event of call site var (already seen on) with these values;
- * WRAP__EMIT_BY: through emit, tracer__wrap_emit or an allocator's
- * tracer__wrap_emit_alloc (wrap_mem.c), the entry for that many values
- * (emit0 to emit8). */
-#define WRAP__EMIT_BY(emit, var, ...) do { \
-	const union tracer_arg wrap__args[] = { \
-		TRACER__CAT(WRAP__A, WRAP__N(__VA_ARGS__))(__VA_ARGS__) }; \
-	TRACER__CAT(emit, WRAP__N(__VA_ARGS__))(&(var), wrap__args); \
+/* The values of an event, as its entry takes them: the array `name`. */
+#define WRAP__ARGS(name, ...) \
+	const union tracer_arg name[] = { \
+		TRACER__CAT(WRAP__A, WRAP__N(__VA_ARGS__))(__VA_ARGS__) }
+
+/* Record an event of call site var (already seen on) with these values,
+ * through tracer__wrap_emitN(), the entry for that many values. */
+#define WRAP_EMIT(var, ...) do { \
+	WRAP__ARGS(wrap__args, ##__VA_ARGS__); \
+	TRACER__CAT(tracer__wrap_emit, WRAP__N(__VA_ARGS__))(&(var), \
+							 wrap__args); \
 } while (0)
-#define WRAP_EMIT(var, ...) \
-	WRAP__EMIT_BY(tracer__wrap_emit, var, ##__VA_ARGS__)
 
 /* Record an event of a WRAP_SITE_E call site: the values, then err (the
  * errno the call failed with, 0 if it did not). */
@@ -191,16 +192,13 @@ extern __thread unsigned tracer__wrap_alloc
 /*
  * Record unless the guard is raised; raises it around the event's slow
  * path, keeps errno (tracer.c). The values of string arguments are
- * copied, so they may be on the stack. tracer__wrap_emit_allocN(): an
- * allocator's event, tracer__wrap_alloc raised with the guard. N: the
- * call site's number of values, as for tracer_record_emitN() (tracer.h).
+ * copied, so they may be on the stack. N: the call site's number of
+ * values, as for tracer_record_emitN() (tracer.h). The allocators'
+ * events inline the same (emit.h).
  */
 #define WRAP__EMIT_DECL(n) \
 	void tracer__wrap_emit##n(const struct tracer_callsite *cs, \
 				  const union tracer_arg *args) \
-		TRACER_HIDDEN; \
-	void tracer__wrap_emit_alloc##n(const struct tracer_callsite *cs, \
-					const union tracer_arg *args) \
 		TRACER_HIDDEN;
 TRACER__EACH_NARGS(WRAP__EMIT_DECL)
 

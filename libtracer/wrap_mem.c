@@ -33,6 +33,7 @@
 #include <unistd.h>
 
 #include "wrap.h"
+#include "emit.h"
 
 /* ---- bootstrap arena ------------------------------------------------ */
 
@@ -204,10 +205,13 @@ static void *resolving_memalign(size_t align, size_t n)
 
 /* ---- the wrappers ----------------------------------------------------- */
 
-/* An allocator's event: tracer__wrap_alloc raised around its slow path
- * (wrap.h). */
-#define MEM_EMIT(var, ...) \
-	WRAP__EMIT_BY(tracer__wrap_emit_alloc, var, ##__VA_ARGS__)
+/* An allocator's event, its fast path inline (emit.h);
+ * tracer__wrap_alloc raised around its slow path (wrap.h). */
+#define MEM_EMIT(var, ...) do { \
+	WRAP__ARGS(mem__args, __VA_ARGS__); \
+	tracer__wrap_emit_inline(&(var), mem__args, 1, \
+				 WRAP__N(__VA_ARGS__)); \
+} while (0)
 
 WRAP_API void *malloc(size_t size)
 {

@@ -55,11 +55,33 @@ void *tracer__wrap_next(const char *name)
 	return dlsym(RTLD_NEXT, name);
 }
 
-/* The rest of wrap.h's interface that wrap_mem.c uses: never reached
- * with events off, which they are here (no libtracer, no tracerd). */
-#define STUB_EMITS(n) \
-	EMIT_STUB(tracer__wrap_emit##n) \
-	EMIT_STUB(tracer__wrap_emit_alloc##n)
+/* The rest of wrap.h's and emit.h's interface that wrap_mem.c uses:
+ * never reached with events off, which they are here (no libtracer, no
+ * tracerd). */
+__thread unsigned tracer__wrap_guard;
+__thread struct tracer__thread tracer__tls;
+const void *volatile tracer_control_page;
+uint32_t tracer__filter_gen;
+
+void tracer__wrap_emit_slow(const struct tracer_callsite *cs,
+			    const union tracer_arg *args, unsigned alloc)
+{
+	(void)cs;
+	(void)args;
+	(void)alloc;
+}
+
+void tracer__rb_write_words_slow(struct tracer_rb_writer *w, uint32_t id,
+				 const void *src, size_t stride, uint32_t n)
+{
+	(void)w;
+	(void)id;
+	(void)src;
+	(void)stride;
+	(void)n;
+}
+
+#define STUB_EMITS(n) EMIT_STUB(tracer__wrap_emit##n)
 STUB_EMITS(0)
 STUB_EMITS(1)
 STUB_EMITS(2)
