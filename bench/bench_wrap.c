@@ -16,6 +16,7 @@
  *                           32-byte record into a 4 MiB array; prints
  *                           "floor NS ns/pair"
  */
+#include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -94,6 +95,17 @@ static double run_pairs(long n, struct floor_record *buf)
 	return (now_ns() - t0) / (double)n;
 }
 
+/* N: a whole positive number, nothing after it; 0 if it is not one. */
+static long count_arg(const char *arg)
+{
+	char *end;
+	long n;
+
+	errno = 0;
+	n = strtol(arg, &end, 10);
+	return errno || end == arg || *end || n <= 0 ? 0 : n;
+}
+
 static int usage(void)
 {
 	fprintf(stderr, "usage: bench_wrap malloc N | floor N "
@@ -103,7 +115,7 @@ static int usage(void)
 
 int main(int argc, char **argv)
 {
-	long n = argc >= 3 ? atol(argv[2]) : 0;
+	long n = argc >= 3 ? count_arg(argv[2]) : 0;
 	struct floor_record *buf = NULL;
 	int round, floor_run;
 	double best = 0;
@@ -121,11 +133,13 @@ int main(int argc, char **argv)
 	    (strcmp(argv[3], "tsc") || !use_tsc))
 		return usage();
 	if (floor_run) {
-		/* Touched once: no page fault in a timed loop. */
+		/* Written once (not zeroed: a fresh block may be mapped
+		 * zero pages, never touched): no page fault in a timed
+		 * loop. */
 		buf = malloc(FLOOR_BYTES);
 		if (!buf)
 			return 1;
-		memset(buf, 0, FLOOR_BYTES);
+		memset(buf, 0xff, FLOOR_BYTES);
 	}
 	/* The best of 5 rounds: the least disturbed by the machine. */
 	for (round = 0; round < 5; round++) {

@@ -7,7 +7,8 @@
 #           the memory events off (the default filter: one branch each),
 #           and preloaded with libc:malloc and libc:free recorded; and
 #           its floor: the pairs, each call followed by a call that reads
-#           the clock (rdtsc on x86) and stores a 32-byte record.
+#           tracerd's clock (rdtsc or clock_gettime) and stores a
+#           32-byte record.
 # lttng:    the same pair under LTTng-UST's libc wrapper with its
 #           lttng_ust_libc:malloc and :free events on, for comparison
 #           (needs Debian's lttng-tools and liblttng-ust1; not run by
@@ -38,8 +39,11 @@ bench_malloc() {
 	local n=5000000
 	echo "malloc+free pair ($n pairs, best of 5 rounds):"
 	printf '  %-34s %s\n' "untraced" "$(./bench/bench_wrap malloc $n)"
-	printf '  %-34s %s\n' "floor, 2 x (rdtsc + 32 B) by call" \
-		"$(./bench/bench_wrap floor $n)"
+	# The floor reads the clock tracerd stamps with.
+	local clock=monotonic
+	./tracectl/tracectl status | grep -q '^clock   tsc' && clock=tsc
+	printf '  %-34s %s\n' "floor, 2 x ($clock + 32 B) by call" \
+		"$(./bench/bench_wrap floor $n $clock)"
 	printf '  %-34s %s\n' "preloaded, memory events off" \
 		"$(./tracectl/tracectl record -- ./bench/bench_wrap malloc $n \
 			2>/dev/null)"

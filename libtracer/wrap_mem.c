@@ -18,9 +18,11 @@
  *
  * When: an allocation is stamped after the allocator returned the block,
  * libc:free before it is handed back, so that in a merged trace a block's
- * libc:free comes before any thread's next allocation of it. realloc()
- * is one event, stamped after the call: a block it moved away from may
- * show reused by another thread just before it.
+ * libc:free comes before any thread's next allocation of it, to within
+ * what the clock tells apart across CPUs (a few ns: the TSC is read
+ * unfenced, and the allocator's own work may still be in flight).
+ * realloc() is one event, stamped after the call: a block it moved away
+ * from may show reused by another thread just before it.
  *
  * Cost when the events are off: malloc and friends, one load and one
  * branch; free, the same branch also tests for an arena block.

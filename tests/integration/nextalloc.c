@@ -22,15 +22,18 @@
 void *__libc_malloc(size_t n);	/* the C library's, by their own names */
 void __libc_free(void *p);
 
-static void *watched;	/* the NEXTALLOC_SIZE block out, if any */
+/* The NEXTALLOC_SIZE block out, if any: written by the program's thread,
+ * read in free() by every thread (libtracer's listener allocates too). */
+static void *watched;
 
 void *malloc(size_t n)
 {
 	void *p = __libc_malloc(n);
 	int saved = errno;
 
-	if (n == NEXTALLOC_SIZE && p && !watched) {
-		watched = p;
+	if (n == NEXTALLOC_SIZE && p &&
+	    !__atomic_load_n(&watched, __ATOMIC_RELAXED)) {
+		__atomic_store_n(&watched, p, __ATOMIC_RELAXED);
 		close(NEXTALLOC_TAKEN);
 	}
 	errno = saved;
@@ -41,9 +44,9 @@ void free(void *p)
 {
 	int saved = errno;
 
-	if (p && p == watched) {
+	if (p && p == __atomic_load_n(&watched, __ATOMIC_RELAXED)) {
 		close(NEXTALLOC_GIVEN);
-		watched = NULL;
+		__atomic_store_n(&watched, NULL, __ATOMIC_RELAXED);
 	}
 	errno = saved;
 	__libc_free(p);

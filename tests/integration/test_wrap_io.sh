@@ -104,10 +104,10 @@ else
 	# The view's line numbers of the four events.
 	order() {
 		awk -v p="$(awk '{ print $NF }' "$T/order.out")" '
-			/ libc:close: fd -7001 / { taken = NR }
-			/ libc:close: fd -7002 / { given = NR }
-			$5 == "libc:malloc:" && $9 == p { malloc = NR }
-			$5 == "libc:free:" && $7 == p { free = NR }
+			!taken && / libc:close: fd -7001 / { taken = NR }
+			!given && / libc:close: fd -7002 / { given = NR }
+			!malloc && $5 == "libc:malloc:" && $9 == p { malloc = NR }
+			!free && $5 == "libc:free:" && $7 == p { free = NR }
 			END { printf "taken %d malloc %d free %d given %d\n",
 			      taken, malloc, free, given }' "$T/order.view"
 	}
