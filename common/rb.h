@@ -88,6 +88,14 @@ struct tracer_rb_writer {
 	uint64_t ref_ts;
 	uint64_t bufmask;		/* B - 1: position to data offset */
 	uint64_t slot_mask;		/* N - 1: sub-buffer to commit slot */
+	/*
+	 * Where the writing thread's rseq_cs field is (rseq.h), or 0: then
+	 * tracer__rb_write_words() reserves by a restartable sequence rather
+	 * than by compare-and-swap. Only the thread itself may set it (the
+	 * answer of tracer__rseq_slot() is its own); 0 after attach.
+	 */
+	int64_t rseq_slot;
+	uint64_t rseq_aborts;		/* sequences the kernel aborted */
 };
 
 /* Reservation context, on the writer's stack between reserve and commit. */

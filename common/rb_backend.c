@@ -208,6 +208,8 @@ int tracer__rb_writer_attach(struct tracer_rb_writer *w, void *region,
 	w->owner = NULL;
 	w->clock = &tracer__clock_monotonic;
 	w->unit = TRACER_RB_UNIT_NS;
+	w->rseq_slot = 0;
+	w->rseq_aborts = 0;
 	w->last_ts = 0;
 	w->ref_ts = 0;
 	return 0;

@@ -84,6 +84,12 @@
  *
  * Without its loops the compiler keeps every value in a register: 35 ns
  * an event became 26 on the machine of the README's table.
+ *
+ * On x86-64, for a thread whose C library registered a restartable
+ * sequence area (rseq.h, w->rseq_slot), the two CAS are plain stores in a
+ * restartable sequence instead (TRACER__RB_RSEQ_RESERVE below): the kernel
+ * sends a thread interrupted inside it to the general path, so a handler
+ * never sees the reservation half done.
  */
 #ifndef TRACER_RB_WRITE_H
 #define TRACER_RB_WRITE_H
@@ -96,6 +102,7 @@
 #include "compiler.h"
 #include "rb_layout.h"
 #include "rb_record.h"
+#include "rseq.h"
 
 /* Slot of position pos. */
 static inline struct tracer_rb_commit *
@@ -226,6 +233,80 @@ tracer__rb_commit(struct tracer_rb_writer *w, const struct tracer_rb_ctx *ctx)
 		w->on_close(w);
 }
 
+#if TRACER_HAVE_RSEQ
+/*
+ * The reservation of tracer__rb_write_words() as a restartable sequence
+ * (rseq.h), for a thread whose C library registered one: the steps of the
+ * compare-and-swap reservation with plain loads and stores, the store of
+ * write_count last, which commits it. ts, read from the TSC before, is
+ * made no earlier than last_ts inside:
+ *
+ *   rseq_cs = &this sequence            (the kernel's to read)
+ *   1: old = write_count
+ *      ts = max(ts, last_ts)
+ *      to `slow`: off == 0, off + len >= S, ts - ref_ts >= 2^32
+ *      last_ts = ts
+ *      write_count = old + len           (commits)
+ *   2:
+ *   to `aborted`: a signal or a preemption between 1 and 2
+ *
+ * A handler can no longer interrupt between the load of write_count and
+ * the store that moves it: the kernel moves the thread to the abort
+ * address before the handler runs, and the caller makes the record
+ * through the general path, which reloads everything. One that comes
+ * between the clock read and 1 has recorded and raised last_ts before
+ * the sequence loads both: the record goes after its own, stamped no
+ * earlier. An abort after last_ts was raised leaves it raised without a
+ * record, as a failed CAS on write_count did. The store of rseq_cs is the
+ * instruction right before 1: interrupted before it, the thread has not
+ * begun; after it, it is inside.
+ */
+#define TRACER__RB_RSEQ_RESERVE(w, len, old, ts, slow, aborted) \
+	__asm__ goto( \
+		"leaq 3f(%%rip), %[old]\n\t" \
+		"movq %[old], %%fs:(%[slot])\n" \
+		"1:\n\t" \
+		"movq %[wc], %[old]\n\t" \
+		"cmpq %[last], %[ts]\n\t" \
+		"cmovbq %[last], %[ts]\n\t" \
+		"movq %[old], %[tmp]\n\t" \
+		"andq %[smask], %[tmp]\n\t" \
+		"subq $1, %[tmp]\n\t" \
+		"cmpq %[lim], %[tmp]\n\t" \
+		"jae %l[" #slow "]\n\t" \
+		"movq %[ts], %[tmp]\n\t" \
+		"subq %[ref], %[tmp]\n\t" \
+		"shrq $32, %[tmp]\n\t" \
+		"jnz %l[" #slow "]\n\t" \
+		"movq %[ts], %[last]\n\t" \
+		"movq %[old], %[tmp]\n\t" \
+		"addq %[len], %[tmp]\n\t" \
+		"movq %[tmp], %[wc]\n" \
+		"2:\n\t" \
+		/* The abort address, after the signature the kernel \
+		 * checks. */ \
+		".pushsection __tracer_rseq_abort, \"ax\"\n\t" \
+		".long %c[sig]\n" \
+		"4:\n\t" \
+		"jmp %l[" #aborted "]\n\t" \
+		".popsection\n\t" \
+		/* struct rseq_cs: version, flags, start, length, \
+		 * abort. */ \
+		".pushsection __tracer_rseq_cs, \"aw\"\n\t" \
+		".balign 32\n" \
+		"3:\n\t" \
+		".long 0, 0\n\t" \
+		".quad 1b, 2b - 1b, 4b\n\t" \
+		".popsection\n" \
+		: [old] "=&r"(old), [ts] "+&r"(ts), [tmp] "=&r"(tracer__rb_tmp), \
+		  [wc] "+m"((w)->hdr->write_count), [last] "+m"((w)->last_ts) \
+		: [slot] "r"((w)->rseq_slot), [smask] "m"((w)->smask), \
+		  [lim] "r"((w)->smask - (len)), [ref] "m"((w)->ref_ts), \
+		  [len] "er"(len), [sig] "i"(RSEQ_SIG) \
+		: "cc", "memory" \
+		: slow, aborted)
+#endif
+
 /*
  * Write a record of event id whose payload is n 8-byte values, the first
  * 8 bytes of each of n objects `stride` bytes apart from src (n <= 8):
@@ -260,6 +341,19 @@ tracer__rb_write_words(struct tracer_rb_writer *w, uint32_t id,
 		tracer__rb_write_words_slow(w, id, src, stride, n);
 		return;
 	}
+	/* With n a constant (tracer_record_emitN()), so is len: no
+	 * register holds it, and the copy below is n moves. */
+	len = __builtin_constant_p(n) ? TRACER_RB_COMPACT_SIZE + 8 * n :
+	      tracer__rb_compact_size(head);
+#if TRACER_HAVE_RSEQ
+	if (tracer_likely(w->unit == TRACER_RB_UNIT_TSC && w->rseq_slot)) {
+		uint64_t tracer__rb_tmp;
+
+		ts = tracer__rdtsc();	/* the reader converts it */
+		TRACER__RB_RSEQ_RESERVE(w, len, old, ts, slow, aborted);
+		goto reserved;
+	}
+#endif
 	/* write_count before the clock: a handler that reserves after
 	 * this load makes the CAS below fail, whatever it stamped. */
 	old = TRACER_READ_ONCE(w->hdr->write_count);
@@ -270,10 +364,6 @@ tracer__rb_write_words(struct tracer_rb_writer *w, uint32_t id,
 	last = TRACER_READ_ONCE(w->last_ts);
 	if (tracer_unlikely(ts < last))
 		ts = last;
-	/* With n a constant (tracer_record_emitN()), so is len: no
-	 * register holds it, and the copy below is n moves. */
-	len = __builtin_constant_p(n) ? TRACER_RB_COMPACT_SIZE + 8 * n :
-	      tracer__rb_compact_size(head);
 	/* off - 1 >= S - 1 - len: off is 0 (a sub-buffer to open), or
 	 * off + len >= S (the record does not fit, or closes the
 	 * sub-buffer). A time 2^32 ns after ref_ts or more needs an
@@ -286,7 +376,11 @@ tracer__rb_write_words(struct tracer_rb_writer *w, uint32_t id,
 			    !tracer__local_cas64(&w->hdr->write_count, &old,
 						 old + len)))
 		goto slow;
-	/* Flight mode: the CAS store is visible before the record's stores. */
+#if TRACER_HAVE_RSEQ
+reserved:
+#endif
+	/* Flight mode: the reservation's store is visible before the
+	 * record's stores. */
 	tracer__wmb_local();
 	p = (uint64_t *)(void *)(w->data + (old & w->bufmask));
 	p[0] = head | tracer__rb_compact_word(0, 0, ts, old >> w->lap_shift);
@@ -300,6 +394,10 @@ tracer__rb_write_words(struct tracer_rb_writer *w, uint32_t id,
 	tracer__local_add64(&c->count, len);
 	TRACER_WRITE_ONCE(w->ref_ts, ts);
 	return;
+#if TRACER_HAVE_RSEQ
+aborted:
+	tracer__local_inc64(&w->rseq_aborts);
+#endif
 slow:
 	tracer__rb_write_words_slow(w, tracer__rb_compact_id(head), src,
 				    stride,

@@ -395,6 +395,8 @@ int tracer__pool_attach(const struct tracer__buffer *b, int c,
 	ret = tracer__rb_writer_attach(w, region, size, tid, NULL);
 	if (ret)
 		return ret;
+	/* The calling thread writes it: its restartable sequence area. */
+	w->rseq_slot = tracer__rseq_slot();
 	w->stream_instance_id = (uint64_t)b->index << 32 |
 				(b->generation & 0xffffffffu);
 	w->on_close = c == TRACER_CHANNEL_VITAL ? vital_closed

@@ -8,7 +8,8 @@
  *   2. the call site's `enabled` word (already loaded by the macro) names
  *      the enable table that set it: compared with the current generation
  *      (one load of a word written only at a filter change);
- *   3. reserve in the thread's own channel (rb_write.h: a CPU-local CAS),
+ *   3. reserve in the thread's own channel (rb_write.h: a CPU-local CAS,
+ *      or a restartable sequence where the thread has an rseq area),
  *      store the values, commit (CPU-local adds).
  * No lock, no system call, no allocation, no shared cache line written:
  * the control page and the generation are only read, the channel is the
@@ -771,8 +772,12 @@ static void record_exit(struct tracer__thread *t)
 
 	prctl(PR_GET_NAME, t->name, 0, 0, 0);	/* it may have changed */
 	t->name[15] = '\0';
-	for (c = 0; c < TRACER_POOL_CHANNELS; c++)
+	for (c = 0; c < TRACER_POOL_CHANNELS; c++) {
 		lost += TRACER_READ_ONCE(t->ch[c].hdr->lost) - t->lost_base[c];
+		/* The C library may take the thread's restartable sequence
+		 * area back on its way out: compare-and-swap from now on. */
+		t->ch[c].rseq_slot = 0;
+	}
 	tracer_record_vital("tracer:thread_exit", "tid %d name %s lost %llu",
 			    (int)t->tid, t->name, (unsigned long long)lost);
 }

@@ -15,6 +15,14 @@
  * reservation and its commit (counted by the handlers), so the test cannot
  * pass without exercising the case it is about.
  *
+ * A fourth storm, where the C library registered a restartable sequence
+ * area for the thread (common/rseq.h), writes every record that fits
+ * through tracer__rb_write_words() with its reservation as a restartable
+ * sequence, main loop and handlers alike: it runs until the kernel has
+ * aborted enough sequences, each interrupted by a signal (or a
+ * preemption) between its first load and its commit, and the same
+ * checks must hold.
+ *
  * A third storm stamps with the TSC clock (common/clock.h) and its
  * handler replaces the thread's copy of the clock every 16th record, with
  * a line 1 ms ahead or behind the other: the copy is read whole however a
@@ -30,6 +38,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clock_history.h"
 #include "clock_make.h"
 #include "rb.h"
 #include "rb_check.h"
@@ -38,6 +47,7 @@
 #define MIN_MAIN	1000000ULL
 #define MIN_NESTED	300ULL
 #define MAX_MAIN	400000000ULL
+#define MIN_ABORTS	300ULL
 
 static struct tracer_rb_writer w;
 static struct tracer_rb_reader r;
@@ -51,6 +61,24 @@ static struct tracer_clock_cell cell;
 static struct tracer_clock lines[2];
 static int swapping;
 static int writer_done;
+static int by_words;	/* the fourth storm: tracer__rb_write_words() */
+
+/* Record seq of stream as the storm does: through reserve and commit, or
+ * in the fourth storm through tracer__rb_write_words() when its payload
+ * is at most 8 words (it takes no more). */
+static void record(uint32_t stream, uint64_t seq)
+{
+	uint64_t words[(sizeof(struct chk_payload) + 8 * CHK_MAX_FILL) / 8];
+	uint32_t size = chk_payload_size(stream, seq);
+
+	if (!by_words || size / 8 > 8) {
+		chk_record(&w, stream, seq);
+		return;
+	}
+	chk_fill(words, stream, seq);
+	tracer__rb_write_words(&w, 100 + stream, words, sizeof(words[0]),
+			       size / 8);
+}
 
 static void on_signal(int sig)
 {
@@ -62,7 +90,7 @@ static void on_signal(int sig)
 		nested2++;
 	if (stream == 1)
 		in_handler1 = 1;
-	chk_record(&w, (uint32_t)stream, produced[stream]++);
+	record((uint32_t)stream, produced[stream]++);
 	if (produced[stream] % 16 == 0)
 		tracer__rb_flush(&w);
 	if (swapping && stream == 1 && produced[1] % 16 == 8)
@@ -115,6 +143,10 @@ static void main_record(void)
 	struct tracer_rb_ctx ctx;
 	uint64_t seq = produced[0]++;
 
+	if (by_words) {
+		record(0, seq);
+		return;
+	}
 	if (tracer__rb_reserve(&w, &ctx, 100, chk_payload_size(0, seq)))
 		return;
 	in_window = 1;
@@ -138,7 +170,43 @@ static void tsc_clock(void)
 #endif
 }
 
-static void storm(enum tracer_rb_mode mode, const char *name, bool tsc)
+/*
+ * The fourth storm's writer stamps in TSC ticks, read by a line
+ * calibrated over 20 ms (tracerd's job in the product), and reserves by
+ * restartable sequences.
+ */
+static void rseq_writer(void)
+{
+#if TRACER_CLOCK_HAVE_TSC
+	static struct tracer_clock_history hist;
+	static struct tracer_clock line;
+
+	if (!hist.n) {
+		if (chk_tsc_line(&line, 20) ||
+		    tracer__clock_history_add(&hist, &line))
+			bail_out("cannot calibrate the TSC");
+	}
+	r.history = &hist;
+	tracer__rb_set_unit(&w, TRACER_RB_UNIT_TSC);
+	w.rseq_slot = tracer__rseq_slot();
+#endif
+}
+
+/* How a storm stamps and reserves. */
+enum storm_kind { BY_NS, BY_TSC_CELL, BY_RSEQ };
+
+/* Enough of the storm landed where it is meant to: handler records
+ * between a reservation and its commit, or sequences the kernel aborted
+ * (the fourth storm, whose reservation is a single step to a handler). */
+static bool enough(void)
+{
+	if (by_words)
+		return w.rseq_aborts >= MIN_ABORTS;
+	return nested >= MIN_NESTED;
+}
+
+static void storm(enum tracer_rb_mode mode, const char *name,
+		  enum storm_kind kind)
 {
 	struct tracer_rb_config cfg = { .subbuf_size = 4096,
 		.subbuf_count = 16, .mode = mode,
@@ -156,13 +224,16 @@ static void storm(enum tracer_rb_mode mode, const char *name, bool tsc)
 	    tracer__rb_reader_attach(&r, region, size, NULL))
 		bail_out("cannot create a channel");
 	swapping = 0;
+	by_words = kind == BY_RSEQ;
 	st.check_time = 1;
-	if (tsc)
+	if (kind == BY_TSC_CELL)
 		tsc_clock();
+	if (by_words)
+		rseq_writer();
 	pthread_create(&rt, NULL, reader_main, NULL);
 	t1 = start_timer(SIGRTMIN, 50000);
 	t2 = start_timer(SIGRTMIN + 1, 143000);
-	while ((produced[0] < MIN_MAIN || nested < MIN_NESTED) &&
+	while ((produced[0] < MIN_MAIN || !enough()) &&
 	       produced[0] < MAX_MAIN)
 		main_record();
 	timer_delete(t1);
@@ -182,8 +253,14 @@ static void storm(enum tracer_rb_mode mode, const char *name, bool tsc)
 	diag("%s: main %" PRIu64 ", handlers %" PRIu64 " + %" PRIu64
 	     ", nested in window %" PRIu64 ", handler in handler %" PRIu64,
 	     name, produced[0], produced[1], produced[2], nested, nested2);
-	ok(nested >= MIN_NESTED, "%s: %" PRIu64 " handler records landed "
-	   "between a reservation and its commit", name, nested);
+	if (by_words)
+		ok(w.rseq_aborts >= MIN_ABORTS, "%s: the kernel aborted %"
+		   PRIu64 " reservations (a signal or a preemption inside)",
+		   name, w.rseq_aborts);
+	else
+		ok(nested >= MIN_NESTED, "%s: %" PRIu64 " handler records "
+		   "landed between a reservation and its commit", name,
+		   nested);
 	ok(st.bad == 0, "%s: every record intact, in order per stream, no "
 	   "stamp earlier than the one before %s", name, st.first_error);
 	is_u64(chk_total_seen(&st) + tracer__rb_lost(&r) + st.overwritten,
@@ -197,13 +274,25 @@ static void storm(enum tracer_rb_mode mode, const char *name, bool tsc)
 
 int main(void)
 {
-	plan(TRACER_CLOCK_HAVE_TSC ? 12 : 8);
+	int i;
+
+	plan(16);
 	install(SIGRTMIN);
 	install(SIGRTMIN + 1);
-	storm(TRACER_RB_DISCARD, "discard", false);
-	storm(TRACER_RB_FLIGHT, "flight", false);
+	storm(TRACER_RB_DISCARD, "discard", BY_NS);
+	storm(TRACER_RB_FLIGHT, "flight", BY_NS);
 	if (TRACER_CLOCK_HAVE_TSC)
 		storm(TRACER_RB_DISCARD, "discard, TSC clock swapped by the "
-		      "handler", true);
+		      "handler", BY_TSC_CELL);
+	else
+		for (i = 0; i < 4; i++)
+			ok(1, "# SKIP no TSC clock on this machine");
+	if (TRACER_CLOCK_HAVE_TSC && tracer__rseq_slot())
+		storm(TRACER_RB_DISCARD, "discard, reserved by restartable "
+		      "sequences", BY_RSEQ);
+	else
+		for (i = 0; i < 4; i++)
+			ok(1, "# SKIP no restartable sequence area for this "
+			   "thread (not x86-64, or none registered)");
 	return done();
 }
