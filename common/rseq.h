@@ -18,7 +18,21 @@
  * when it finds the thread outside the sequence.
  *
  * x86-64 with <sys/rseq.h> only; elsewhere the reservation keeps its
- * compare-and-swap.
+ * compare-and-swap. libtracer then needs glibc 2.35 (__rseq_offset,
+ * __rseq_size) where it was built with it.
+ *
+ * What it assumes: the descriptors stay mapped (libtracer is linked
+ * -z nodelete: the kernel reads the descriptor of the last sequence a
+ * thread ran at its next preemption). Where the kernel does not protect
+ * a sequence although the thread runs them (a vfork child, on its
+ * parent's thread state without a registration of its own; a program
+ * that unregistered the C library's area), libtracer's signal trampoline
+ * does what the kernel would, for every handler it runs (signal.c): a
+ * thread it finds inside a sequence goes to the sequence's abort address
+ * before anything of the handler's records. Only a handler installed by a
+ * raw system call, in such a thread, is not covered. The abort addresses
+ * have no unwind information: a backtrace taken in a handler that
+ * interrupted a sequence stops there.
  */
 #ifndef TRACER_RSEQ_H
 #define TRACER_RSEQ_H
@@ -26,7 +40,17 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#if defined(__x86_64__) && defined(__GLIBC__) && defined(__has_include)
+/* The sequence is an asm goto with outputs: GCC 11, clang 11 on. */
+#if defined(__clang__)
+# define TRACER_RSEQ_CC	(__clang_major__ >= 11)
+#elif defined(__GNUC__)
+# define TRACER_RSEQ_CC	(__GNUC__ >= 11)
+#else
+# define TRACER_RSEQ_CC	0
+#endif
+
+#if defined(__x86_64__) && defined(__GLIBC__) && defined(__has_include) && \
+	TRACER_RSEQ_CC
 # if __has_include(<sys/rseq.h>)
 #  include <sys/rseq.h>
 #  ifdef RSEQ_SIG

@@ -461,6 +461,39 @@ static void count(unsigned *c)
 	__atomic_store_n(c, *c + 1, __ATOMIC_RELAXED);
 }
 
+#if TRACER_HAVE_RSEQ
+/* The descriptors of the write path's restartable sequences
+ * (common/rb_write.h), gathered by the linker into one array. */
+extern const struct rseq_cs __start___tracer_rseq_cs[] TRACER_HIDDEN;
+extern const struct rseq_cs __stop___tracer_rseq_cs[] TRACER_HIDDEN;
+#endif
+
+/*
+ * A handler that interrupted one of the write path's restartable
+ * sequences finds its thread moved to the sequence's abort address by the
+ * kernel. Where the kernel did not (a vfork child, which runs on its
+ * parent's thread state but has no rseq area of its own; a thread whose
+ * area the program unregistered), do what it would have, before anything
+ * of the handler's records: the interrupted record then starts over by
+ * the general path (common/rseq.h).
+ */
+static void abort_sequence(void *uc)
+{
+#if TRACER_HAVE_RSEQ
+	greg_t *ip = &((ucontext_t *)uc)->uc_mcontext.gregs[REG_RIP];
+	const struct rseq_cs *cs;
+
+	for (cs = __start___tracer_rseq_cs; cs < __stop___tracer_rseq_cs;
+	     cs++)
+		if ((uint64_t)*ip - cs->start_ip < cs->post_commit_offset) {
+			*ip = (greg_t)cs->abort_ip;
+			return;
+		}
+#else
+	(void)uc;
+#endif
+}
+
 static void trampoline(int sig, siginfo_t *si, void *uc)
 {
 	int saved = errno;
@@ -468,6 +501,7 @@ static void trampoline(int sig, siginfo_t *si, void *uc)
 	sigset_t m, old;
 	unsigned seq, d;
 
+	abort_sequence(uc);
 	if (sig == __atomic_load_n(&tsig, __ATOMIC_RELAXED) &&
 	    socket_news(si)) {
 		tracer__client_poke();

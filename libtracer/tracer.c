@@ -772,12 +772,8 @@ static void record_exit(struct tracer__thread *t)
 
 	prctl(PR_GET_NAME, t->name, 0, 0, 0);	/* it may have changed */
 	t->name[15] = '\0';
-	for (c = 0; c < TRACER_POOL_CHANNELS; c++) {
+	for (c = 0; c < TRACER_POOL_CHANNELS; c++)
 		lost += TRACER_READ_ONCE(t->ch[c].hdr->lost) - t->lost_base[c];
-		/* The C library may take the thread's restartable sequence
-		 * area back on its way out: compare-and-swap from now on. */
-		t->ch[c].rseq_slot = 0;
-	}
 	tracer_record_vital("tracer:thread_exit", "tid %d name %s lost %llu",
 			    (int)t->tid, t->name, (unsigned long long)lost);
 }

@@ -15,13 +15,13 @@
  * reservation and its commit (counted by the handlers), so the test cannot
  * pass without exercising the case it is about.
  *
- * A fourth storm, where the C library registered a restartable sequence
- * area for the thread (common/rseq.h), writes every record that fits
- * through tracer__rb_write_words() with its reservation as a restartable
- * sequence, main loop and handlers alike: it runs until the kernel has
- * aborted enough sequences, each interrupted by a signal (or a
- * preemption) between its first load and its commit, and the same
- * checks must hold.
+ * A fourth and a fifth storm (discard, flight), where the C library
+ * registered a restartable sequence area for the thread (common/rseq.h),
+ * write every record that fits through tracer__rb_write_words() with its
+ * reservation as a restartable sequence, main loop and handlers alike:
+ * each runs until the kernel has aborted 1500 sequences, each interrupted
+ * by a signal (or a preemption) between its first load and its commit,
+ * and the same checks must hold.
  *
  * A third storm stamps with the TSC clock (common/clock.h) and its
  * handler replaces the thread's copy of the clock every 16th record, with
@@ -47,7 +47,7 @@
 #define MIN_MAIN	1000000ULL
 #define MIN_NESTED	300ULL
 #define MAX_MAIN	400000000ULL
-#define MIN_ABORTS	300ULL
+#define MIN_ABORTS	1500ULL
 
 static struct tracer_rb_writer w;
 static struct tracer_rb_reader r;
@@ -61,10 +61,10 @@ static struct tracer_clock_cell cell;
 static struct tracer_clock lines[2];
 static int swapping;
 static int writer_done;
-static int by_words;	/* the fourth storm: tracer__rb_write_words() */
+static int by_words;	/* the rseq storms: tracer__rb_write_words() */
 
 /* Record seq of stream as the storm does: through reserve and commit, or
- * in the fourth storm through tracer__rb_write_words() when its payload
+ * in the rseq storms through tracer__rb_write_words() when its payload
  * is at most 8 words (it takes no more). */
 static void record(uint32_t stream, uint64_t seq)
 {
@@ -171,7 +171,7 @@ static void tsc_clock(void)
 }
 
 /*
- * The fourth storm's writer stamps in TSC ticks, read by a line
+ * The rseq storms' writer stamps in TSC ticks, read by a line
  * calibrated over 20 ms (tracerd's job in the product), and reserves by
  * restartable sequences.
  */
@@ -197,7 +197,7 @@ enum storm_kind { BY_NS, BY_TSC_CELL, BY_RSEQ };
 
 /* Enough of the storm landed where it is meant to: handler records
  * between a reservation and its commit, or sequences the kernel aborted
- * (the fourth storm, whose reservation is a single step to a handler). */
+ * (the rseq storms, whose reservation is a single step to a handler). */
 static bool enough(void)
 {
 	if (by_words)
@@ -276,7 +276,7 @@ int main(void)
 {
 	int i;
 
-	plan(16);
+	plan(20);
 	install(SIGRTMIN);
 	install(SIGRTMIN + 1);
 	storm(TRACER_RB_DISCARD, "discard", BY_NS);
@@ -287,11 +287,13 @@ int main(void)
 	else
 		for (i = 0; i < 4; i++)
 			ok(1, "# SKIP no TSC clock on this machine");
-	if (TRACER_CLOCK_HAVE_TSC && tracer__rseq_slot())
+	if (TRACER_CLOCK_HAVE_TSC && tracer__rseq_slot()) {
 		storm(TRACER_RB_DISCARD, "discard, reserved by restartable "
 		      "sequences", BY_RSEQ);
-	else
-		for (i = 0; i < 4; i++)
+		storm(TRACER_RB_FLIGHT, "flight, reserved by restartable "
+		      "sequences", BY_RSEQ);
+	} else
+		for (i = 0; i < 8; i++)
 			ok(1, "# SKIP no restartable sequence area for this "
 			   "thread (not x86-64, or none registered)");
 	return done();

@@ -10,37 +10,58 @@
 # be lost whatever tracerd's speed.
 N=100000
 check "tracerd starts" start_daemon
-# Only the test's events: the handler's proc:signal (libtracer's signal
-# trampoline) would be dropped and counted with them.
-dir=$(session_cmd start --events 'test:*')
-handled=$("$TRACEE" signals $N)
-check "the program exits 0" [ $? -eq 0 ]
-check "the timer interrupted it ($handled times)" [ "${handled:-0}" -gt 20 ]
-session_cmd stop >/dev/null
-
-"$TRACECTL" view "$dir" >"$T/view"
-check "view reads the trace without error" [ $? -eq 0 ]
-# A handler that interrupts the thread while it takes its buffer cannot
-# record: its events are counted, and reported by tracer:lost ("N events
-# dropped before this thread had a buffer"); every other one is there.
-awk -v N=$N -v H="$handled" '
-	BEGIN { last = -1 }
-	/ test:main: main / { if ($NF != m) { bad++; print "main: " $NF " after " m - 1 } m++ }
-	/ test:signal: handler / {
-		if ($NF <= last) { bad++; print "handler: " $NF " after " last }
-		gaps += $NF - last - 1; last = $NF; h++
-	}
-	/ tracer:lost: [0-9]+ events dropped before / { dropped += $6 }
-	/ lost [1-9]/ { bad++; print }
-	END {
-		gaps += H - 1 - last
-		if (m != N || h + gaps != H || gaps != dropped) {
-			print "main " m " of " N ", handler " h " of " H ", " gaps " missing, " dropped " reported dropped"; bad++
+# storm NAME N [unregister]: tracee signals N in a session of the test's
+# events only (the handler's proc:signal, libtracer's signal trampoline,
+# would be dropped and counted with them); every event of the thread and
+# of its handler must be there, in order.
+storm() {
+	local name=$1 N=$2 dir handled st
+	shift 2
+	dir=$(session_cmd start --events 'test:*')
+	handled=$("$TRACEE" signals $N "$@")
+	st=$?
+	session_cmd stop >/dev/null
+	if [ $st -eq 4 ]; then
+		for what in "exits 0" "interrupted" "view" "all events"; do
+			ok 0 "# SKIP $name: $what: no restartable sequence area to unregister here"
+		done
+		return
+	fi
+	check "$name: the program exits 0" [ $st -eq 0 ]
+	check "$name: the timer interrupted it ($handled times)" [ "${handled:-0}" -gt 20 ]
+	"$TRACECTL" view "$dir" >"$T/$name.view"
+	check "$name: view reads the trace without error" [ $? -eq 0 ]
+	# A handler that interrupts the thread while it takes its buffer
+	# cannot record: its events are counted, and reported by tracer:lost
+	# ("N events dropped before this thread had a buffer"); every other
+	# one is there.
+	awk -v N=$N -v H="$handled" '
+		BEGIN { last = -1 }
+		/ test:main: main / { if ($NF != m) { bad++; print "main: " $NF " after " m - 1 } m++ }
+		/ test:signal: handler / {
+			if ($NF <= last) { bad++; print "handler: " $NF " after " last }
+			gaps += $NF - last - 1; last = $NF; h++
 		}
-		exit bad != 0
-	}' "$T/view" >"$T/check"
-ok $? "all $N events of the thread and all $handled of its handler, each in order (or counted as dropped)"
-sed "s/^/# /" "$T/check"; grep -E "lost [1-9]" "$T/view" | sed "s/^/# /"
+		/ tracer:lost: [0-9]+ events dropped before / { dropped += $6 }
+		/ lost [1-9]/ { bad++; print }
+		END {
+			gaps += H - 1 - last
+			if (m != N || h + gaps != H || gaps != dropped) {
+				print "main " m " of " N ", handler " h " of " H ", " gaps " missing, " dropped " reported dropped"; bad++
+			}
+			exit bad != 0
+		}' "$T/$name.view" >"$T/$name.check"
+	ok $? "$name: all $N events of the thread and all $handled of its handler, each in order (or counted as dropped)"
+	sed "s/^/# /" "$T/$name.check"
+	grep -E "lost [1-9]" "$T/$name.view" | sed "s/^/# /"
+}
+storm timer $N
+# The same after the program unregistered the C library's restartable
+# sequence area (some runtimes do, and a vfork child has none): the
+# kernel no longer abandons a reservation a signal interrupts; libtracer's
+# signal trampoline does it for the handlers it runs (common/rseq.h). The
+# timer at 100 kHz: about one handler event for three of the loop's.
+storm unregistered 30000 unregister
 
 # A handler that runs while its thread takes in tracerd's update (here a
 # switch, as for the clock's anchor every second): its events are

@@ -24,10 +24,15 @@
  *                             an event on the first and the last three;
  *                             prints "ids FIRST LAST"; the image ends by
  *                             END, as churn's (exit, exec, _exit)
- *   tracee signals N          the main thread records N events while a
+ *   tracee signals N [unregister]
+ *                             the main thread records N events while a
  *                             20 kHz timer signal records into the same
  *                             buffer from its handler; prints how many
- *                             the handler recorded
+ *                             the handler recorded. unregister: after
+ *                             its first event the thread takes its
+ *                             restartable sequence area back from the
+ *                             kernel (exit 4 where it has none), and the
+ *                             timer runs at 100 kHz
  *   tracee hold N [M]         N threads alive at once record M events each
  *                             (10), then "holding" is printed and they wait
  *                             for a line on stdin before exiting
@@ -62,6 +67,17 @@
 #include <sys/time.h>
 #include <time.h>
 #include <unistd.h>
+
+#include <sys/syscall.h>
+#if defined(__x86_64__) && defined(__has_include)
+# if __has_include(<sys/rseq.h>)
+#  include <sys/rseq.h>
+#  define TRACEE_RSEQ	1
+# endif
+#endif
+#ifndef TRACEE_RSEQ
+# define TRACEE_RSEQ	0
+#endif
 
 #include <tracer.h>
 #include "pool_layout.h"
@@ -160,18 +176,47 @@ static void on_alarm(int sig)
 	handler_events++;
 }
 
-static int run_signals(long n)
+/*
+ * Take the C library's restartable sequence area back from the kernel
+ * (rseq(2) with RSEQ_FLAG_UNREGISTER, the area and signature glibc
+ * registered). Returns 0, or -1 where there is none (not x86-64 glibc
+ * 2.35, or nothing registered).
+ */
+static int unregister_rseq(void)
+{
+#if TRACEE_RSEQ
+	char *tp;
+
+	if (__rseq_size == 0)
+		return -1;
+	__asm__("movq %%fs:0, %0" : "=r"(tp));
+	return syscall(SYS_rseq, tp + __rseq_offset, 32, RSEQ_FLAG_UNREGISTER,
+		       RSEQ_SIG) ? -1 : 0;
+#else
+	return -1;
+#endif
+}
+
+static int run_signals(long n, bool unregister)
 {
 	struct itimerval it = { { 0, 50 }, { 0, 50 } };
 	struct sigaction sa = { .sa_handler = on_alarm };
 	long i;
 
+	/* Unregistered: 100 kHz, so that some land inside a reservation
+	 * whatever the machine's speed. */
+	if (unregister)
+		it.it_interval.tv_usec = it.it_value.tv_usec = 10;
 	sigemptyset(&sa.sa_mask);
 	sa.sa_flags = SA_RESTART;
 	if (sigaction(SIGALRM, &sa, NULL) || setitimer(ITIMER_REAL, &it, NULL))
 		return 1;
-	for (i = 0; i < n; i++)
+	for (i = 0; i < n; i++) {
 		tracer_record("test:main", "main %ld", i);
+		/* After the first event: the thread has its buffer. */
+		if (i == 0 && unregister && unregister_rseq())
+			return 4;
+	}
 	memset(&it, 0, sizeof(it));
 	setitimer(ITIMER_REAL, &it, NULL);
 	/* A signal already pending must not run after we count. */
@@ -528,7 +573,8 @@ int main(int argc, char **argv)
 	if (argc >= 2 && !strcmp(argv[1], "scribble-early"))
 		return run_scribble(true);
 	if (argc >= 3 && !strcmp(argv[1], "signals"))
-		return run_signals(atol(argv[2]));
+		return run_signals(atol(argv[2]),
+				   argc > 3 && !strcmp(argv[3], "unregister"));
 	if (argc >= 3 && !strcmp(argv[1], "hold")) {
 		if (argc > 3)
 			hold_events = atol(argv[3]);
@@ -547,7 +593,7 @@ int main(int argc, char **argv)
 		       end_image(argc > 3 ? argv[3] : "exit");
 	fprintf(stderr, "usage: tracee threads N M"
 		" | churn TOTAL ALIVE [PAUSE [END]] | print N | scribble"
-		" | types | hold N [M] | burst N | signals N | flat N"
+		" | types | hold N [M] | burst N | signals N [unregister] | flat N"
 		" | paced RATE | many N [END]\n");
 	return 2;
 }
