@@ -1,12 +1,14 @@
 /*
- * bench.h - helpers shared by the benchmarks (bench_record, bench_tracer):
- * fatal errors, clocks and a wall/CPU stopwatch, medians, pre-touched
- * memory. Define PROG (the program's name) before including it.
+ * bench.h - helpers shared by the benchmarks (bench_record, bench_tracer,
+ * bench_wrap): fatal errors, clocks and a wall/CPU stopwatch, medians,
+ * pre-touched memory, the floor record. Define PROG (the program's name)
+ * before including it.
  */
 #ifndef TRACER_BENCH_H
 #define TRACER_BENCH_H
 
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -83,5 +85,50 @@ static inline void *alloc_touched(size_t size)
 	memset(p, 0, size);
 	return p;
 }
+
+/* ---- the floor of a record (bench_tracer, bench_wrap) ---------------- */
+
+#define FLOOR_BYTES	(4u << 20)	/* a default channel's size */
+
+/* What a record holds: event header (id, size, timestamp) + 2 x 8 bytes. */
+struct floor_record {
+	uint32_t id;
+	uint32_t size;
+	uint64_t timestamp;
+	int64_t arg[2];
+};
+
+/* The time of a floor record: CLOCK_MONOTONIC, or the raw TSC. */
+static inline uint64_t floor_clock(bool tsc)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	if (tsc)
+		return __builtin_ia32_rdtsc();
+#endif
+	(void)tsc;
+	return clock_ns(CLOCK_MONOTONIC);
+}
+
+/* A floor record: its time, then its header and two values. */
+static inline void floor_store(struct floor_record *r, bool tsc, int64_t a,
+			       int64_t b)
+{
+	r->timestamp = floor_clock(tsc);
+	r->id = 1;
+	r->size = sizeof(*r);
+	r->arg[0] = a;
+	r->arg[1] = b;
+}
+
+/*
+ * For a floor record written by a function the compiler may neither
+ * inline nor see into, as tracer_record() calls into libtracer: the floor
+ * the write path is held to (issue 17: "empty call + rdtsc + 4 stores").
+ */
+#if defined(__GNUC__) && !defined(__clang__)
+# define FLOOR_CALL	__attribute__((noinline, noipa))
+#else
+# define FLOOR_CALL	__attribute__((noinline))
+#endif
 
 #endif /* TRACER_BENCH_H */

@@ -436,14 +436,7 @@ static int run_clock(struct bench *b, uint64_t n, struct sample *s)
 	return 0;
 }
 
-/* What a record holds: event header (id, size, timestamp) + 2 x u64. */
-struct floor_record {
-	uint32_t id;
-	uint32_t size;
-	uint64_t timestamp;
-	uint64_t arg[2];
-};
-
+/* A record of the floor: struct floor_record (bench.h). */
 static int run_floor(struct bench *b, uint64_t n, struct sample *s)
 {
 	struct floor_record *buf = b->floor_buf;

@@ -133,7 +133,6 @@
 #define PHASE_PAUSE_S		0.5
 #define LATER_EVENTS		64
 #define SYSCALL_REPS		10000
-#define FLOOR_BYTES		(4u << 20)	/* a default channel's size */
 #define DRAIN_CHUNK		256	/* events between stop-flag checks */
 #define PACE_PERIOD_NS		1000000ULL
 #define PACKET_HEADER		TRACER_RB_PACKET_SIZE
@@ -379,36 +378,6 @@ static double run_rdtsc(uint64_t n)
 }
 #endif
 
-/* What a record holds: event header (id, size, timestamp) + 2 x 8 bytes. */
-struct floor_record {
-	uint32_t id;
-	uint32_t size;
-	uint64_t timestamp;
-	int64_t arg[2];
-};
-
-/* The time of a floor record: CLOCK_MONOTONIC, or the raw TSC. */
-static inline uint64_t floor_clock(bool tsc)
-{
-#if defined(__x86_64__) || defined(__i386__)
-	if (tsc)
-		return __builtin_ia32_rdtsc();
-#endif
-	(void)tsc;
-	return now_ns();
-}
-
-/* A floor record: its time, then its header and two values. */
-static inline void floor_store(struct floor_record *r, bool tsc, int64_t a,
-			       int64_t b)
-{
-	r->timestamp = floor_clock(tsc);
-	r->id = 1;
-	r->size = sizeof(*r);
-	r->arg[0] = a;
-	r->arg[1] = b;
-}
-
 static double run_floor(uint64_t n, struct floor_record *buf, bool tsc)
 {
 	const uint64_t mask = FLOOR_BYTES / sizeof(*buf) - 1;
@@ -426,16 +395,7 @@ static double run_floor(uint64_t n, struct floor_record *buf, bool tsc)
 	return sw_stop(&sw, n, &share);
 }
 
-/*
- * The same record written by a function the compiler may neither inline
- * nor see into, as tracer_record() calls into libtracer: the floor the
- * write path is held to (issue 17: "empty call + rdtsc + 4 stores").
- */
-#if defined(__GNUC__) && !defined(__clang__)
-# define FLOOR_CALL	__attribute__((noinline, noipa))
-#else
-# define FLOOR_CALL	__attribute__((noinline))
-#endif
+/* The same record written by a call (FLOOR_CALL, bench.h). */
 typedef void floor_put_fn(struct floor_record *r, int64_t a, int64_t b);
 
 static FLOOR_CALL void floor_put_clock(struct floor_record *r, int64_t a,

@@ -23,58 +23,23 @@
 #include <string.h>
 #include <time.h>
 
-#define FLOOR_BYTES	(4u << 20)	/* a default channel's size */
+#define PROG	"bench_wrap"
+#include "bench.h"
 
-/* What a record holds: its header (id, size, time) and two values. */
-struct floor_record {
-	uint32_t id;
-	uint32_t size;
-	uint64_t timestamp;
-	uint64_t arg[2];
-};
-
-static int use_tsc;
-
-static double now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
-}
-
-static uint64_t floor_clock(void)
-{
-	struct timespec ts;
-
-#if defined(__x86_64__) || defined(__i386__)
-	if (use_tsc)
-		return __builtin_ia32_rdtsc();
-#endif
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
+static bool use_tsc;
 
 /* An event, as a tracer's entry would take it: by a call. */
-#if defined(__GNUC__) && !defined(__clang__)
-__attribute__((noinline, noipa))
-#else
-__attribute__((noinline))
-#endif
-static void floor_put(struct floor_record *r, uint64_t a, uint64_t b)
+static FLOOR_CALL void floor_put(struct floor_record *r, int64_t a,
+				 int64_t b)
 {
-	r->timestamp = floor_clock();
-	r->id = 1;
-	r->size = sizeof(*r);
-	r->arg[0] = a;
-	r->arg[1] = b;
+	floor_store(r, use_tsc, a, b);
 }
 
 /* n pairs, each call followed by its record when buf is set. */
 static double run_pairs(long n, struct floor_record *buf)
 {
 	const size_t mask = FLOOR_BYTES / sizeof(*buf) - 1;
-	double t0 = now_ns();
+	uint64_t t0 = clock_ns(CLOCK_MONOTONIC);
 	size_t pos = 0;
 	long i;
 
@@ -83,16 +48,17 @@ static double run_pairs(long n, struct floor_record *buf)
 		void *volatile p = malloc(size);
 
 		if (buf) {
-			floor_put(&buf[pos], size, (uintptr_t)p);
+			floor_put(&buf[pos], (int64_t)size,
+				  (int64_t)(uintptr_t)p);
 			pos = (pos + 1) & mask;
 		}
 		free(p);
 		if (buf) {
-			floor_put(&buf[pos], (uintptr_t)p, 0);
+			floor_put(&buf[pos], (int64_t)(uintptr_t)p, 0);
 			pos = (pos + 1) & mask;
 		}
 	}
-	return (now_ns() - t0) / (double)n;
+	return (double)(clock_ns(CLOCK_MONOTONIC) - t0) / (double)n;
 }
 
 /* N: a whole positive number, nothing after it; 0 if it is not one. */
@@ -132,15 +98,8 @@ int main(int argc, char **argv)
 	if (floor_run && argc == 4 && strcmp(argv[3], "monotonic") &&
 	    (strcmp(argv[3], "tsc") || !use_tsc))
 		return usage();
-	if (floor_run) {
-		/* Written once (not zeroed: a fresh block may be mapped
-		 * zero pages, never touched): no page fault in a timed
-		 * loop. */
-		buf = malloc(FLOOR_BYTES);
-		if (!buf)
-			return 1;
-		memset(buf, 0xff, FLOOR_BYTES);
-	}
+	if (floor_run)	/* no page fault in a timed loop */
+		buf = alloc_touched(FLOOR_BYTES);
 	/* The best of 5 rounds: the least disturbed by the machine. */
 	for (round = 0; round < 5; round++) {
 		double t = run_pairs(n, buf);

@@ -62,6 +62,17 @@
 # define TRACER_HAVE_RSEQ	0
 #endif
 
+#if TRACER_HAVE_RSEQ
+/* The calling thread's area, registered or not. */
+static inline struct rseq *tracer__rseq_area(void)
+{
+	char *tp;
+
+	__asm__("movq %%fs:0, %0" : "=r"(tp));	/* the thread pointer */
+	return (struct rseq *)(void *)(tp + __rseq_offset);
+}
+#endif
+
 /*
  * Where the calling thread's rseq_cs field is, as an offset from its
  * thread pointer (%fs on x86-64): nonzero when the C library registered
@@ -73,14 +84,12 @@ static inline int64_t tracer__rseq_slot(void)
 {
 #if TRACER_HAVE_RSEQ
 	const struct rseq *area;
-	const char *tp;
 
 	/* 0: not registered in this process; 20 (glibc 2.36) or 32: the
 	 * fields up to rseq_cs (16 bytes) at least. */
 	if (__rseq_size < 16)
 		return 0;
-	__asm__("movq %%fs:0, %0" : "=r"(tp));	/* the thread pointer */
-	area = (const struct rseq *)(const void *)(tp + __rseq_offset);
+	area = tracer__rseq_area();
 	/* cpu_id: the kernel's once registered; the C library leaves -1
 	 * (not yet) or -2 (refused) otherwise. */
 	if ((int32_t)__atomic_load_n(&area->cpu_id, __ATOMIC_RELAXED) < 0)

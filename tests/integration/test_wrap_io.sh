@@ -148,7 +148,7 @@ sed 's/^/# /' "$T/storm.check" | head -n 5
 # The same storm where the C library registers no restartable sequence
 # area (libtracer's reservations are compare-and-swaps then: rseq.h).
 GLIBC_TUNABLES=${GLIBC_TUNABLES:+$GLIBC_TUNABLES:}glibc.pthread.rseq=0 \
-	record storm-cas --subbuf-size 1M -- "$WRAPEE" storm $N
+	record storm-cas -- "$WRAPEE" storm $N
 check "with no rseq area, wrapee storm copies every byte" [ $? -eq 0 ]
 $CHECK storm "$T/storm-cas.view" "$T/storm-cas.err" $N >"$T/storm-cas.check"
 ok $? "with no rseq area, all $N of the main thread's writes are recorded"

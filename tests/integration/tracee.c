@@ -69,18 +69,10 @@
 #include <unistd.h>
 
 #include <sys/syscall.h>
-#if defined(__x86_64__) && defined(__has_include)
-# if __has_include(<sys/rseq.h>)
-#  include <sys/rseq.h>
-#  define TRACEE_RSEQ	1
-# endif
-#endif
-#ifndef TRACEE_RSEQ
-# define TRACEE_RSEQ	0
-#endif
 
 #include <tracer.h>
 #include "pool_layout.h"
+#include "rseq.h"
 
 static long events;
 
@@ -184,13 +176,11 @@ static void on_alarm(int sig)
  */
 static int unregister_rseq(void)
 {
-#if TRACEE_RSEQ
-	char *tp;
-
+#if TRACER_HAVE_RSEQ
+	/* 32: the size glibc registers its area with. */
 	if (__rseq_size == 0)
 		return -1;
-	__asm__("movq %%fs:0, %0" : "=r"(tp));
-	return syscall(SYS_rseq, tp + __rseq_offset, 32, RSEQ_FLAG_UNREGISTER,
+	return syscall(SYS_rseq, tracer__rseq_area(), 32, RSEQ_FLAG_UNREGISTER,
 		       RSEQ_SIG) ? -1 : 0;
 #else
 	return -1;
